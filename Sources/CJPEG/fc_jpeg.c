@@ -1,0 +1,355 @@
+// See fc_jpeg.h for why this file exists. Every exported function sets its own setjmp; the
+// error handler formats libjpeg's message into the object's report and jumps back there.
+// After a failure the object only accepts _free.
+#include "fc_jpeg.h"
+
+#include <jerror.h>
+#include <jpeglib.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+// A progressive file may hold any number of scans; the fuzzed corpus has files whose
+// scans would keep the decoder busy for minutes. libjpeg-turbo's own fuzzers stop at 500.
+#define FC_JPEG_MAX_SCANS 500
+
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    fc_jpeg_report *report;
+    int strict;
+} fc_error_mgr;
+
+static void fc_error_exit(j_common_ptr cinfo) {
+    fc_error_mgr *err = (fc_error_mgr *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, err->report->message);
+    longjmp(err->jump, 1);
+}
+
+static void fc_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;  // trace messages: never printed
+    fc_error_mgr *err = (fc_error_mgr *)cinfo->err;
+    // A newer JFIF minor/major revision is not damage.
+    int harmless = cinfo->err->msg_code == JWRN_JFIF_MAJOR;
+    if (err->strict && !harmless) {
+        (*cinfo->err->format_message)(cinfo, err->report->message);
+        longjmp(err->jump, 1);
+    }
+    if (err->report->warning_count == 0)
+        (*cinfo->err->format_message)(cinfo, err->report->first_warning);
+    err->report->warning_count++;
+    cinfo->err->num_warnings++;
+}
+
+static void fc_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void fc_error_init(fc_error_mgr *err, fc_jpeg_report *report, int strict) {
+    jpeg_std_error(&err->pub);
+    err->pub.error_exit = fc_error_exit;
+    err->pub.emit_message = fc_emit_message;
+    err->pub.output_message = fc_output_message;
+    err->report = report;
+    err->strict = strict;
+}
+
+// MARK: - Decoder
+
+struct fc_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_progress_mgr progress;
+    fc_error_mgr err;
+    fc_jpeg_report report;
+    int created, started, failed;
+    int cmyk, adobe;
+    uint8_t *scratch;          // one CMYK row
+    uint8_t *icc, *exif;
+    size_t icc_length, exif_length;
+};
+
+static void fc_progress(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (d->input_scan_number > FC_JPEG_MAX_SCANS) {
+        fc_error_mgr *err = (fc_error_mgr *)cinfo->err;
+        snprintf(err->report->message, FC_JPEG_MESSAGE_MAX,
+                 "too many scans (more than %d); the file is damaged or hostile",
+                 FC_JPEG_MAX_SCANS);
+        longjmp(err->jump, 1);
+    }
+}
+
+fc_jpeg_decoder *fc_jpeg_decoder_new(int strict) {
+    fc_jpeg_decoder *d = calloc(1, sizeof *d);
+    if (d) fc_error_init(&d->err, &d->report, strict);
+    return d;
+}
+
+void fc_jpeg_decoder_free(fc_jpeg_decoder *d) {
+    if (!d) return;
+    if (d->created) jpeg_destroy_decompress(&d->cinfo);
+    free(d->scratch);
+    free(d->icc);
+    free(d->exif);
+    free(d);
+}
+
+const fc_jpeg_report *fc_jpeg_decoder_report(const fc_jpeg_decoder *d) { return &d->report; }
+
+static fc_jpeg_color fc_color(J_COLOR_SPACE space) {
+    switch (space) {
+    case JCS_GRAYSCALE: return FC_JPEG_COLOR_GRAY;
+    case JCS_YCbCr: return FC_JPEG_COLOR_YCBCR;
+    case JCS_RGB: return FC_JPEG_COLOR_RGB;
+    case JCS_CMYK: return FC_JPEG_COLOR_CMYK;
+    case JCS_YCCK: return FC_JPEG_COLOR_YCCK;
+    default: return FC_JPEG_COLOR_UNKNOWN;
+    }
+}
+
+static void fc_copy_exif(fc_jpeg_decoder *d) {
+    for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
+        if (m->marker != JPEG_APP0 + 1 || m->data_length <= 6) continue;
+        if (memcmp(m->data, "Exif\0\0", 6) != 0) continue;
+        d->exif_length = m->data_length - 6;
+        d->exif = malloc(d->exif_length);
+        if (d->exif) memcpy(d->exif, m->data + 6, d->exif_length);
+        else d->exif_length = 0;
+        return;
+    }
+}
+
+fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_t *data,
+                                    size_t size, fc_jpeg_header *header) {
+    if (d->failed || d->created) return FC_JPEG_FAILED;
+    if (setjmp(d->err.jump)) {
+        d->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    d->cinfo.err = &d->err.pub;
+    jpeg_create_decompress(&d->cinfo);
+    d->created = 1;
+    d->progress.progress_monitor = fc_progress;
+    d->cinfo.progress = &d->progress;
+    if (file) jpeg_stdio_src(&d->cinfo, file);
+    else jpeg_mem_src(&d->cinfo, (unsigned char *)data, (unsigned long)size);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(&d->cinfo, TRUE);
+
+    fc_copy_exif(d);
+    JOCTET *icc = NULL;
+    unsigned int icc_length = 0;
+    if (jpeg_read_icc_profile(&d->cinfo, &icc, &icc_length)) {
+        d->icc = icc;
+        d->icc_length = icc_length;
+    }
+
+    memset(header, 0, sizeof *header);
+    header->width = d->cinfo.image_width;
+    header->height = d->cinfo.image_height;
+    header->components = d->cinfo.num_components;
+    header->color = fc_color(d->cinfo.jpeg_color_space);
+    header->progressive = d->cinfo.progressive_mode;
+    header->arithmetic = d->cinfo.arith_code;
+    header->adobe_marker = d->cinfo.saw_Adobe_marker;
+    switch (header->color) {
+    case FC_JPEG_COLOR_GRAY: header->output_channels = 1; break;
+    case FC_JPEG_COLOR_UNKNOWN: header->output_channels = 0; break;
+    default: header->output_channels = 3; break;
+    }
+    d->adobe = d->cinfo.saw_Adobe_marker;
+    return FC_JPEG_OK;
+}
+
+const uint8_t *fc_jpeg_decoder_icc(const fc_jpeg_decoder *d, size_t *length) {
+    *length = d->icc_length;
+    return d->icc;
+}
+
+const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length) {
+    *length = d->exif_length;
+    return d->exif;
+}
+
+fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
+    if (d->failed || !d->created || d->started) return FC_JPEG_FAILED;
+    if (setjmp(d->err.jump)) {
+        d->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    switch (d->cinfo.jpeg_color_space) {
+    case JCS_GRAYSCALE: d->cinfo.out_color_space = JCS_GRAYSCALE; break;
+    case JCS_YCbCr:
+    case JCS_RGB: d->cinfo.out_color_space = JCS_EXT_RGB; break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        d->cinfo.out_color_space = JCS_CMYK;  // libjpeg turns YCCK into CMYK
+        d->cmyk = 1;
+        break;
+    default:
+        snprintf(d->report.message, FC_JPEG_MESSAGE_MAX,
+                 "unsupported JPEG colour space with %d components", d->cinfo.num_components);
+        d->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    if (d->cmyk) {
+        d->scratch = malloc((size_t)d->cinfo.image_width * 4);
+        if (!d->scratch) {
+            d->failed = 1;
+            return FC_JPEG_NO_MEMORY;
+        }
+    }
+    jpeg_start_decompress(&d->cinfo);
+    d->started = 1;
+    return FC_JPEG_OK;
+}
+
+// R = 255 (1 - C)(1 - K) and likewise G from M, B from Y, with C, M, Y, K in [0, 1] as ink
+// amounts. Adobe applications store the ink inverted (255 = no ink), which is what the
+// Adobe marker announces; otherwise 0 = no ink.
+static void fc_cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++, cmyk += 4, rgb += 3) {
+        unsigned c = cmyk[0], m = cmyk[1], y = cmyk[2], k = cmyk[3];
+        if (!inverted) {
+            c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k;
+        }
+        // (v + 127) / 255 rounds v / 255 to nearest; it is never exactly half (255 is odd).
+        rgb[0] = (uint8_t)((c * k + 127) / 255);
+        rgb[1] = (uint8_t)((m * k + 127) / 255);
+        rgb[2] = (uint8_t)((y * k + 127) / 255);
+    }
+}
+
+fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
+                                    uint32_t rows) {
+    if (d->failed || !d->started) return FC_JPEG_FAILED;
+    if (setjmp(d->err.jump)) {
+        d->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    uint32_t done = 0;
+    while (done < rows) {
+        if (d->cinfo.output_scanline >= d->cinfo.output_height) {
+            snprintf(d->report.message, FC_JPEG_MESSAGE_MAX, "read past the last row");
+            d->failed = 1;
+            return FC_JPEG_FAILED;
+        }
+        if (d->cmyk) {
+            JSAMPROW row = d->scratch;
+            if (jpeg_read_scanlines(&d->cinfo, &row, 1) != 1) continue;
+            fc_cmyk_to_rgb(d->scratch, dst + (size_t)done * stride, d->cinfo.output_width,
+                           d->adobe);
+            done++;
+        } else {
+            JSAMPROW pointers[16];
+            uint32_t n = rows - done < 16 ? rows - done : 16;
+            for (uint32_t i = 0; i < n; i++) pointers[i] = dst + (size_t)(done + i) * stride;
+            done += jpeg_read_scanlines(&d->cinfo, pointers, n);
+        }
+    }
+    return FC_JPEG_OK;
+}
+
+fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d) {
+    if (d->failed || !d->started) return FC_JPEG_FAILED;
+    if (setjmp(d->err.jump)) {
+        d->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    jpeg_finish_decompress(&d->cinfo);
+    return FC_JPEG_OK;
+}
+
+// MARK: - Encoder
+
+struct fc_jpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    fc_error_mgr err;
+    fc_jpeg_report report;
+    int created, started, failed;
+};
+
+fc_jpeg_encoder *fc_jpeg_encoder_new(void) {
+    fc_jpeg_encoder *e = calloc(1, sizeof *e);
+    if (e) fc_error_init(&e->err, &e->report, 1);
+    return e;
+}
+
+void fc_jpeg_encoder_free(fc_jpeg_encoder *e) {
+    if (!e) return;
+    if (e->created) jpeg_destroy_compress(&e->cinfo);
+    free(e);
+}
+
+const fc_jpeg_report *fc_jpeg_encoder_report(const fc_jpeg_encoder *e) { return &e->report; }
+
+// The largest APP1 payload a marker can carry, less the "Exif\0\0" prefix.
+#define FC_EXIF_MAX (65533 - 6)
+
+fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
+                                     const fc_jpeg_encode_options *o) {
+    if (e->failed || e->created) return FC_JPEG_FAILED;
+    if (setjmp(e->err.jump)) {
+        e->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    e->cinfo.err = &e->err.pub;
+    jpeg_create_compress(&e->cinfo);
+    e->created = 1;
+    jpeg_stdio_dest(&e->cinfo, file);
+    e->cinfo.image_width = o->width;
+    e->cinfo.image_height = o->height;
+    e->cinfo.input_components = o->channels;
+    e->cinfo.in_color_space = o->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&e->cinfo);
+    jpeg_set_quality(&e->cinfo, o->quality, TRUE);
+    if (o->channels == 3) {
+        int f = o->subsample ? 2 : 1;
+        e->cinfo.comp_info[0].h_samp_factor = f;
+        e->cinfo.comp_info[0].v_samp_factor = f;
+        for (int i = 1; i < 3; i++) {
+            e->cinfo.comp_info[i].h_samp_factor = 1;
+            e->cinfo.comp_info[i].v_samp_factor = 1;
+        }
+    }
+    if (o->progressive) jpeg_simple_progression(&e->cinfo);
+    jpeg_start_compress(&e->cinfo, TRUE);
+    if (o->exif && o->exif_length > 0 && o->exif_length <= FC_EXIF_MAX) {
+        jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned)(o->exif_length + 6));
+        const char prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+        for (int i = 0; i < 6; i++) jpeg_write_m_byte(&e->cinfo, prefix[i]);
+        for (size_t i = 0; i < o->exif_length; i++) jpeg_write_m_byte(&e->cinfo, o->exif[i]);
+    }
+    if (o->icc && o->icc_length > 0)
+        jpeg_write_icc_profile(&e->cinfo, o->icc, (unsigned)o->icc_length);
+    e->started = 1;
+    return FC_JPEG_OK;
+}
+
+fc_jpeg_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t stride,
+                                     uint32_t rows) {
+    if (e->failed || !e->started) return FC_JPEG_FAILED;
+    if (setjmp(e->err.jump)) {
+        e->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    uint32_t done = 0;
+    while (done < rows) {
+        JSAMPROW pointers[16];
+        uint32_t n = rows - done < 16 ? rows - done : 16;
+        for (uint32_t i = 0; i < n; i++)
+            pointers[i] = (JSAMPROW)(src + (size_t)(done + i) * stride);
+        done += jpeg_write_scanlines(&e->cinfo, pointers, n);
+    }
+    return FC_JPEG_OK;
+}
+
+fc_jpeg_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e) {
+    if (e->failed || !e->started) return FC_JPEG_FAILED;
+    if (setjmp(e->err.jump)) {
+        e->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    jpeg_finish_compress(&e->cinfo);
+    return FC_JPEG_OK;
+}

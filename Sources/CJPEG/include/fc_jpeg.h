@@ -1,0 +1,99 @@
+// fc_jpeg: the smallest C layer filterchain needs over libjpeg(-turbo).
+//
+// Why this exists: libjpeg reports errors by longjmp and, by default, exit()s the process.
+// Swift cannot call setjmp, and a longjmp must never cross a Swift frame. So every function
+// here does one whole job (read a header, read some rows, write an image) under its own
+// setjmp, copies libjpeg's message into the object's report, and returns a status.
+// All state lives in the decoder/encoder object, so any number run on different threads.
+#ifndef FC_JPEG_H
+#define FC_JPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FC_JPEG_MESSAGE_MAX 200
+
+typedef enum {
+    FC_JPEG_OK = 0,
+    FC_JPEG_FAILED = 1,    // the library's reason is in the report
+    FC_JPEG_NO_MEMORY = 2,
+} fc_jpeg_status;
+
+typedef enum {
+    FC_JPEG_COLOR_UNKNOWN = 0,
+    FC_JPEG_COLOR_GRAY = 1,
+    FC_JPEG_COLOR_YCBCR = 2,
+    FC_JPEG_COLOR_RGB = 3,
+    FC_JPEG_COLOR_CMYK = 4,
+    FC_JPEG_COLOR_YCCK = 5,
+} fc_jpeg_color;
+
+typedef struct {
+    char message[FC_JPEG_MESSAGE_MAX];       // why the last call failed
+    char first_warning[FC_JPEG_MESSAGE_MAX]; // the first warning (collected, never printed)
+    unsigned warning_count;
+} fc_jpeg_report;
+
+typedef struct {
+    uint32_t width, height;
+    int components;          // components stored in the file
+    fc_jpeg_color color;     // colour space stored in the file
+    int output_channels;     // what fc_jpeg_decoder_read delivers: 1 (grey) or 3 (RGB)
+    int progressive;
+    int arithmetic;
+    int adobe_marker;        // an Adobe APP14 marker was seen (CMYK is then stored inverted)
+} fc_jpeg_header;
+
+typedef struct fc_jpeg_decoder fc_jpeg_decoder;
+
+/// strict: libjpeg's warnings about corrupt data (premature end, bad Huffman code, ...) fail
+/// the call instead of being collected.
+fc_jpeg_decoder *fc_jpeg_decoder_new(int strict);
+void fc_jpeg_decoder_free(fc_jpeg_decoder *d);
+const fc_jpeg_report *fc_jpeg_decoder_report(const fc_jpeg_decoder *d);
+
+/// Reads the header from `file` (when not NULL) or from `data`/`size`. Saves APP1 and APP2
+/// markers. Allocates no pixel memory.
+fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_t *data,
+                                    size_t size, fc_jpeg_header *header);
+/// ICC profile (reassembled from APP2 segments) and EXIF (APP1 "Exif\0\0", the TIFF data
+/// after that prefix); NULL when absent. Valid until the decoder is freed.
+const uint8_t *fc_jpeg_decoder_icc(const fc_jpeg_decoder *d, size_t *length);
+const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length);
+/// Starts decompression (call once, after checking the header's size).
+fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
+/// Reads the next `rows` rows, `output_channels` bytes per pixel, into dst (rows `stride`
+/// bytes apart). CMYK and YCCK are converted to RGB here.
+fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
+                                    uint32_t rows);
+/// After the last row: reads to the end of the image (strict mode reports trailing damage).
+fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d);
+
+typedef struct {
+    uint32_t width, height;
+    int channels;            // 1 (grey) or 3 (RGB)
+    int quality;             // 1...100
+    int progressive;
+    int subsample;           // 1: 4:2:0, 0: 4:4:4
+    const uint8_t *icc;      // optional
+    size_t icc_length;
+    const uint8_t *exif;     // optional: TIFF data, written as APP1 "Exif\0\0" + data
+    size_t exif_length;
+} fc_jpeg_encode_options;
+
+typedef struct fc_jpeg_encoder fc_jpeg_encoder;
+
+fc_jpeg_encoder *fc_jpeg_encoder_new(void);
+void fc_jpeg_encoder_free(fc_jpeg_encoder *e);
+const fc_jpeg_report *fc_jpeg_encoder_report(const fc_jpeg_encoder *e);
+/// Writes the headers and markers to `file`.
+fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
+                                     const fc_jpeg_encode_options *options);
+/// Compresses the next `rows` rows (channels bytes per pixel, rows `stride` bytes apart).
+fc_jpeg_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t stride,
+                                     uint32_t rows);
+/// Writes the end of the image and flushes the file.
+fc_jpeg_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e);
+
+#endif

@@ -1,0 +1,435 @@
+// See fc_png.h for why this file exists.
+#include "fc_png.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+// MARK: - Decoder
+
+struct fc_png_decoder {
+    png_structp png;
+    png_infop info, end_info;
+    fc_png_report report;
+    jmp_buf jump;
+    int strict, failed, opened;
+    FILE *file;
+    const uint8_t *data;
+    size_t size, offset;
+    uint8_t *icc, *exif;
+    size_t icc_length, exif_length;
+    png_bytep *row_pointers;
+};
+
+static void fc_png_error(png_structp png, png_const_charp message) {
+    fc_png_decoder *d = png_get_error_ptr(png);
+    snprintf(d->report.message, FC_PNG_MESSAGE_MAX, "%s", message);
+    longjmp(d->jump, 1);
+}
+
+static void fc_png_warning(png_structp png, png_const_charp message) {
+    fc_png_decoder *d = png_get_error_ptr(png);
+    if (d->report.warning_count++ == 0)
+        snprintf(d->report.first_warning, FC_PNG_MESSAGE_MAX, "%s", message);
+}
+
+// Our own read functions, so that a short file says so (libpng's own says "Read Error").
+static void fc_png_read(png_structp png, png_bytep out, size_t length) {
+    fc_png_decoder *d = png_get_io_ptr(png);
+    if (d->file) {
+        size_t got = fread(out, 1, length, d->file);
+        if (got == length) return;
+        if (ferror(d->file)) {
+            char message[FC_PNG_MESSAGE_MAX];
+            snprintf(message, sizeof message, "read error: %s", strerror(errno));
+            png_error(png, message);
+        }
+    } else {
+        if (d->size - d->offset >= length) {
+            memcpy(out, d->data + d->offset, length);
+            d->offset += length;
+            return;
+        }
+    }
+    png_error(png, "unexpected end of file (the file is truncated)");
+}
+
+fc_png_decoder *fc_png_decoder_new(int strict) {
+    fc_png_decoder *d = calloc(1, sizeof *d);
+    if (d) d->strict = strict;
+    return d;
+}
+
+void fc_png_decoder_free(fc_png_decoder *d) {
+    if (!d) return;
+    if (d->png) png_destroy_read_struct(&d->png, d->info ? &d->info : NULL,
+                                        d->end_info ? &d->end_info : NULL);
+    free(d->icc);
+    free(d->exif);
+    free(d->row_pointers);
+    free(d);
+}
+
+const fc_png_report *fc_png_decoder_report(const fc_png_decoder *d) { return &d->report; }
+
+static void fc_png_copy_metadata(fc_png_decoder *d, fc_png_header *h) {
+    png_structp png = d->png;
+    png_infop info = d->info;
+    png_charp name;
+    int compression;
+    png_bytep profile;
+    png_uint_32 profile_length;
+    if (png_get_iCCP(png, info, &name, &compression, &profile, &profile_length) &&
+        profile_length > 0) {
+        d->icc = malloc(profile_length);
+        if (d->icc) {
+            memcpy(d->icc, profile, profile_length);
+            d->icc_length = profile_length;
+        }
+    }
+#ifdef PNG_eXIf_SUPPORTED
+    png_uint_32 exif_length = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(png, info, &exif_length, &exif) && exif && exif_length > 0) {
+        d->exif = malloc(exif_length);
+        if (d->exif) {
+            memcpy(d->exif, exif, exif_length);
+            d->exif_length = exif_length;
+        }
+    }
+#endif
+    int intent;
+    if (png_get_sRGB(png, info, &intent)) {
+        h->has_srgb = 1;
+        h->srgb_intent = intent;
+    }
+    png_fixed_point gamma;
+    if (png_get_gAMA_fixed(png, info, &gamma) && gamma > 0) {
+        h->has_gamma = 1;
+        h->gamma = (uint32_t)gamma;
+    }
+    png_fixed_point c[8];
+    if (png_get_cHRM_fixed(png, info, &c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6],
+                           &c[7])) {
+        h->has_chrm = 1;
+        for (int i = 0; i < 8; i++) h->chrm[i] = c[i] < 0 ? 0 : (uint32_t)c[i];
+    }
+}
+
+fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
+                                  const uint8_t *data, size_t size, fc_png_header *h) {
+    if (d->failed || d->opened) return FC_PNG_FAILED;
+    memset(h, 0, sizeof *h);
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, fc_png_error, fc_png_warning);
+    if (!d->png) return FC_PNG_NO_MEMORY;
+    d->info = png_create_info_struct(d->png);
+    d->end_info = png_create_info_struct(d->png);
+    if (!d->info || !d->end_info) return FC_PNG_NO_MEMORY;
+    if (setjmp(d->jump)) {
+        d->failed = 1;
+        return FC_PNG_FAILED;
+    }
+    d->file = file;
+    d->data = data;
+    d->size = size;
+    png_set_read_fn(d->png, d, fc_png_read);
+    if (skip > 0) png_set_sig_bytes(d->png, skip);
+    // Critical chunks with a bad CRC always fail; strictly, ancillary ones fail too.
+    if (d->strict) png_set_crc_action(d->png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+    else png_set_crc_action(d->png, PNG_CRC_WARN_USE, PNG_CRC_WARN_DISCARD);
+    // Our own pixel limit is checked from the header, before any pixel memory exists;
+    // libpng's default (1,000,000 on a side) would otherwise decide first.
+    png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
+    png_read_info(d->png, d->info);
+
+    png_uint_32 width, height;
+    int bit_depth, color_type, interlace;
+    png_get_IHDR(d->png, d->info, &width, &height, &bit_depth, &color_type, &interlace, NULL,
+                 NULL);
+    h->width = width;
+    h->height = height;
+    h->bit_depth = bit_depth;
+    h->color_type = color_type;
+    h->interlaced = interlace != PNG_INTERLACE_NONE;
+    h->has_trns = png_get_valid(d->png, d->info, PNG_INFO_tRNS) != 0;
+
+    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(d->png);
+    if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8)
+        png_set_expand_gray_1_2_4_to_8(d->png);
+    if (h->has_trns) png_set_tRNS_to_alpha(d->png);
+    if (bit_depth == 16) {
+        uint16_t probe = 1;
+        if (*(uint8_t *)&probe == 1) png_set_swap(d->png);  // host order on little endian
+    }
+    if (h->interlaced) png_set_interlace_handling(d->png);
+    png_read_update_info(d->png, d->info);
+    h->channels = png_get_channels(d->png, d->info);
+    h->depth = png_get_bit_depth(d->png, d->info);
+    fc_png_copy_metadata(d, h);
+    d->opened = 1;
+    return FC_PNG_OK;
+}
+
+const uint8_t *fc_png_decoder_icc(const fc_png_decoder *d, size_t *length) {
+    *length = d->icc_length;
+    return d->icc;
+}
+
+const uint8_t *fc_png_decoder_exif(const fc_png_decoder *d, size_t *length) {
+    *length = d->exif_length;
+    return d->exif;
+}
+
+fc_png_status fc_png_decoder_read(fc_png_decoder *d, uint8_t *dst, size_t stride,
+                                  uint32_t rows) {
+    if (d->failed || !d->opened) return FC_PNG_FAILED;
+    if (setjmp(d->jump)) {
+        d->failed = 1;
+        return FC_PNG_FAILED;
+    }
+    png_bytep pointers[16];
+    uint32_t done = 0;
+    while (done < rows) {
+        uint32_t n = rows - done < 16 ? rows - done : 16;
+        for (uint32_t i = 0; i < n; i++) pointers[i] = dst + (size_t)(done + i) * stride;
+        png_read_rows(d->png, pointers, NULL, n);
+        done += n;
+    }
+    return FC_PNG_OK;
+}
+
+fc_png_status fc_png_decoder_read_image(fc_png_decoder *d, uint8_t *dst, size_t stride) {
+    if (d->failed || !d->opened) return FC_PNG_FAILED;
+    png_uint_32 height = png_get_image_height(d->png, d->info);
+    d->row_pointers = malloc(sizeof(png_bytep) * (height ? height : 1));
+    if (!d->row_pointers) return FC_PNG_NO_MEMORY;
+    for (png_uint_32 y = 0; y < height; y++) d->row_pointers[y] = dst + (size_t)y * stride;
+    if (setjmp(d->jump)) {
+        d->failed = 1;
+        return FC_PNG_FAILED;
+    }
+    png_read_image(d->png, d->row_pointers);
+    return FC_PNG_OK;
+}
+
+fc_png_status fc_png_decoder_finish(fc_png_decoder *d) {
+    if (d->failed || !d->opened) return FC_PNG_FAILED;
+    if (setjmp(d->jump)) {
+        d->failed = 1;
+        return FC_PNG_FAILED;
+    }
+    png_read_end(d->png, d->end_info);
+    return FC_PNG_OK;
+}
+
+// MARK: - Writing
+
+static void fc_put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+int fc_png_write_chunk(FILE *file, const char type[4], const uint8_t *data, size_t length) {
+    if (length > 0x7fffffffu) return EINVAL;
+    uint8_t head[8], tail[4];
+    fc_put32(head, (uint32_t)length);
+    memcpy(head + 4, type, 4);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, head + 4, 4);
+    // zlib's crc32 takes a uInt length; feed large chunks in parts.
+    for (size_t done = 0; done < length;) {
+        size_t n = length - done > 0x40000000u ? 0x40000000u : length - done;
+        crc = crc32(crc, data + done, (uInt)n);
+        done += n;
+    }
+    fc_put32(tail, (uint32_t)crc);
+    errno = 0;
+    if (fwrite(head, 1, 8, file) != 8) return errno ? errno : EIO;
+    if (length > 0 && fwrite(data, 1, length, file) != length) return errno ? errno : EIO;
+    if (fwrite(tail, 1, 4, file) != 4) return errno ? errno : EIO;
+    return 0;
+}
+
+uint8_t *fc_png_zlib_compress(const uint8_t *data, size_t length, int level, size_t *out) {
+    uLongf bound = compressBound((uLong)length);
+    uint8_t *buffer = malloc(bound);
+    if (!buffer) return NULL;
+    if (compress2(buffer, &bound, data, (uLong)length, level) != Z_OK) {
+        free(buffer);
+        return NULL;
+    }
+    *out = bound;
+    return buffer;
+}
+
+static inline unsigned fc_abs_byte(uint8_t v) { return v < 128 ? v : 256u - v; }
+
+static inline uint8_t fc_paeth(int a, int b, int c) {
+    int p = a + b - c;
+    int pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    if (pa <= pb && pa <= pc) return (uint8_t)a;
+    if (pb <= pc) return (uint8_t)b;
+    return (uint8_t)c;
+}
+
+// Filters one row into out[0] (filter type) and out[1...]: tries all five filters and keeps
+// the one with the least sum of absolute (signed) bytes, as libpng's heuristic does.
+static void fc_filter_row(const uint8_t *row, const uint8_t *prev, size_t n, int bpp,
+                          uint8_t *out, uint8_t *scratch) {
+    unsigned long best_sum = 0;
+    int best = 0;
+    // None
+    for (size_t i = 0; i < n; i++) best_sum += fc_abs_byte(row[i]);
+    // Sub
+    unsigned long sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t left = i >= (size_t)bpp ? row[i - bpp] : 0;
+        sum += fc_abs_byte((uint8_t)(row[i] - left));
+    }
+    if (sum < best_sum) { best_sum = sum; best = 1; }
+    if (prev) {
+        // Up
+        sum = 0;
+        for (size_t i = 0; i < n; i++) sum += fc_abs_byte((uint8_t)(row[i] - prev[i]));
+        if (sum < best_sum) { best_sum = sum; best = 2; }
+    }
+    // Average
+    sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned left = i >= (size_t)bpp ? row[i - bpp] : 0;
+        unsigned up = prev ? prev[i] : 0;
+        sum += fc_abs_byte((uint8_t)(row[i] - ((left + up) >> 1)));
+    }
+    if (sum < best_sum) { best_sum = sum; best = 3; }
+    // Paeth
+    sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        int left = i >= (size_t)bpp ? row[i - bpp] : 0;
+        int up = prev ? prev[i] : 0;
+        int upleft = (prev && i >= (size_t)bpp) ? prev[i - bpp] : 0;
+        uint8_t v = (uint8_t)(row[i] - fc_paeth(left, up, upleft));
+        scratch[i] = v;
+        sum += fc_abs_byte(v);
+    }
+    if (sum < best_sum) { best_sum = sum; best = 4; }
+
+    out[0] = (uint8_t)best;
+    uint8_t *o = out + 1;
+    switch (best) {
+    case 0: memcpy(o, row, n); break;
+    case 1:
+        for (size_t i = 0; i < n; i++) o[i] = (uint8_t)(row[i] - (i >= (size_t)bpp ? row[i - bpp] : 0));
+        break;
+    case 2:
+        for (size_t i = 0; i < n; i++) o[i] = (uint8_t)(row[i] - prev[i]);
+        break;
+    case 3:
+        for (size_t i = 0; i < n; i++) {
+            unsigned left = i >= (size_t)bpp ? row[i - bpp] : 0;
+            unsigned up = prev ? prev[i] : 0;
+            o[i] = (uint8_t)(row[i] - ((left + up) >> 1));
+        }
+        break;
+    default: memcpy(o, scratch, n); break;
+    }
+}
+
+uint32_t fc_png_context_rows(size_t row_bytes) {
+    // Enough filtered rows for a 32 KiB dictionary, plus the row above them.
+    return (uint32_t)((32768 + row_bytes) / (row_bytes + 1)) + 1;
+}
+
+fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
+                                    uint32_t row_count, uint32_t context_rows,
+                                    int bytes_per_pixel, int level, int last,
+                                    fc_png_piece *piece) {
+    memset(piece, 0, sizeof *piece);
+    size_t filtered_row = row_bytes + 1;
+    uint32_t dictionary_rows = context_rows > 0 ? context_rows - 1 : 0;
+    size_t total = (size_t)(dictionary_rows + row_count) * filtered_row;
+    uint8_t *filtered = malloc(total ? total : 1);
+    uint8_t *scratch = malloc(row_bytes ? row_bytes : 1);
+    if (!filtered || !scratch) {
+        free(filtered);
+        free(scratch);
+        return FC_PNG_NO_MEMORY;
+    }
+    // Rows from (rows - dictionary_rows * stride), each filtered against the row above it.
+    const uint8_t *first = rows - (size_t)dictionary_rows * stride;
+    for (uint32_t i = 0; i < dictionary_rows + row_count; i++) {
+        const uint8_t *row = first + (size_t)i * stride;
+        const uint8_t *prev = (i > 0 || context_rows > 0) ? row - stride : NULL;
+        fc_filter_row(row, prev, row_bytes, bytes_per_pixel, filtered + (size_t)i * filtered_row,
+                      scratch);
+    }
+    free(scratch);
+    const uint8_t *own = filtered + (size_t)dictionary_rows * filtered_row;
+    size_t own_length = (size_t)row_count * filtered_row;
+
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    // Raw deflate (the Swift side writes the zlib header and the combined Adler-32), the
+    // window, memory level and strategy libpng uses for filtered image data.
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_FILTERED) != Z_OK) {
+        free(filtered);
+        return FC_PNG_NO_MEMORY;
+    }
+    size_t dictionary_length = (size_t)dictionary_rows * filtered_row;
+    if (dictionary_length > 0) {
+        size_t n = dictionary_length > 32768 ? 32768 : dictionary_length;
+        deflateSetDictionary(&z, own - n, (uInt)n);
+    }
+    size_t capacity = deflateBound(&z, (uLong)own_length) + 64;
+    uint8_t *out = malloc(capacity);
+    if (!out) {
+        deflateEnd(&z);
+        free(filtered);
+        return FC_PNG_NO_MEMORY;
+    }
+    z.next_in = (Bytef *)own;
+    z.next_out = out;
+    int status = Z_OK;
+    size_t remaining = own_length;
+    // Feed at most 1 GiB at a time (avail_in is a uInt).
+    for (;;) {
+        size_t n = remaining > 0x40000000u ? 0x40000000u : remaining;
+        z.avail_in = (uInt)n;
+        remaining -= n;
+        size_t space = capacity - (size_t)(z.next_out - out);
+        z.avail_out = space > 0x40000000u ? 0x40000000u : (uInt)space;
+        int flush = remaining > 0 ? Z_NO_FLUSH : (last ? Z_FINISH : Z_SYNC_FLUSH);
+        status = deflate(&z, flush);
+        if (remaining == 0) break;
+        if (status != Z_OK) break;
+    }
+    int ok = last ? status == Z_STREAM_END : status == Z_OK && z.avail_in == 0;
+    piece->length = (size_t)(z.next_out - out);
+    deflateEnd(&z);
+    if (!ok) {
+        free(out);
+        free(filtered);
+        return FC_PNG_FAILED;
+    }
+    uLong adler = adler32(0L, Z_NULL, 0);
+    for (size_t done = 0; done < own_length;) {
+        size_t n = own_length - done > 0x40000000u ? 0x40000000u : own_length - done;
+        adler = adler32(adler, own + done, (uInt)n);
+        done += n;
+    }
+    piece->adler = (uint32_t)adler;
+    piece->filtered_length = own_length;
+    piece->data = out;
+    free(filtered);
+    return FC_PNG_OK;
+}
+
+uint32_t fc_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
+    return (uint32_t)adler32_combine(first, second, (z_off_t)second_length);
+}
+
+void fc_png_free(void *pointer) { free(pointer); }
