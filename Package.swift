@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "filterchain",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "FilterChain", targets: ["FilterChain"]),
         .executable(name: "filterchain", targets: ["filterchain"]),

@@ -1,0 +1,54 @@
+/// Why an image could not be read or written. `file` names the file ("-" is standard
+/// input or output); `description` is one line a person can act on.
+public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        case notFound
+        case isDirectory
+        case permissionDenied
+        case empty
+        case readFailed(String)
+        /// The first bytes are not PNG or JPEG; what they look like instead.
+        case unsupportedFormat(looksLike: String)
+        /// An output name whose extension names no format we write.
+        case unsupportedOutputFormat(String)
+        case tooManyPixels(width: Int, height: Int, limit: Int)
+        /// The library found damage; its own words.
+        case corrupt(format: ImageFormat, String)
+        case unsupported(String)
+        case writeFailed(String)
+        case outOfMemory
+    }
+
+    public var file: String
+    public var reason: Reason
+
+    public init(_ file: String, _ reason: Reason) {
+        self.file = file
+        self.reason = reason
+    }
+
+    public var displayName: String { file == "-" ? "<stdin>" : file }
+
+    public var message: String {
+        switch reason {
+        case .notFound: "no such file"
+        case .isDirectory: "is a directory, not an image file"
+        case .permissionDenied: "permission denied"
+        case .empty: "the file is empty"
+        case .readFailed(let why): "cannot read: \(why)"
+        case .unsupportedFormat(let what): "unsupported format: \(what) (filterchain reads PNG and JPEG)"
+        case .unsupportedOutputFormat(let ext):
+            ext.isEmpty
+                ? "cannot tell the output format: no extension (use .png, .jpg or --format)"
+                : "unsupported output format '.\(ext)' (use .png, .jpg, .jpeg or --format)"
+        case .tooManyPixels(let w, let h, let limit):
+            "image is \(w) x \(h) = \(w * h) pixels, over the limit of \(limit) (raise it with --max-pixels, 0 for none)"
+        case .corrupt(let format, let why): "damaged \(format.name) data: \(why)"
+        case .unsupported(let why): why
+        case .writeFailed(let why): "cannot write: \(why)"
+        case .outOfMemory: "out of memory"
+        }
+    }
+
+    public var description: String { "\(displayName): \(message)" }
+}

@@ -1,0 +1,93 @@
+/// How images are written.
+public struct EncodeOptions: Sendable, Hashable {
+    /// The output format; nil takes it from the output's extension.
+    public var format: ImageFormat?
+    /// PNG bit depth; nil follows the input (16-bit input gives 16-bit output).
+    public var depth: BitDepth?
+    /// JPEG quality, 1...100.
+    public var quality: Int
+    public var progressive: Bool
+    public var chroma: ChromaSubsampling
+    /// PNG zlib level, 0...9.
+    public var compressionLevel: Int
+    /// Drop the ICC profile, EXIF and PNG colour chunks.
+    public var stripMetadata: Bool
+    /// JPEG has no alpha: transparent pixels are composited over this colour.
+    public var background: RGBColor
+
+    public init(format: ImageFormat? = nil, depth: BitDepth? = nil, quality: Int = 90,
+                progressive: Bool = false, chroma: ChromaSubsampling = .yuv420,
+                compressionLevel: Int = 6, stripMetadata: Bool = false,
+                background: RGBColor = .white) {
+        self.format = format
+        self.depth = depth
+        self.quality = quality
+        self.progressive = progressive
+        self.chroma = chroma
+        self.compressionLevel = compressionLevel
+        self.stripMetadata = stripMetadata
+        self.background = background
+    }
+
+    /// The format an output at `destination` gets: `format`, else the path's extension.
+    public func resolvedFormat(for destination: ImageDestination) throws -> ImageFormat {
+        if let format { return format }
+        guard case .file(let path) = destination else {
+            throw CodecError("-", .unsupportedOutputFormat(""))
+        }
+        let base = OutputFile.split(path).base
+        let ext = base.lastIndex(of: ".").map { String(base[base.index(after: $0)...]) } ?? ""
+        guard let format = ImageFormat(pathExtension: ext) else {
+            throw CodecError(path, .unsupportedOutputFormat(ext))
+        }
+        return format
+    }
+}
+
+public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable {
+    case yuv420 = "4:2:0"
+    case yuv444 = "4:4:4"
+}
+
+/// An sRGB colour, components in 0...1.
+public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+
+    public init(red: Double, green: Double, blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let white = RGBColor(red: 1, green: 1, blue: 1)
+    public static let black = RGBColor(red: 0, green: 0, blue: 0)
+
+    /// "white", "black", "#RGB", "#RRGGBB" (the # is optional).
+    public init?(parsing text: String) {
+        let s = text.lowercased()
+        if s == "white" { self = .white; return }
+        if s == "black" { self = .black; return }
+        var hex = Substring(s)
+        if hex.hasPrefix("#") { hex = hex.dropFirst() }
+        guard hex.allSatisfy(\.isHexDigit) else { return nil }
+        let digits = hex.map { Int(String($0), radix: 16)! }
+        switch digits.count {
+        case 3: self.init(red: Double(digits[0] * 17) / 255, green: Double(digits[1] * 17) / 255,
+                          blue: Double(digits[2] * 17) / 255)
+        case 6: self.init(red: Double(digits[0] * 16 + digits[1]) / 255,
+                          green: Double(digits[2] * 16 + digits[3]) / 255,
+                          blue: Double(digits[4] * 16 + digits[5]) / 255)
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        let hex = [red, green, blue].map { v -> String in
+            let s = String(Int((v * 255).rounded()), radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }
+        return "#" + hex.joined()
+    }
+}

@@ -1,0 +1,183 @@
+import CJPEG
+import CPNG
+
+/// How images are read.
+public struct DecodeOptions: Sendable, Hashable {
+    /// The most pixels an image may have, checked from its header before any pixel memory
+    /// is allocated; 0 means no limit.
+    public var maxPixels: Int
+    /// Turn JPEGs upright by their EXIF Orientation.
+    public var autoOrient: Bool
+    /// Decode damaged data as far as possible; the damage becomes warnings instead of errors.
+    public var lenient: Bool
+
+    public static let defaultMaxPixels = 178_956_970
+
+    public init(maxPixels: Int = DecodeOptions.defaultMaxPixels, autoOrient: Bool = true,
+                lenient: Bool = false) {
+        self.maxPixels = maxPixels
+        self.autoOrient = autoOrient
+        self.lenient = lenient
+    }
+}
+
+/// What a reader delivers: the upright size, the stored pixel layout and the metadata.
+public struct ImageInfo: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public var format: PixelFormat
+    public var metadata: ImageMetadata
+    public var sourceFormat: ImageFormat
+    /// The EXIF orientation that was applied to the pixels (nil when they are as stored).
+    public var appliedOrientation: Orientation?
+
+    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none,
+                sourceFormat: ImageFormat = .png, appliedOrientation: Orientation? = nil) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.metadata = metadata
+        self.sourceFormat = sourceFormat
+        self.appliedOrientation = appliedOrientation
+    }
+
+    public var rowBytes: Int { width * format.bytesPerPixel }
+}
+
+/// A decoder of one stored image, as the C shims deliver it.
+protocol StoredDecoder: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    var format: PixelFormat { get }
+    var metadata: ImageMetadata { get }
+    /// Interlaced images can only be read whole.
+    var readsWholeImageOnly: Bool { get }
+    func readRows(into: UnsafeMutableRawPointer, stride: Int, rows: Int) throws
+    func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
+    func finish() throws
+    var warnings: [String] { get }
+}
+
+/// Reads an image top to bottom in strips of rows, upright. Used from one thread at a time.
+public final class ImageReader: @unchecked Sendable {
+    public let name: String
+    public let info: ImageInfo
+    private let decoder: StoredDecoder
+    private let orientation: Orientation
+    private let lenient: Bool
+    private var whole: [UInt8]?
+    private var nextRow = 0
+
+    init(name: String, decoder: StoredDecoder, sourceFormat: ImageFormat, options: DecodeOptions) {
+        self.name = name
+        self.decoder = decoder
+        self.lenient = options.lenient
+        var metadata = decoder.metadata
+        var orientation = Orientation.up
+        if options.autoOrient, sourceFormat == .jpeg, let exif = metadata.exif,
+           let stored = Exif.orientation(in: exif), stored != .up {
+            orientation = stored
+            metadata.exif = Exif.withOrientationReset(exif)
+        }
+        self.orientation = orientation
+        let (w, h) = orientation.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)
+        info = ImageInfo(width: w, height: h, format: decoder.format, metadata: metadata,
+                         sourceFormat: sourceFormat,
+                         appliedOrientation: orientation == .up ? nil : orientation)
+    }
+
+    /// Opens an image, sniffing its format from its first bytes and checking its size
+    /// against the pixel limit before any pixel memory is allocated.
+    public static func open(_ source: ImageSource, options: DecodeOptions = .init()) throws -> ImageReader {
+        let input = try OpenedInput.open(source)
+        let decoder: StoredDecoder
+        switch input.format {
+        case .jpeg: decoder = try JPEGDecoder(input, options: options)
+        case .png: decoder = try PNGDecoder(input, options: options)
+        }
+        return ImageReader(name: input.name, decoder: decoder, sourceFormat: input.format, options: options)
+    }
+
+    static func checkLimit(_ name: String, width: Int, height: Int, options: DecodeOptions) throws {
+        if options.maxPixels > 0, width * height > options.maxPixels {
+            throw CodecError(name, .tooManyPixels(width: width, height: height, limit: options.maxPixels))
+        }
+    }
+
+    /// Whether reading needs the whole image in memory first (rotation, interlacing).
+    public var buffersWholeImage: Bool { orientation != .up || decoder.readsWholeImageOnly }
+
+    /// Reads the next `rows` rows into `destination`, rows `stride` bytes apart.
+    public func read(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        precondition(rows >= 0 && nextRow + rows <= info.height, "read past the last row")
+        if buffersWholeImage {
+            if whole == nil { try loadWhole() }
+            let rowBytes = info.rowBytes
+            whole!.withUnsafeBytes { src in
+                for r in 0..<rows {
+                    (destination + r * stride).copyMemory(from: src.baseAddress! + (nextRow + r) * rowBytes,
+                                                          byteCount: rowBytes)
+                }
+            }
+        } else {
+            try decoder.readRows(into: destination, stride: stride, rows: rows)
+        }
+        nextRow += rows
+    }
+
+    private func loadWhole() throws {
+        let rowBytes = decoder.width * decoder.format.bytesPerPixel
+        var stored = [UInt8](repeating: 0, count: rowBytes * decoder.height)
+        do {
+            try stored.withUnsafeMutableBytes { p in
+                if decoder.readsWholeImageOnly {
+                    try decoder.readWholeImage(into: p.baseAddress!, stride: rowBytes)
+                } else {
+                    try decoder.readRows(into: p.baseAddress!, stride: rowBytes, rows: decoder.height)
+                }
+            }
+        }
+        whole = orientation.apply(to: stored, width: decoder.width, height: decoder.height,
+                                  bytesPerPixel: decoder.format.bytesPerPixel).pixels
+    }
+
+    /// Reads to the end of the file, so that damage after the last row is found too.
+    /// Leniently, damage there becomes a warning.
+    public func finish() throws {
+        do { try decoder.finish() } catch {
+            if !lenient { throw error }
+            extraWarnings.append((error as? CodecError)?.message ?? "\(error)")
+        }
+    }
+
+    private var extraWarnings: [String] = []
+
+    /// Problems the library reported that did not stop decoding (lenient mode).
+    public var warnings: [String] { decoder.warnings + extraWarnings }
+
+    /// Reads the whole image into memory.
+    public func readAll() throws -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: info.rowBytes * info.height)
+        let rowBytes = info.rowBytes
+        let height = info.height
+        try pixels.withUnsafeMutableBytes { p in
+            try read(into: p.baseAddress!, stride: rowBytes, rows: height)
+        }
+        try finish()
+        return pixels
+    }
+}
+
+/// The text of a C char array inside a report struct.
+func reportString<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in
+        let bytes = raw.prefix(while: { $0 != 0 })
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+func warningList(first: String, count: UInt32) -> [String] {
+    if count == 0 { return [] }
+    if count == 1 { return [first] }
+    return ["\(first) (and \(count - 1) more)"]
+}

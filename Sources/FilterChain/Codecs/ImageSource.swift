@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where an image comes from.
+public enum ImageSource: Sendable, Hashable {
+    case file(String)
+    case standardInput
+    case bytes([UInt8], name: String)
+
+    /// The name errors use: the path, "-" for standard input.
+    public var name: String {
+        switch self {
+        case .file(let path): path
+        case .standardInput: "-"
+        case .bytes(_, let name): name
+        }
+    }
+}
+
+/// An input opened for a decoder: a seekable FILE* at offset 0, or all its bytes in memory
+/// (standard input, pipes, bytes). Its format has been sniffed from the first bytes.
+final class OpenedInput {
+    let name: String
+    let format: ImageFormat
+    private(set) var file: UnsafeMutablePointer<FILE>?
+    private(set) var memory: UnsafeMutableRawBufferPointer?
+
+    private init(name: String, format: ImageFormat, file: UnsafeMutablePointer<FILE>?,
+                 memory: UnsafeMutableRawBufferPointer?) {
+        self.name = name
+        self.format = format
+        self.file = file
+        self.memory = memory
+    }
+
+    deinit {
+        if let file { fclose(file) }
+        memory?.deallocate()
+    }
+
+    var memoryBase: UnsafePointer<UInt8>? {
+        memory.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+    }
+    var memoryCount: Int { memory?.count ?? 0 }
+
+    static func open(_ source: ImageSource) throws -> OpenedInput {
+        switch source {
+        case .file(let path): return try openFile(path)
+        case .standardInput:
+            let bytes = try readAll(0, name: "-")
+            return try fromBytes(bytes, name: "-")
+        case .bytes(let bytes, let name): return try fromBytes(bytes, name: name)
+        }
+    }
+
+    private static func fromBytes(_ bytes: [UInt8], name: String) throws -> OpenedInput {
+        guard !bytes.isEmpty else { throw CodecError(name, .empty) }
+        let format = try sniff(Array(bytes.prefix(16)), name: name)
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+        memory.copyBytes(from: bytes)
+        return OpenedInput(name: name, format: format, file: nil, memory: memory)
+    }
+
+    private static func sniff(_ prefix: [UInt8], name: String) throws -> ImageFormat {
+        switch ImageFormat.sniff(prefix) {
+        case .success(let format): return format
+        case .failure(let failure): throw CodecError(name, .unsupportedFormat(looksLike: failure.looksLike))
+        }
+    }
+
+    private static func openFile(_ path: String) throws -> OpenedInput {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            throw CodecError(path, reasonForOpen(errno))
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw CodecError(path, .isDirectory) }
+        guard let file = fopen(path, "rb") else { throw CodecError(path, reasonForOpen(errno)) }
+        var prefix = [UInt8](repeating: 0, count: 16)
+        let got = fread(&prefix, 1, 16, file)
+        if got == 0 {
+            let failed = ferror(file) != 0
+            let why = String(cString: strerror(errno))
+            fclose(file)
+            throw CodecError(path, failed ? .readFailed(why) : .empty)
+        }
+        prefix.removeLast(16 - got)
+        let format: ImageFormat
+        do { format = try sniff(prefix, name: path) } catch {
+            fclose(file)
+            throw error
+        }
+        if fseek(file, 0, SEEK_SET) == 0 {
+            return OpenedInput(name: path, format: format, file: file, memory: nil)
+        }
+        // Not seekable (a pipe given by name): take the rest into memory.
+        let rest: [UInt8]
+        do { rest = try readAll(fileno(file), name: path) } catch {
+            fclose(file)
+            throw error
+        }
+        fclose(file)
+        return try fromBytes(prefix + rest, name: path)
+    }
+
+    static func reasonForOpen(_ code: Int32) -> CodecError.Reason {
+        switch code {
+        case ENOENT, ENOTDIR: .notFound
+        case EACCES, EPERM: .permissionDenied
+        case EISDIR: .isDirectory
+        default: .readFailed(String(cString: strerror(code)))
+        }
+    }
+
+    private static func readAll(_ fd: Int32, name: String) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CodecError(name, .readFailed(String(cString: strerror(errno))))
+            }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+}

@@ -1,0 +1,93 @@
+/// The first part of an image file: everything an encoder needs before the rows.
+public struct EncodeHeader: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    /// The layout of the rows handed to `write` (16-bit samples in host byte order).
+    public var format: PixelFormat
+    public var metadata: ImageMetadata
+
+    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.metadata = metadata
+    }
+}
+
+/// Work an encoder hands out so that it can run on another thread (PNG deflates pieces of
+/// the image in parallel). Run each job once, on any thread, then call `flush()`.
+public protocol EncoderJob: AnyObject, Sendable {
+    func run()
+}
+
+protocol RowEncoder: AnyObject {
+    func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob]
+    func flush() throws
+    func finish() throws
+}
+
+/// Writes one image, top to bottom, to a file or standard output; the output appears only
+/// when `finish()` succeeds. Used from one thread at a time; its jobs may run anywhere.
+public final class ImageWriter: @unchecked Sendable {
+    public let header: EncodeHeader
+    public let format: ImageFormat
+    public let name: String
+    private let output: OutputFile
+    private let encoder: RowEncoder
+    private var rowsWritten = 0
+    /// Metadata that could not be written (an ICC profile for another colour space, ...).
+    public private(set) var notes: [String] = []
+
+    public init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
+                options: EncodeOptions = .init()) throws {
+        precondition(header.width > 0 && header.height > 0, "empty image")
+        self.header = header
+        self.format = format
+        self.name = destination.name
+        let output = try OutputFile(destination)
+        self.output = output
+        var metadata = options.stripMetadata ? .none : header.metadata
+        if let space = metadata.iccColorSpace {
+            let wanted = header.format.channels.isGrey ? "GRAY" : "RGB "
+            if space != wanted {
+                metadata.iccProfile = nil
+                notes.append("the ICC profile (\(space.trimmingWhitespace)) does not fit a \(header.format.channels.isGrey ? "grey" : "colour") output and was not written")
+            }
+        }
+        switch format {
+        case .png:
+            encoder = try PNGEncoder(output, header: header, metadata: metadata, level: options.compressionLevel)
+        case .jpeg:
+            precondition(header.format.depth == .eight && !header.format.channels.hasAlpha,
+                         "JPEG rows are 8-bit grey or RGB")
+            encoder = try JPEGEncoder(output, header: header, metadata: metadata, options: options)
+        }
+    }
+
+    /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`.
+    public func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+        precondition(rowsWritten + count <= header.height, "more rows than the header says")
+        rowsWritten += count
+        return try encoder.write(rows: rows, stride: stride, count: count)
+    }
+
+    /// Writes out what finished jobs produced, in order.
+    public func flush() throws { try encoder.flush() }
+
+    /// Writes rows and runs their jobs right here.
+    public func writeNow(rows: UnsafeRawPointer, stride: Int, count: Int) throws {
+        for job in try write(rows: rows, stride: stride, count: count) { job.run() }
+        try flush()
+    }
+
+    /// After the last row and its jobs: ends the file and makes it appear.
+    public func finish() throws {
+        precondition(rowsWritten == header.height, "fewer rows than the header says")
+        try encoder.flush()
+        try encoder.finish()
+        try output.commit()
+    }
+
+    /// Throws the output away; an existing file at the destination is untouched.
+    public func abort() { output.abort() }
+}

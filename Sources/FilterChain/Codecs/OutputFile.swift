@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where an encoded image goes.
+public enum ImageDestination: Sendable, Hashable {
+    case file(String)
+    case standardOutput
+
+    public var name: String {
+        switch self {
+        case .file(let path): path
+        case .standardOutput: "-"
+        }
+    }
+}
+
+/// An output that appears whole or not at all. Encoders write to a temporary file in the
+/// destination's folder, renamed over the destination only by `commit()`; `abort()` (or
+/// dropping the object uncommitted) removes it, so a failure never leaves a partial file and
+/// never touches an existing one. Standard output gets the bytes only after success.
+final class OutputFile {
+    let name: String
+    private(set) var file: UnsafeMutablePointer<FILE>?
+    private let finalPath: String?
+    private let temporaryPath: String?
+    private var done = false
+
+    init(_ destination: ImageDestination) throws {
+        name = destination.name
+        switch destination {
+        case .standardOutput:
+            guard let f = tmpfile() else {
+                throw CodecError(name, .writeFailed("cannot create a temporary file: \(String(cString: strerror(errno)))"))
+            }
+            file = f
+            finalPath = nil
+            temporaryPath = nil
+        case .file(let path):
+            var st = stat()
+            var mode: mode_t = 0o666 & ~OutputFile.processUmask
+            if stat(path, &st) == 0 {
+                if (st.st_mode & S_IFMT) == S_IFDIR { throw CodecError(path, .isDirectory) }
+                mode = st.st_mode & 0o7777  // replacing a file keeps its permissions
+            }
+            let (folder, base) = OutputFile.split(path)
+            var template = Array("\(folder)/.\(base).filterchain-XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if fd < 0 {
+                let code = errno
+                var folderStat = stat()
+                if code == ENOENT || (stat(folder, &folderStat) == 0 && (folderStat.st_mode & S_IFMT) != S_IFDIR) {
+                    throw CodecError(path, .writeFailed("no such folder '\(folder)'"))
+                }
+                throw CodecError(path, .writeFailed(String(cString: strerror(code))))
+            }
+            let temp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            fchmod(fd, mode)
+            guard let f = fdopen(fd, "wb") else {
+                close(fd)
+                unlink(temp)
+                throw CodecError(path, .writeFailed(String(cString: strerror(errno))))
+            }
+            file = f
+            finalPath = path
+            temporaryPath = temp
+            TemporaryFiles.shared.insert(temp)
+        }
+    }
+
+    deinit { if !done { abort() } }
+
+    /// Makes the output appear: flushes, checks every write succeeded, renames into place.
+    func commit() throws {
+        precondition(!done, "output committed twice")
+        guard let f = file else { return }
+        errno = 0
+        let flushed = fflush(f) == 0 && ferror(f) == 0
+        let code = errno
+        if !flushed {
+            abort()
+            throw CodecError(name, .writeFailed(code != 0 ? String(cString: strerror(code)) : "write error"))
+        }
+        if let finalPath, let temporaryPath {
+            let closed = fclose(f) == 0
+            let closeCode = errno
+            file = nil
+            if !closed {
+                abort()
+                throw CodecError(name, .writeFailed(String(cString: strerror(closeCode))))
+            }
+            if rename(temporaryPath, finalPath) != 0 {
+                let renameCode = errno
+                abort()
+                throw CodecError(name, .writeFailed(String(cString: strerror(renameCode))))
+            }
+            TemporaryFiles.shared.remove(temporaryPath)
+        } else {
+            // Standard output: copy the finished bytes.
+            rewind(f)
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            var failed = false
+            while true {
+                let n = fread(&buffer, 1, buffer.count, f)
+                if n == 0 { break }
+                var offset = 0
+                while offset < n {
+                    let w = buffer.withUnsafeBytes { write(1, $0.baseAddress! + offset, n - offset) }
+                    if w < 0 {
+                        if errno == EINTR { continue }
+                        failed = true
+                        break
+                    }
+                    offset += w
+                }
+                if failed { break }
+            }
+            let code = errno
+            fclose(f)
+            file = nil
+            done = true
+            if failed { throw CodecError(name, .writeFailed(String(cString: strerror(code)))) }
+        }
+        done = true
+    }
+
+    /// Throws the output away.
+    func abort() {
+        if let f = file { fclose(f) }
+        file = nil
+        if let temporaryPath {
+            unlink(temporaryPath)
+            TemporaryFiles.shared.remove(temporaryPath)
+        }
+        done = true
+    }
+
+    /// The error of a failed write, from errno.
+    func writeError(_ fallback: String) -> CodecError {
+        let code = errno
+        return CodecError(name, .writeFailed(code != 0 ? String(cString: strerror(code)) : fallback))
+    }
+
+    static func split(_ path: String) -> (folder: String, base: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    }
+
+    static let processUmask: mode_t = {
+        let current = umask(0o022)
+        umask(current)
+        return current
+    }()
+}
+
+/// Temporary files not yet committed, so that an interrupted process can remove them.
+public final class TemporaryFiles: @unchecked Sendable {
+    public static let shared = TemporaryFiles()
+    private var paths: Set<String> = []
+    private var lock = pthread_mutex_t()
+
+    init() { pthread_mutex_init(&lock, nil) }
+
+    func insert(_ path: String) {
+        pthread_mutex_lock(&lock)
+        paths.insert(path)
+        pthread_mutex_unlock(&lock)
+    }
+
+    func remove(_ path: String) {
+        pthread_mutex_lock(&lock)
+        paths.remove(path)
+        pthread_mutex_unlock(&lock)
+    }
+
+    /// Removes every temporary file still present (used when the process is interrupted).
+    public func removeAll() {
+        pthread_mutex_lock(&lock)
+        for path in paths { unlink(path) }
+        paths.removeAll()
+        pthread_mutex_unlock(&lock)
+    }
+}

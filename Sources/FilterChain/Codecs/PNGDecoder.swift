@@ -1,0 +1,85 @@
+import CPNG
+
+/// libpng through the fc_png shim.
+final class PNGDecoder: StoredDecoder {
+    private let handle: Handle
+    private var d: OpaquePointer { handle.pointer }
+    private let input: OpenedInput
+
+    /// Owns the C decoder, so every path out of init frees it exactly once.
+    final class Handle {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { fc_png_decoder_free(pointer) }
+    }
+    let width: Int
+    let height: Int
+    let format: PixelFormat
+    let metadata: ImageMetadata
+    let readsWholeImageOnly: Bool
+
+    init(_ input: OpenedInput, options: DecodeOptions) throws {
+        guard let d = fc_png_decoder_new(options.lenient ? 0 : 1) else {
+            throw CodecError(input.name, .outOfMemory)
+        }
+        self.handle = Handle(d)
+        self.input = input
+        var h = fc_png_header()
+        let status = fc_png_decoder_open(d, input.file, 0, input.memoryBase, input.memoryCount, &h)
+        guard status == FC_PNG_OK else {
+            let error = PNGDecoder.failure(d, status, input.name)
+            throw error
+        }
+        width = Int(h.width)
+        height = Int(h.height)
+        readsWholeImageOnly = h.interlaced != 0
+        let channels = Channels(rawValue: Int(h.channels)) ?? .rgba
+        format = PixelFormat(channels, h.depth == 16 ? .sixteen : .eight)
+        var metadata = ImageMetadata()
+        var length = 0
+        if let icc = fc_png_decoder_icc(d, &length), length > 0 {
+            metadata.iccProfile = Array(UnsafeBufferPointer(start: icc, count: length))
+        }
+        if let exif = fc_png_decoder_exif(d, &length), length > 0 {
+            metadata.exif = Array(UnsafeBufferPointer(start: exif, count: length))
+        }
+        var color = PNGColorChunks()
+        if h.has_srgb != 0 { color.srgbIntent = Int(h.srgb_intent) }
+        if h.has_gamma != 0 { color.gamma = h.gamma }
+        if h.has_chrm != 0 { color.chromaticities = withUnsafeBytes(of: h.chrm) { Array($0.bindMemory(to: UInt32.self)) } }
+        if !color.isEmpty { metadata.pngColor = color }
+        self.metadata = metadata
+        do {
+            try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
+        } catch {
+            throw error
+        }
+    }
+
+
+    static func failure(_ d: OpaquePointer, _ status: fc_png_status, _ name: String) -> CodecError {
+        if status == FC_PNG_NO_MEMORY { return CodecError(name, .outOfMemory) }
+        let message = reportString(fc_png_decoder_report(d).pointee.message)
+        return CodecError(name, .corrupt(format: .png, message.isEmpty ? "unknown error" : message))
+    }
+
+    func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        let status = fc_png_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
+        if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+    }
+
+    func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
+        let status = fc_png_decoder_read_image(d, destination.assumingMemoryBound(to: UInt8.self), stride)
+        if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+    }
+
+    func finish() throws {
+        let status = fc_png_decoder_finish(d)
+        if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+    }
+
+    var warnings: [String] {
+        let report = fc_png_decoder_report(d).pointee
+        return warningList(first: reportString(report.first_warning), count: UInt32(report.warning_count))
+    }
+}

@@ -1,0 +1,226 @@
+import CPNG
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes PNG: the chunks here, the image data as pieces of rows that are filtered and
+/// deflated independently (in parallel when the caller runs the jobs on several threads)
+/// and join into one zlib stream. Piece boundaries depend only on the image width, so the
+/// bytes are the same however the jobs are scheduled.
+final class PNGEncoder: RowEncoder {
+    private let output: OutputFile
+    private let header: EncodeHeader
+    private let level: Int32
+    private let rowBytes: Int
+    private let bytesPerPixel: Int32
+    private let rowsPerPiece: Int
+    private let contextRows: Int
+
+    private var piece: PNGPiece?
+    private var rowsTaken = 0
+    private var piecesMade = 0
+    /// The last rows of the image so far (up to contextRows), in PNG byte order.
+    private var tail: [UInt8] = []
+    private var tailRows = 0
+
+    private var finished: [Int: PNGPiece] = [:]
+    private var pending: [PNGPiece] = []
+    private var nextToWrite = 0
+    private var adler: UInt32 = 1
+    private var wroteZlibHeader = false
+
+    /// About 1 MiB of raw rows per piece: enough to keep every core busy on big images, and
+    /// large enough that the seams cost nothing measurable in size.
+    static let pieceBytes = 1 << 20
+
+    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, level: Int) throws {
+        self.output = output
+        self.header = header
+        self.level = Int32(max(0, min(9, level)))
+        rowBytes = header.width * header.format.bytesPerPixel
+        bytesPerPixel = Int32(header.format.bytesPerPixel)
+        rowsPerPiece = max(1, PNGEncoder.pieceBytes / max(1, rowBytes))
+        contextRows = Int(fc_png_context_rows(rowBytes))
+        try writeHead(metadata)
+    }
+
+    private func chunk(_ type: String, _ data: [UInt8]) throws {
+        let code = data.withUnsafeBufferPointer { buffer in
+            type.withCString { fc_png_write_chunk(output.file, $0, buffer.baseAddress, buffer.count) }
+        }
+        if code != 0 { throw CodecError(output.name, .writeFailed(String(cString: strerror(code)))) }
+    }
+
+    private static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
+
+    private func writeHead(_ metadata: ImageMetadata) throws {
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        if fwrite(signature, 1, 8, output.file) != 8 { throw output.writeError("write error") }
+        let colorType: UInt8 = switch header.format.channels {
+        case .grey: 0
+        case .rgb: 2
+        case .greyAlpha: 4
+        case .rgba: 6
+        }
+        try chunk("IHDR", PNGEncoder.be32(UInt32(header.width)) + PNGEncoder.be32(UInt32(header.height))
+                  + [UInt8(header.format.depth.rawValue), colorType, 0, 0, 0])
+        let color = metadata.pngColor
+        if let c = color?.chromaticities, c.count == 8 { try chunk("cHRM", c.flatMap(PNGEncoder.be32)) }
+        if let g = color?.gamma { try chunk("gAMA", PNGEncoder.be32(g)) }
+        if let icc = metadata.iccProfile {
+            var length = 0
+            guard let compressed = icc.withUnsafeBufferPointer({ fc_png_zlib_compress($0.baseAddress, $0.count, 9, &length) }) else {
+                throw CodecError(output.name, .outOfMemory)
+            }
+            defer { fc_png_free(compressed) }
+            let name = Array("ICC profile".utf8) + [0, 0]  // name, NUL, compression method 0
+            try chunk("iCCP", name + Array(UnsafeBufferPointer(start: compressed, count: length)))
+        } else if let intent = color?.srgbIntent {
+            try chunk("sRGB", [UInt8(intent)])
+        }
+        if let exif = metadata.exif { try chunk("eXIf", exif) }
+    }
+
+    func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+        var jobs: [EncoderJob] = []
+        var done = 0
+        while done < count {
+            if piece == nil {
+                let remaining = header.height - rowsTaken
+                let rows = min(rowsPerPiece, remaining)
+                let context = min(contextRows, rowsTaken)
+                let p = PNGPiece(index: piecesMade, rowBytes: rowBytes, contextRows: context, rows: rows,
+                                 bytesPerPixel: bytesPerPixel, level: level,
+                                 last: rowsTaken + rows == header.height)
+                piecesMade += 1
+                // The context: the last rows before this piece.
+                if context > 0 {
+                    tail.withUnsafeBytes { t in
+                        p.buffer.copyMemory(from: t.baseAddress! + (tailRows - context) * rowBytes,
+                                            byteCount: context * rowBytes)
+                    }
+                }
+                piece = p
+            }
+            let p = piece!
+            let n = min(count - done, p.rows - p.filled)
+            for r in 0..<n {
+                let dst = p.buffer + (p.contextRows + p.filled + r) * rowBytes
+                let src = rows + (done + r) * stride
+                if header.format.depth == .sixteen {
+                    let s = src.assumingMemoryBound(to: UInt16.self)
+                    let d = dst.assumingMemoryBound(to: UInt16.self)
+                    for i in 0..<(rowBytes / 2) { d[i] = s[i].bigEndian }
+                } else {
+                    dst.copyMemory(from: src, byteCount: rowBytes)
+                }
+            }
+            p.filled += n
+            done += n
+            rowsTaken += n
+            if p.filled == p.rows {
+                keepTail(p)
+                jobs.append(p)
+                pending.append(p)
+                piece = nil
+            }
+        }
+        return jobs
+    }
+
+    private func keepTail(_ p: PNGPiece) {
+        let keep = min(contextRows, p.contextRows + p.rows)
+        let start = p.contextRows + p.rows - keep
+        tail = Array(UnsafeRawBufferPointer(start: p.buffer + start * rowBytes, count: keep * rowBytes))
+        tailRows = keep
+    }
+
+    func flush() throws {
+        while let first = pending.first, first.isComplete {
+            pending.removeFirst()
+            try writePiece(first)
+        }
+    }
+
+    private func writePiece(_ p: PNGPiece) throws {
+        defer { p.release() }
+        guard p.status == FC_PNG_OK, let data = p.result.data else {
+            throw p.status == FC_PNG_NO_MEMORY ? CodecError(output.name, .outOfMemory)
+                : CodecError(output.name, .writeFailed("deflate failed"))
+        }
+        var bytes: [UInt8] = []
+        if !wroteZlibHeader {
+            // CMF: deflate, 32 KiB window. FLG: the level class, and a check making
+            // CMF*256+FLG a multiple of 31.
+            let cmf: UInt8 = 0x78
+            let flevel: UInt8 = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
+            var flg = flevel << 6
+            flg += UInt8(31 - (Int(cmf) * 256 + Int(flg)) % 31)
+            bytes = [cmf, flg]
+            wroteZlibHeader = true
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: p.result.length))
+        adler = fc_png_adler32_combine(adler, p.result.adler, p.result.filtered_length)
+        if p.last { bytes.append(contentsOf: PNGEncoder.be32(adler)) }
+        try chunk("IDAT", bytes)
+        nextToWrite += 1
+    }
+
+    func finish() throws {
+        precondition(pending.isEmpty && piece == nil, "PNG pieces left unwritten")
+        try chunk("IEND", [])
+    }
+}
+
+/// One piece of a PNG's rows: its context rows and its own rows, filtered and deflated by
+/// `run()`.
+final class PNGPiece: EncoderJob, @unchecked Sendable {
+    let index: Int
+    let rowBytes: Int
+    let contextRows: Int
+    let rows: Int
+    let bytesPerPixel: Int32
+    let level: Int32
+    let last: Bool
+    let buffer: UnsafeMutableRawPointer
+    var filled = 0
+    var result = fc_png_piece()
+    var status = FC_PNG_FAILED
+    private let completed = Atomic<Bool>(false)
+
+    init(index: Int, rowBytes: Int, contextRows: Int, rows: Int, bytesPerPixel: Int32, level: Int32, last: Bool) {
+        self.index = index
+        self.rowBytes = rowBytes
+        self.contextRows = contextRows
+        self.rows = rows
+        self.bytesPerPixel = bytesPerPixel
+        self.level = level
+        self.last = last
+        buffer = .allocate(byteCount: max(1, (contextRows + rows) * rowBytes), alignment: 64)
+    }
+
+    deinit { release() }
+
+    var isComplete: Bool { completed.load(ordering: .acquiring) }
+
+    func run() {
+        let first = (buffer + contextRows * rowBytes).assumingMemoryBound(to: UInt8.self)
+        status = fc_png_compress_piece(first, rowBytes, rowBytes, UInt32(rows), UInt32(contextRows),
+                                       bytesPerPixel, level, last ? 1 : 0, &result)
+        completed.store(true, ordering: .releasing)
+    }
+
+    private var released = false
+    func release() {
+        if released { return }
+        released = true
+        buffer.deallocate()
+        if let data = result.data { fc_png_free(data) }
+        result.data = nil
+    }
+}
