@@ -25,13 +25,16 @@ public enum ImageSource: Sendable, Hashable {
 final class OpenedInput {
     let name: String
     let format: ImageFormat
+    /// The first bytes (up to 32), for format sniffing and header peeks.
+    let prefix: [UInt8]
     private(set) var file: UnsafeMutablePointer<FILE>?
     private(set) var memory: UnsafeMutableRawBufferPointer?
 
-    private init(name: String, format: ImageFormat, file: UnsafeMutablePointer<FILE>?,
+    private init(name: String, format: ImageFormat, prefix: [UInt8], file: UnsafeMutablePointer<FILE>?,
                  memory: UnsafeMutableRawBufferPointer?) {
         self.name = name
         self.format = format
+        self.prefix = prefix
         self.file = file
         self.memory = memory
     }
@@ -58,10 +61,11 @@ final class OpenedInput {
 
     private static func fromBytes(_ bytes: [UInt8], name: String) throws -> OpenedInput {
         guard !bytes.isEmpty else { throw CodecError(name, .empty) }
-        let format = try sniff(Array(bytes.prefix(16)), name: name)
+        let prefix = Array(bytes.prefix(32))
+        let format = try sniff(prefix, name: name)
         let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
         memory.copyBytes(from: bytes)
-        return OpenedInput(name: name, format: format, file: nil, memory: memory)
+        return OpenedInput(name: name, format: format, prefix: prefix, file: nil, memory: memory)
     }
 
     private static func sniff(_ prefix: [UInt8], name: String) throws -> ImageFormat {
@@ -78,22 +82,22 @@ final class OpenedInput {
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw CodecError(path, .isDirectory) }
         guard let file = fopen(path, "rb") else { throw CodecError(path, reasonForOpen(errno)) }
-        var prefix = [UInt8](repeating: 0, count: 16)
-        let got = fread(&prefix, 1, 16, file)
+        var prefix = [UInt8](repeating: 0, count: 32)
+        let got = fread(&prefix, 1, 32, file)
         if got == 0 {
             let failed = ferror(file) != 0
             let why = String(cString: strerror(errno))
             fclose(file)
             throw CodecError(path, failed ? .readFailed(why) : .empty)
         }
-        prefix.removeLast(16 - got)
+        prefix.removeLast(32 - got)
         let format: ImageFormat
         do { format = try sniff(prefix, name: path) } catch {
             fclose(file)
             throw error
         }
         if fseek(file, 0, SEEK_SET) == 0 {
-            return OpenedInput(name: path, format: format, file: file, memory: nil)
+            return OpenedInput(name: path, format: format, prefix: prefix, file: file, memory: nil)
         }
         // Not seekable (a pipe given by name): take the rest into memory.
         let rest: [UInt8]

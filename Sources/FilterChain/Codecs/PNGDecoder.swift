@@ -19,11 +19,19 @@ final class PNGDecoder: StoredDecoder {
     let readsWholeImageOnly: Bool
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
+        // The limit is checked from IHDR in the first bytes, before libpng reads (and
+        // allocates for) any other chunk.
+        let p = input.prefix
+        if p.count >= 24, Array(p[12..<16]) == Array("IHDR".utf8) {
+            let be = { (i: Int) in Int(p[i]) << 24 | Int(p[i + 1]) << 16 | Int(p[i + 2]) << 8 | Int(p[i + 3]) }
+            try ImageReader.checkLimit(input.name, width: be(16), height: be(20), options: options)
+        }
         guard let d = fc_png_decoder_new(options.lenient ? 0 : 1) else {
             throw CodecError(input.name, .outOfMemory)
         }
         self.handle = Handle(d)
         self.input = input
+        self.lenient = options.lenient
         var h = fc_png_header()
         let status = fc_png_decoder_open(d, input.file, 0, input.memoryBase, input.memoryCount, &h)
         guard status == FC_PNG_OK else {
@@ -63,9 +71,23 @@ final class PNGDecoder: StoredDecoder {
         return CodecError(name, .corrupt(format: .png, message.isEmpty ? "unknown error" : message))
     }
 
+    private let lenient: Bool
+    private var damage: [String] = []
+
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        if !damage.isEmpty {
+            // Leniently, rows after the damage are transparent black.
+            for r in 0..<rows { (destination + r * stride).initializeMemory(as: UInt8.self, repeating: 0, count: width * format.bytesPerPixel) }
+            return
+        }
         let status = fc_png_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
-        if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+        if status != FC_PNG_OK {
+            let error = PNGDecoder.failure(d, status, input.name)
+            guard lenient, case .corrupt(_, let why) = error.reason else { throw error }
+            damage.append(why)
+            // libpng stopped somewhere in this strip; which rows it finished is not known.
+            for r in 0..<rows { (destination + r * stride).initializeMemory(as: UInt8.self, repeating: 0, count: width * format.bytesPerPixel) }
+        }
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
@@ -74,12 +96,13 @@ final class PNGDecoder: StoredDecoder {
     }
 
     func finish() throws {
+        if !damage.isEmpty { return }
         let status = fc_png_decoder_finish(d)
         if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
     }
 
     var warnings: [String] {
         let report = fc_png_decoder_report(d).pointee
-        return warningList(first: reportString(report.first_warning), count: UInt32(report.warning_count))
+        return damage + warningList(first: reportString(report.first_warning), count: UInt32(report.warning_count))
     }
 }
