@@ -1,0 +1,67 @@
+/// Why a chain file was refused: the file, where in it (the JSON path, and line and
+/// column), and the problem with the values a person needs to fix it.
+public struct ChainError: Error, Sendable, CustomStringConvertible {
+    public enum Problem: Sendable, Equatable {
+        case unreadable(String)
+        case syntax(String)
+        case missingKey(String)
+        case unknownKey(String, suggestion: String?, allowed: [String])
+        case wrongType(expected: String, found: String)
+        case notFinite
+        case outOfRange(Double, ClosedRange<Double>)
+        /// A value that is not among those allowed.
+        case notAllowed(String, allowed: String, suggestion: String?)
+        case unknownFilterType(String, suggestion: String?, known: [String])
+        case unknownParameter(String, filter: String, suggestion: String?, allowed: [String])
+        case invalidID(String)
+        case duplicateID(String, first: String)
+        case unsupportedVersion(String)
+    }
+
+    public var file: String
+    /// Like `filters[2].parameters.sigma`; empty for the whole document.
+    public var path: String
+    public var line: Int?
+    public var column: Int?
+    public var problem: Problem
+
+    public init(file: String, path: String = "", line: Int? = nil, column: Int? = nil, problem: Problem) {
+        self.file = file
+        self.path = path
+        self.line = line
+        self.column = column
+        self.problem = problem
+    }
+
+    public var message: String {
+        switch problem {
+        case .unreadable(let why): return "cannot read the chain file: \(why)"
+        case .syntax(let why): return "invalid JSON: \(why)"
+        case .missingKey(let key): return "missing \"\(key)\""
+        case .unknownKey(let key, let suggestion, let allowed):
+            return "unknown key '\(key)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; allowed: " + allowed.joined(separator: ", "))
+        case .wrongType(let expected, let found): return "expected \(expected), found \(found)"
+        case .notFinite: return "the number is not finite"
+        case .outOfRange(let v, let range):
+            return "\(JSONWriter.number(v)) is out of range; allowed \(JSONWriter.number(range.lowerBound))...\(JSONWriter.number(range.upperBound))"
+        case .notAllowed(let what, let allowed, let suggestion):
+            return "\(what) is not allowed" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "") + "; allowed: \(allowed)"
+        case .unknownFilterType(let type, let suggestion, let known):
+            return "unknown filter type '\(type)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "") + " (known: \(known.joined(separator: ", ")))"
+        case .unknownParameter(let name, let filter, let suggestion, let allowed):
+            return "unknown parameter '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+                + " (\(filter) takes \(allowed.joined(separator: ", ")))"
+        case .invalidID(let id): return "\"\(id)\" is not a UUID (like \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41\")"
+        case .duplicateID(let id, let first): return "id \(id) is already used by \(first)"
+        case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads version 1"
+        }
+    }
+
+    public var description: String {
+        var text = file + ": "
+        if !path.isEmpty { text += path + ": " }
+        text += message
+        if let line, let column { text += " (line \(line), column \(column))" }
+        return text
+    }
+}

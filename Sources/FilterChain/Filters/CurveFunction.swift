@@ -1,0 +1,94 @@
+/// How a tone curve runs between its points.
+public enum CurveInterpolation: String, Sendable, CaseIterable {
+    /// Piecewise cubic Hermite with Fritsch-Butland slopes (scipy's PchipInterpolator):
+    /// smooth and never overshooting.
+    case monotone
+    /// Straight lines between the points.
+    case linear
+}
+
+/// A curve through points, evaluated exactly in Double. Inputs are clamped to
+/// [first x, last x], so the curve is flat outside its points.
+struct CurveFunction: Sendable {
+    let xs: [Double]
+    let ys: [Double]
+    /// Hermite slopes at the points (monotone), nil for straight lines.
+    let slopes: [Double]?
+
+    init(_ points: [CurvePoint], _ interpolation: CurveInterpolation) {
+        precondition(points.count >= 2, "a curve needs two points")
+        xs = points.map(\.x)
+        ys = points.map(\.y)
+        slopes = interpolation == .monotone ? CurveFunction.pchipSlopes(xs, ys) : nil
+    }
+
+    /// scipy.interpolate.PchipInterpolator's slopes: h_k = x_{k+1} - x_k,
+    /// d_k = (y_{k+1} - y_k) / h_k; interior m_k = 0 when d_{k-1} d_k <= 0, else the weighted
+    /// harmonic mean (w1 + w2) / (w1 / d_{k-1} + w2 / d_k), w1 = 2 h_k + h_{k-1},
+    /// w2 = h_k + 2 h_{k-1}; the ends by the three-point formula, made shape-preserving.
+    static func pchipSlopes(_ x: [Double], _ y: [Double]) -> [Double] {
+        let n = x.count
+        let h = (0..<(n - 1)).map { x[$0 + 1] - x[$0] }
+        let d = (0..<(n - 1)).map { (y[$0 + 1] - y[$0]) / h[$0] }
+        if n == 2 { return [d[0], d[0]] }
+        var m = [Double](repeating: 0, count: n)
+        for k in 1..<(n - 1) {
+            if d[k - 1] * d[k] <= 0 { continue }
+            let w1 = 2 * h[k] + h[k - 1], w2 = h[k] + 2 * h[k - 1]
+            m[k] = (w1 + w2) / (w1 / d[k - 1] + w2 / d[k])
+        }
+        func end(_ h0: Double, _ h1: Double, _ d0: Double, _ d1: Double) -> Double {
+            let e = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
+            if sign(e) != sign(d0) { return 0 }
+            if sign(d0) != sign(d1), abs(e) > abs(3 * d0) { return 3 * d0 }
+            return e
+        }
+        m[0] = end(h[0], h[1], d[0], d[1])
+        m[n - 1] = end(h[n - 2], h[n - 3 < 0 ? 0 : n - 3], d[n - 2], d[n - 3 < 0 ? 0 : n - 3])
+        return m
+    }
+
+    /// numpy's sign: -1, 0 or 1.
+    private static func sign(_ v: Double) -> Int { v > 0 ? 1 : v < 0 ? -1 : 0 }
+
+    var domain: ClosedRange<Double> { xs[0]...xs[xs.count - 1] }
+
+    func callAsFunction(_ input: Double) -> Double {
+        let x = min(max(input, xs[0]), xs[xs.count - 1])
+        // The segment [x_k, x_{k+1}] holding x.
+        var lo = 0, hi = xs.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if xs[mid] <= x { lo = mid } else { hi = mid }
+        }
+        let k = lo
+        let h = xs[k + 1] - xs[k]
+        let t = (x - xs[k]) / h
+        guard let m = slopes else { return ys[k] + t * (ys[k + 1] - ys[k]) }
+        let t2 = t * t, t3 = t2 * t
+        return (2 * t3 - 3 * t2 + 1) * ys[k] + (t3 - 2 * t2 + t) * h * m[k]
+            + (-2 * t3 + 3 * t2) * ys[k + 1] + (t3 - t2) * h * m[k + 1]
+    }
+
+    /// A bound of the error of interpolating the curve linearly between samples `step`
+    /// apart: step^2 / 8 max|f''| inside cubic segments; for straight lines, the corner at a
+    /// point costs at most step / 4 times the change of slope there.
+    func linearSamplingErrorBound(step: Double) -> Double {
+        let n = xs.count
+        var bound = 0.0
+        for k in 0..<(n - 1) {
+            let h = xs[k + 1] - xs[k]
+            let d = (ys[k + 1] - ys[k]) / h
+            if let m = slopes {
+                // f'' is linear in t on a segment: its extremes are at the ends.
+                let f0 = (6 * d - 4 * m[k] - 2 * m[k + 1]) / h
+                let f1 = (-6 * d + 2 * m[k] + 4 * m[k + 1]) / h
+                bound = max(bound, step * step / 8 * max(abs(f0), abs(f1)))
+            } else if k > 0 {
+                let previous = (ys[k] - ys[k - 1]) / (xs[k] - xs[k - 1])
+                bound = max(bound, step / 4 * abs(d - previous))
+            }
+        }
+        return bound
+    }
+}

@@ -1,0 +1,88 @@
+/// A filter: a parameter struct that declares its parameters once (`declaration`) and says
+/// what it does to pixels (`operation()`). It does not decide strips, threads or SIMD
+/// width; the pipeline does, and results are identical for every schedule.
+public protocol Filter: Sendable {
+    /// The filter's type name, one-line summary, documentation and parameters.
+    static var declaration: FilterDeclaration<Self> { get }
+    /// Every parameter at its default.
+    init()
+    /// What the filter does with its current parameters.
+    func operation() -> FilterOperation
+    /// True when pixels with R = G = B keep R = G = B (so grey images can stay grey).
+    var keepsNeutralNeutral: Bool { get }
+}
+
+extension Filter {
+    public var type: String { Self.declaration.type }
+}
+
+/// What a filter does to pixels and how far it reaches.
+public enum FilterOperation: Sendable {
+    /// Leaves every pixel as it is.
+    case identity
+    /// Each output pixel depends on the same input pixel only; works on straight colour.
+    case point(any PointKernel)
+    /// A separable neighbourhood operation (horizontal pass, then vertical pass) on
+    /// premultiplied colour and alpha, reaching `radius` pixels.
+    case separable(any SeparableKernel)
+}
+
+/// Pixels as planes of Float: four pointers to `count` consecutive pixels of one row.
+public struct PlanarPixels {
+    public var red: UnsafeMutablePointer<Float>
+    public var green: UnsafeMutablePointer<Float>
+    public var blue: UnsafeMutablePointer<Float>
+    public var alpha: UnsafeMutablePointer<Float>
+
+    public init(red: UnsafeMutablePointer<Float>, green: UnsafeMutablePointer<Float>,
+                blue: UnsafeMutablePointer<Float>, alpha: UnsafeMutablePointer<Float>) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    @inline(__always)
+    public func offset(by n: Int) -> PlanarPixels {
+        PlanarPixels(red: red + n, green: green + n, blue: blue + n, alpha: alpha + n)
+    }
+}
+
+/// A point operation on straight (unpremultiplied) colour.
+public protocol PointKernel: Sendable {
+    /// Transforms `count` pixels in place. `count` is a multiple of 8 and every pointer is
+    /// aligned to 32 bytes, so kernels may work in SIMD8 steps without a tail.
+    func apply(_ pixels: PlanarPixels, count: Int)
+}
+
+/// A separable neighbourhood operation, applied to each plane (premultiplied colour and
+/// alpha) alike: a horizontal pass, then a vertical pass. Pixels beyond the image's edges
+/// repeat the edge pixels.
+public protocol SeparableKernel: Sendable {
+    /// How far the operation reaches, in pixels, along each axis.
+    var radius: Int { get }
+    /// The horizontal pass for rows `width` pixels long.
+    func makeHorizontalPass(width: Int) -> any HorizontalPass
+    /// The vertical pass for one plane of an image of this size.
+    func makeVerticalPass(width: Int, height: Int) -> any VerticalPass
+}
+
+/// The horizontal pass of a separable kernel; shared by all threads.
+public protocol HorizontalPass: Sendable {
+    /// Runs in place over `rowCount` rows; row r starts at rows + r * stride. `stride` is a
+    /// multiple of 8 and at least the width rounded up to 8; columns past the width may be
+    /// overwritten.
+    func run(_ rows: UnsafeMutablePointer<Float>, stride: Int, rowCount: Int)
+}
+
+/// The vertical pass of a separable kernel over one plane.
+public protocol VerticalPass: AnyObject {
+    /// True when rows must be computed in order, top to bottom (the pass keeps running
+    /// sums); output row y then also reads input row y - radius - 1.
+    var isSequential: Bool { get }
+    /// Computes output row `y` for `columns` into `destination` (indexed from column 0).
+    /// `input(i)` is input row i, rows beyond the image's edges clamped to it. Column ranges
+    /// start at multiples of 8; a sequential pass is called for y = 0, 1, 2, ... for each
+    /// column range it is given.
+    func run(y: Int, input: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>, columns: Range<Int>)
+}

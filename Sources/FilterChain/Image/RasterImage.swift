@@ -1,0 +1,86 @@
+/// An image in memory: rows of stored samples (16-bit in host byte order), top row first.
+public struct RasterImage: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public var format: PixelFormat
+    public var metadata: ImageMetadata
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * format.bytesPerPixel, "pixel count does not match the size")
+        self.width = width
+        self.height = height
+        self.format = format
+        self.metadata = metadata
+        self.pixels = pixels
+    }
+
+    public var rowBytes: Int { width * format.bytesPerPixel }
+
+    /// Sample `channel` of pixel (x, y), as stored.
+    public func sample(x: Int, y: Int, channel: Int) -> Int {
+        let i = (y * width + x) * format.channels.count + channel
+        if format.depth == .eight { return Int(pixels[i]) }
+        return pixels.withUnsafeBytes { Int($0.load(fromByteOffset: i * 2, as: UInt16.self)) }
+    }
+
+    /// Every sample as an integer.
+    public var samples: [Int] {
+        if format.depth == .eight { return pixels.map(Int.init) }
+        return pixels.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(Int.init) }
+    }
+
+    /// An image from integer samples (clamped to the depth's range).
+    public init(width: Int, height: Int, format: PixelFormat, samples: [Int], metadata: ImageMetadata = .none) {
+        precondition(samples.count == width * height * format.channels.count, "sample count does not match the size")
+        let maxValue = format.depth.maxValue
+        var bytes = [UInt8](repeating: 0, count: samples.count * format.depth.bytes)
+        if format.depth == .eight {
+            for (i, s) in samples.enumerated() { bytes[i] = UInt8(min(max(s, 0), maxValue)) }
+        } else {
+            bytes.withUnsafeMutableBytes { p in
+                let u = p.bindMemory(to: UInt16.self)
+                for (i, s) in samples.enumerated() { u[i] = UInt16(min(max(s, 0), maxValue)) }
+            }
+        }
+        self.init(width: width, height: height, format: format, metadata: metadata, pixels: bytes)
+    }
+}
+
+/// Where the pipeline's rows come from: a decoder, or pixels already in memory.
+public protocol PixelSource: AnyObject {
+    var name: String { get }
+    var info: ImageInfo { get }
+    func read(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws
+    func finish() throws
+    var warnings: [String] { get }
+}
+
+extension ImageReader: PixelSource {}
+
+/// A RasterImage read as a PixelSource.
+public final class RasterSource: PixelSource {
+    public let name: String
+    public let info: ImageInfo
+    private let image: RasterImage
+    private var next = 0
+
+    public init(_ image: RasterImage, name: String = "<memory>") {
+        self.image = image
+        self.name = name
+        info = ImageInfo(width: image.width, height: image.height, format: image.format, metadata: image.metadata)
+    }
+
+    public func read(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        let rowBytes = image.rowBytes
+        image.pixels.withUnsafeBytes { p in
+            for r in 0..<rows {
+                (destination + r * stride).copyMemory(from: p.baseAddress! + (next + r) * rowBytes, byteCount: rowBytes)
+            }
+        }
+        next += rows
+    }
+
+    public func finish() throws {}
+    public var warnings: [String] { [] }
+}
