@@ -82,11 +82,19 @@ public final class ImageWriter: @unchecked Sendable {
 
     /// After the last row and its jobs: ends the file and makes it appear.
     public func finish() throws {
+        try complete()
+        try commit()
+    }
+
+    /// After the last row and its jobs: ends the encoding, still in the temporary file.
+    public func complete() throws {
         precondition(rowsWritten == header.height, "fewer rows than the header says")
         try encoder.flush()
         try encoder.finish()
-        try output.commit()
     }
+
+    /// Makes a completed output appear at its destination.
+    public func commit() throws { try output.commit() }
 
     /// Throws the output away; an existing file at the destination is untouched.
     public func abort() { output.abort() }

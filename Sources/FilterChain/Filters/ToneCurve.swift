@@ -78,9 +78,13 @@ final class CurveTable: Sendable {
 
     static let tolerance = 2e-5
 
+    /// The curve is the line y = x: values are only clamped to its domain (exactly).
+    let isIdentity: Bool
+
     init(_ curve: CurveFunction) {
         self.curve = curve
         let domain = curve.domain
+        isIdentity = curve.xs == curve.ys
         var cells = 4096
         while cells < 65536, curve.linearSamplingErrorBound(step: (domain.upperBound - domain.lowerBound) / Double(cells)) > Self.tolerance {
             cells *= 4
@@ -99,6 +103,16 @@ final class CurveTable: Sendable {
     }
 
     func apply(_ values: UnsafeMutablePointer<Float>, count: Int) {
+        if isIdentity {
+            let lo = SIMD8<Float>(repeating: x0), hi = SIMD8<Float>(repeating: x1)
+            var i = 0
+            while i < count {
+                let v = UnsafeRawPointer(values + i).load(as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(values + i).storeBytes(of: v.clamped(lowerBound: lo, upperBound: hi), as: SIMD8<Float>.self)
+                i += 8
+            }
+            return
+        }
         guard let table else {
             for i in 0..<count { values[i] = Float(curve(Double(values[i]))) }
             return

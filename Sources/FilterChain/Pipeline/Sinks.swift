@@ -1,0 +1,165 @@
+/// Where a tap's rows go: converted to stored samples by the tap (in parallel, any rows),
+/// then handed on in order by `encode`.
+class Sink {
+    let layout: OutputLayout
+    let conversion: OutputConversion
+    let width: Int
+    let height: Int
+    let stripHeight: Int
+    let imageHasAlpha: Bool
+    /// The tick at which strip 0 is encoded; set by the run.
+    var delay = 0
+
+    init(layout: OutputLayout, width: Int, height: Int, stripHeight: Int, linear: Bool, imageHasAlpha: Bool) {
+        self.layout = layout
+        self.width = width
+        self.height = height
+        self.stripHeight = stripHeight
+        self.imageHasAlpha = imageHasAlpha
+        conversion = OutputConversion(channels: layout.format.channels, depth: layout.format.depth,
+                                      linear: linear, composite: layout.background)
+    }
+
+    var rowBytes: Int { width * layout.format.bytesPerPixel }
+
+    /// Where row `row` (0..<stripHeight) of strip `strip` is to be stored.
+    func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer { fatalError("abstract") }
+
+    func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
+        conversion.convert(pixels, hasAlpha: imageHasAlpha, width: width, into: destination(strip: strip, row: row))
+    }
+
+    /// Hands the converted strip on; jobs it makes go to `group`.
+    func encode(strip: Int, rows: Int, group: TaskGroup, priority: WorkerPool.Priority) throws {}
+    /// Ends the output after the last strip (still invisible at its destination).
+    func complete() throws {}
+    /// Makes the output appear.
+    func commit() throws {}
+    func abort() {}
+    var notes: [String] { [] }
+}
+
+/// Streams strips to an image writer, two strip buffers deep.
+final class FileSink: Sink {
+    private let writer: ImageWriter
+    private let buffers: [UnsafeMutableRawPointer]
+
+    init(writer: ImageWriter, layout: OutputLayout, width: Int, height: Int, stripHeight: Int,
+         linear: Bool, imageHasAlpha: Bool) {
+        self.writer = writer
+        let bytes = width * layout.format.bytesPerPixel * stripHeight
+        buffers = (0..<2).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
+        super.init(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
+                   imageHasAlpha: imageHasAlpha)
+    }
+
+    deinit { for b in buffers { b.deallocate() } }
+
+    override func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
+        buffers[strip & 1] + row * rowBytes
+    }
+
+    override func encode(strip: Int, rows: Int, group: TaskGroup, priority: WorkerPool.Priority) throws {
+        try writer.flush()
+        for job in try writer.write(rows: buffers[strip & 1], stride: rowBytes, count: rows) {
+            group.submit(priority) { job.run() }
+        }
+    }
+
+    override func complete() throws { try writer.complete() }
+    override func commit() throws { try writer.commit() }
+    override func abort() { writer.abort() }
+    override var notes: [String] { writer.notes }
+}
+
+/// Keeps the whole image in memory: for callers that want pixels, and for grey inputs whose
+/// output is grey only if every pixel turns out neutral (then written at the end).
+final class MemorySink: Sink {
+    private var pixels: [UInt8]
+    private let base: UnsafeMutableRawPointer
+    /// Reduce to grey at the end when every pixel is neutral.
+    let greyIfNeutral: Bool
+    /// Where to write the image at the end, if anywhere.
+    private let file: (destination: ImageDestination, format: ImageFormat, options: EncodeOptions, metadata: ImageMetadata)?
+    private var writer: ImageWriter?
+    private(set) var image: RasterImage?
+
+    init(layout: OutputLayout, greyIfNeutral: Bool,
+         file: (destination: ImageDestination, format: ImageFormat, options: EncodeOptions, metadata: ImageMetadata)?,
+         width: Int, height: Int, stripHeight: Int, linear: Bool, imageHasAlpha: Bool) {
+        self.greyIfNeutral = greyIfNeutral
+        self.file = file
+        let bytes = width * height * layout.format.bytesPerPixel
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes), alignment: 64)
+        pixels = []
+        super.init(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
+                   imageHasAlpha: imageHasAlpha)
+    }
+
+    deinit { base.deallocate() }
+
+    override func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
+        base + (strip * stripHeight + row) * rowBytes
+    }
+
+    override func complete() throws {
+        var format = layout.format
+        var bytes = [UInt8](UnsafeRawBufferPointer(start: base, count: width * height * format.bytesPerPixel))
+        if greyIfNeutral, let grey = MemorySink.greyVersion(of: bytes, format: format) {
+            bytes = grey
+            format.channels = Channels(grey: true, alpha: format.channels.hasAlpha)
+        }
+        let result = RasterImage(width: width, height: height, format: format,
+                                 metadata: file?.metadata ?? .none, pixels: bytes)
+        image = result
+        if let file {
+            let writer = try ImageWriter(file.destination, format: file.format,
+                                         header: EncodeHeader(width: width, height: height, format: format,
+                                                              metadata: file.metadata),
+                                         options: file.options)
+            self.writer = writer
+            try result.pixels.withUnsafeBytes { p in
+                try writer.writeNow(rows: p.baseAddress!, stride: result.rowBytes, count: height)
+            }
+            try writer.complete()
+        }
+    }
+
+    override func commit() throws { try writer?.commit() }
+    override func abort() { writer?.abort() }
+    override var notes: [String] { writer?.notes ?? [] }
+
+    /// The samples with R, G, B reduced to one grey sample, or nil if some pixel is not
+    /// neutral.
+    static func greyVersion(of bytes: [UInt8], format: PixelFormat) -> [UInt8]? {
+        let n = format.channels.count
+        let alpha = format.channels.hasAlpha
+        let size = format.depth.bytes
+        let pixelCount = bytes.count / (n * size)
+        let out = alpha ? 2 : 1
+        var result = [UInt8](repeating: 0, count: pixelCount * out * size)
+        let neutral = bytes.withUnsafeBytes { src -> Bool in
+            result.withUnsafeMutableBytes { dst -> Bool in
+                if size == 1 {
+                    let s = src.bindMemory(to: UInt8.self), d = dst.bindMemory(to: UInt8.self)
+                    for i in 0..<pixelCount {
+                        let r = s[i * n], g = s[i * n + 1], b = s[i * n + 2]
+                        if r != g || g != b { return false }
+                        d[i * out] = r
+                        if alpha { d[i * out + 1] = s[i * n + 3] }
+                    }
+                } else {
+                    let s = src.bindMemory(to: UInt16.self), d = dst.bindMemory(to: UInt16.self)
+                    for i in 0..<pixelCount {
+                        let r = s[i * n], g = s[i * n + 1], b = s[i * n + 2]
+                        if r != g || g != b { return false }
+                        d[i * out] = r
+                        if alpha { d[i * out + 1] = s[i * n + 3] }
+                    }
+                }
+                return true
+            }
+        }
+        return neutral ? result : nil
+    }
+}

@@ -1,0 +1,57 @@
+import Synchronization
+
+/// Tasks on the worker pool that one thread waits for; tasks may add more tasks. The first
+/// error thrown is kept.
+final class TaskGroup: @unchecked Sendable {
+    private let pool: WorkerPool
+    private let monitor = Monitor()
+    private var outstanding = 0
+    private var firstError: (any Error)?
+
+    init(pool: WorkerPool) { self.pool = pool }
+
+    func submit(_ priority: WorkerPool.Priority, _ work: @escaping () throws -> Void) {
+        monitor.locked { outstanding += 1 }
+        pool.submit(priority) { [self] in
+            var failure: (any Error)?
+            do { try work() } catch { failure = error }
+            monitor.locked {
+                if let failure, firstError == nil { firstError = failure }
+                outstanding -= 1
+                if outstanding == 0 { monitor.broadcast() }
+            }
+        }
+    }
+
+    /// Waits until every task (including those added by tasks) has run; throws the first
+    /// error any of them threw.
+    func wait() throws {
+        let error: (any Error)? = monitor.locked {
+            while outstanding > 0 { monitor.wait() }
+            let e = firstError
+            firstError = nil
+            return e
+        }
+        if let error { throw error }
+    }
+
+    /// Whether a task has failed so far (later tasks may skip their work).
+    var hasFailed: Bool { monitor.locked { firstError != nil } }
+}
+
+/// Set from anywhere (a signal handler's thread) to stop work: no new image starts, and
+/// images in flight stop at their next strip and throw `RenderCancelled`.
+public final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// The work was cancelled; nothing was written.
+public struct RenderCancelled: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "interrupted" }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import FilterChain
+
+/// The pipeline alone decides the schedule, and the schedule never changes a result.
+@Suite struct ScheduleTests {
+    static func chain(sigmas: [Double], space: WorkingSpace = .srgb) -> Chain {
+        var c = ColorControls()
+        c.saturation = 1.4; c.contrast = 1.1; c.brightness = 0.02
+        var t = ToneCurve()
+        t.points = [CurvePoint(0, 0.05), CurvePoint(0.4, 0.35), CurvePoint(1, 0.97)]
+        var steps: [any Filter] = [c]
+        for s in sigmas {
+            var b = GaussianBlur()
+            b.sigma = s
+            steps += [b, t]
+        }
+        return Chain(workingSpace: space, steps)
+    }
+
+    static let renderers = [(1, 1), (1, 32), (2, 5), (2, 7), (4, 64), (3, 200)].map {
+        (label: "\($0.0) threads, strips of \($0.1)", renderer: Renderer(threads: $0.0, stripHeight: $0.1))
+    }
+
+    @Test(arguments: [[2.0], [7.5], [1.0, 20], [3, 0.7, 5]])
+    func sameBytesForEveryThreadCountAndStripHeight(sigmas: [Double]) throws {
+        for format in [PixelFormat(.rgba, .eight), PixelFormat(.rgb, .sixteen)] {
+            let input = Pixels.random(width: 77, height: 131, format: format, seed: 11).raster
+            let chain = Self.chain(sigmas: sigmas)
+            let positions = Array(0...chain.steps.count)
+            let outputs = positions.map { RenderOutput(step: $0, .memory()) }
+            let first = try Self.renderers[0].renderer.render(chain, image: input, outputs: outputs).images
+            for (label, renderer) in Self.renderers.dropFirst() {
+                let other = try renderer.render(chain, image: input, outputs: outputs).images
+                #expect(other == first, "\(label), \(format)")
+            }
+        }
+    }
+
+    /// Every preview equals the final image of the chain cut after that step.
+    @Test func previewsEqualTheCutChain() throws {
+        var chain = Self.chain(sigmas: [2, 9])
+        chain.steps[2].enabled = false
+        let renderer = Renderer(threads: 2, stripHeight: 8)
+        let input = Pixels.random(width: 50, height: 45, format: PixelFormat(.rgba, .eight), seed: 2).raster
+        let outputs = (0...chain.steps.count).reversed().map { RenderOutput(step: $0, .memory()) }
+        let all = try renderer.render(chain, image: input, outputs: outputs).images
+        for (i, output) in outputs.enumerated() {
+            let cut = try renderer.apply(chain.prefix(through: output.step), to: input)
+            #expect(all[i] == cut, "step \(output.step)")
+        }
+        #expect(all.last! == input, "step 0 is the decoded input")
+    }
+
+    @Test func imagesSmallerThanTheBlurAndOneRowHigh() throws {
+        for (w, h) in [(1, 1), (1, 9), (9, 1), (3, 2), (8, 8), (17, 3)] {
+            let input = Pixels.random(width: w, height: h, format: PixelFormat(.rgba, .eight), seed: UInt64(w * 100 + h))
+            for sigma in [1.0, 6] {
+                var b = GaussianBlur()
+                b.sigma = sigma
+                let out = try Self.renderers[2].renderer.apply(Chain([b]), to: input.raster)
+                let expected = Reference.encode(Reference.apply(Chain([b]), to: input), format: out.format, linear: false)
+                let d = differences(Pixels(out).samples, expected)
+                #expect(d.max <= 2, "\(w)x\(h) sigma \(sigma)")
+            }
+        }
+    }
+
+    @Test func greyStaysGreyOnlyWhenEveryPixelIsNeutral() throws {
+        let renderer = Renderer(threads: 2, stripHeight: 4)
+        let grey = Pixels.random(width: 20, height: 10, format: PixelFormat(.greyAlpha, .sixteen), seed: 8).raster
+        var neutral = ToneCurve()
+        neutral.points = [CurvePoint(0, 0.1), CurvePoint(1, 0.9)]
+        #expect(try renderer.apply(Chain([neutral, ColorControls()]), to: grey).format == PixelFormat(.greyAlpha, .sixteen))
+        var tinted = ToneCurve()
+        tinted.red = [CurvePoint(0, 0.2), CurvePoint(1, 1)]
+        #expect(try renderer.apply(Chain([tinted]), to: grey).format == PixelFormat(.rgba, .sixteen))
+        // Equal per-channel curves keep R = G = B: decided from the pixels, grey again.
+        var equal = ToneCurve()
+        equal.red = [CurvePoint(0, 0.2), CurvePoint(1, 1)]
+        equal.green = [CurvePoint(0, 0.2), CurvePoint(1, 1)]
+        equal.blue = [CurvePoint(0, 0.2), CurvePoint(1, 1)]
+        #expect(try renderer.apply(Chain([equal]), to: grey).format == PixelFormat(.greyAlpha, .sixteen))
+        var almost = equal
+        almost.blue = [CurvePoint(0, 0.2), CurvePoint(1, 0.999)]
+        #expect(try renderer.apply(Chain([almost]), to: grey).format == PixelFormat(.rgba, .sixteen))
+        #expect(try renderer.apply(Chain([]), to: grey, depth: .eight).format == PixelFormat(.greyAlpha, .eight))
+    }
+}
