@@ -3,6 +3,7 @@
 public struct ChainError: Error, Sendable, CustomStringConvertible {
     public enum Problem: Sendable, Equatable {
         case unreadable(String)
+        case unwritable(String)
         case syntax(String)
         case missingKey(String)
         case unknownKey(String, suggestion: String?, allowed: [String])
@@ -36,6 +37,7 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
     public var message: String {
         switch problem {
         case .unreadable(let why): return "cannot read the chain file: \(why)"
+        case .unwritable(let why): return "cannot write the chain file: \(why)"
         case .syntax(let why): return "invalid JSON: \(why)"
         case .missingKey(let key): return "missing \"\(key)\""
         case .unknownKey(let key, let suggestion, let allowed):

@@ -1,0 +1,129 @@
+import ArgumentParser
+import FilterChain
+import Foundation
+
+struct Apply: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply a chain file to one image, or to many into a folder.",
+        discussion: """
+            One image, with the image as it stood after step 2 written from the same evaluation:
+
+              filterchain apply chain.json in.jpg out.jpg --preview 2 --preview-output step2.png
+
+            STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at
+            least 4 characters, or a filter's name.
+
+            Many images into a folder, 4 at a time, as JPEG, named like photo-edit.jpg:
+
+              filterchain apply chain.json photos/*.png --output-dir out --format jpeg --suffix -edit --jobs 4
+
+            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8`
+            processes only the 2nd of 8 deterministic shares, so 8 machines can split one list.
+            `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required).
+
+            Outputs appear only when complete: a failure leaves no partial file and never touches
+            an existing one. Exit status: 0 success; 1 an image could not be read, processed or
+            written; 64 usage error; 65 invalid chain file; 130 interrupted.
+            """)
+
+    @Argument(help: "The chain file (JSON, version 1).")
+    var chain: String
+
+    @Argument(help: ArgumentHelp("INPUT OUTPUT; or, with --output-dir, any number of INPUTs.", valueName: "paths"))
+    var paths: [String] = []
+
+    @Option(help: ArgumentHelp("Also write the image as it stood after this step (needs --preview-output).", valueName: "step"))
+    var preview: String?
+
+    @Option(name: .customLong("preview-output"), help: ArgumentHelp("Where the --preview image goes (format from its extension).", valueName: "path"))
+    var previewOutput: String?
+
+    @OptionGroup(title: "Batch")
+    var batch: BatchOptions
+
+    @OptionGroup(title: "Reading and writing")
+    var codec: CodecOptions
+
+    func validate() throws {
+        if (preview == nil) != (previewOutput == nil) {
+            throw ValidationError("--preview and --preview-output go together")
+        }
+    }
+
+    func run() throws {
+        let chain = try loadChain(self.chain)
+        if batch.isBatch {
+            if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
+            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec).run()
+            return
+        }
+        guard paths.count == 2 else {
+            throw Failure.usage(paths.count < 2
+                ? "apply needs INPUT and OUTPUT (or --output-dir for many inputs)"
+                : "apply got \(paths.count) paths; many inputs need --output-dir DIR")
+        }
+        let (input, output) = (paths[0], paths[1])
+        var outputs = [RenderOutput(step: chain.steps.count, .file(try codec.destination(output), codec.encodeOptions))]
+        if let preview, let previewOutput {
+            let position = try resolveStep(preview, in: chain, file: self.chain)
+            if previewOutput == output { throw Failure.usage("\(output): the preview and the output are the same file") }
+            var options = codec.encodeOptions
+            if previewOutput != "-" { options.format = nil }
+            outputs.append(RenderOutput(step: position, .file(try codec.destination(previewOutput), options)))
+        }
+        if input != "-" && input == output {
+            throw Failure.usage("\(output): the output would replace the input; write to another path")
+        }
+        let renderer = Renderer()
+        let result: RenderResult
+        do {
+            result = try renderer.render(chain, source: input == "-" ? .standardInput : .file(input),
+                                         decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
+        } catch {
+            throw Failure.image(error)
+        }
+        if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
+        for note in result.notes { Console.warning(note) }
+    }
+}
+
+struct BatchOptions: ParsableArguments {
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("Write every output into this folder (created if missing); outputs keep their input's base name.", valueName: "dir"))
+    var outputDir: String?
+
+    @Option(name: .customLong("files-from"), help: ArgumentHelp("Read input paths from this file, one per line ('-': stdin).", valueName: "file"))
+    var filesFrom: String?
+
+    @Option(help: ArgumentHelp("Text put before each output's extension.", valueName: "text"))
+    var suffix: String = ""
+
+    @Option(help: ArgumentHelp("Images processed at once (default: the number of cores). Threads are shared, never multiplied.", valueName: "n"))
+    var jobs: Int?
+
+    @Option(help: ArgumentHelp("Process only share I of N (1-based) of the input list, for splitting a batch across machines.", valueName: "I/N"))
+    var shard: String?
+
+    @Flag(name: .customLong("skip-existing"), help: "Skip inputs whose output already exists (resumes a batch).")
+    var skipExisting = false
+
+    @Flag(help: "Print one JSON object per input on stdout as it finishes.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "No progress line and no summary.")
+    var quiet = false
+
+    var isBatch: Bool { outputDir != nil || filesFrom != nil }
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs: must be 1 or more") }
+        if shard != nil && parsedShard == nil { throw ValidationError("--shard: '\(shard!)'; write I/N with 1 <= I <= N, like 2/8") }
+        if filesFrom != nil && outputDir == nil { throw ValidationError("--files-from needs --output-dir") }
+    }
+
+    var parsedShard: (index: Int, count: Int)? {
+        guard let shard else { return nil }
+        let parts = shard.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else { return nil }
+        return (i, n)
+    }
+}

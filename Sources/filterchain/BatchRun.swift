@@ -1,0 +1,219 @@
+import FilterChain
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Many inputs into one folder: names checked before any work, images in parallel on one
+/// shared renderer, each failure reported as it happens, a summary at the end.
+struct BatchRun {
+    let chainPath: String
+    let chain: Chain
+    let paths: [String]
+    let options: BatchOptions
+    let codec: CodecOptions
+
+    struct Item {
+        var input: String
+        var output: String
+    }
+
+    func inputs() throws -> [String] {
+        var list = paths
+        if let filesFrom = options.filesFrom {
+            let text: String
+            if filesFrom == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                guard let data = FileManager.default.contents(atPath: filesFrom) else {
+                    throw Failure.usage("\(filesFrom): cannot read the list of inputs")
+                }
+                text = String(decoding: data, as: UTF8.self)
+            }
+            list += text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        }
+        if list.isEmpty { throw Failure.usage("no inputs") }
+        if list.contains("-") { throw Failure.usage("-: standard input works for one image, not with --output-dir") }
+        return list
+    }
+
+    /// Output paths for every input; clashes are an error before any work starts.
+    func plan(_ inputs: [String], into folder: String) throws -> [Item] {
+        var items: [Item] = []
+        var claimed: [String: String] = [:]
+        for input in inputs {
+            let base = input.split(separator: "/").last.map(String.init) ?? input
+            let dot = base.lastIndex(of: ".")
+            let stem = dot.map { String(base[..<$0]) } ?? base
+            let inputExtension = dot.map { String(base[base.index(after: $0)...]) } ?? ""
+            let ext: String
+            if let format = codec.format {
+                ext = format.lowercased()
+            } else {
+                guard ImageFormat(pathExtension: inputExtension) != nil else {
+                    throw Failure.usage("\(input): cannot name the output after an input without a .png, .jpg or .jpeg extension; use --format")
+                }
+                ext = inputExtension
+            }
+            let output = (folder.hasSuffix("/") ? folder : folder + "/") + stem + options.suffix + "." + ext
+            if let other = claimed[output.lowercased()] {
+                throw Failure.usage("\(input) and \(other) would both be written to \(output); rename one, or use --suffix")
+            }
+            claimed[output.lowercased()] = input
+            items.append(Item(input: input, output: output))
+        }
+        if codec.depth == 16, items.contains(where: { ImageFormat(pathExtension: String($0.output.split(separator: ".").last ?? "")) == .jpeg }) {
+            throw Failure.usage("JPEG is 8-bit only; --depth 16 needs PNG outputs (--format png)")
+        }
+        return items
+    }
+
+    func run() throws {
+        let folder = options.outputDir!
+        var planned = try plan(try inputs(), into: folder)
+        if let (index, count) = options.parsedShard {
+            planned = planned.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+        }
+        let items = planned
+        try makeDirectory(folder)
+        let jobs = max(1, min(options.jobs ?? WorkerPool.availableCores, max(1, items.count)))
+        let renderer = Renderer()
+        let state = BatchState(total: items.count, showProgress: Console.stderrIsTerminal && !options.quiet)
+        let encode = codec.encodeOptions
+        let decode = codec.decodeOptions
+        let chain = self.chain
+        let json = options.json
+        let skipExisting = options.skipExisting
+        let workers = (0..<jobs).map { _ in
+            Thread {
+                while !Signals.cancel.isCancelled, let index = state.next() {
+                    let item = items[index]
+                    let started = now()
+                    var line = JSONLine()
+                    line.add("input", item.input)
+                    line.add("output", item.output)
+                    if skipExisting && fileExists(item.output) {
+                        state.finished(.skipped)
+                        if json {
+                            line.add("status", "skipped")
+                            Console.output(line.text)
+                        }
+                        continue
+                    }
+                    do {
+                        let result = try renderer.render(chain, source: .file(item.input), decode: decode,
+                                                         outputs: [RenderOutput(step: chain.steps.count, .file(.file(item.output), encode))],
+                                                         cancel: Signals.cancel, order: index)
+                        if decode.lenient { for warning in result.warnings { Console.warning("\(item.input): \(warning)") } }
+                        for note in result.notes { Console.warning(note) }
+                        state.finished(.written)
+                        line.add("status", "written")
+                        line.add("error", nil as String?)
+                        line.add("width", result.info.width)
+                        line.add("height", result.info.height)
+                    } catch is RenderCancelled {
+                        state.finished(.cancelled)
+                        continue
+                    } catch {
+                        state.finished(.failed)
+                        Console.error("\(error)")
+                        line.add("status", "failed")
+                        line.add("error", "\(error)")
+                        line.add("width", nil as Int?)
+                        line.add("height", nil as Int?)
+                    }
+                    line.add("milliseconds", Int(((now() - started) * 1000).rounded()))
+                    if json { Console.output(line.text) }
+                }
+                state.workerDone()
+            }
+        }
+        for w in workers {
+            w.stackSize = 1 << 20
+            w.start()
+        }
+        state.waitForWorkers(jobs)
+        Console.endProgress()
+        let counts = state.counts
+        if !options.quiet {
+            var summary = "\(counts.written) written, \(counts.failed) failed"
+            if counts.skipped > 0 { summary += ", \(counts.skipped) skipped" }
+            if Signals.cancel.isCancelled { summary += ", interrupted with \(items.count - counts.written - counts.failed - counts.skipped) not done" }
+            Console.note(summary)
+        }
+        if Signals.cancel.isCancelled { throw Failure(message: "interrupted", status: Status.interrupted) }
+        if counts.failed > 0 { throw ExitCodeFailure(status: Status.failure) }
+    }
+}
+
+/// Ends the command with a status after its errors were already reported.
+struct ExitCodeFailure: Error {
+    var status: Int32
+}
+
+/// The batch's shared bookkeeping.
+final class BatchState: @unchecked Sendable {
+    enum Outcome { case written, failed, skipped, cancelled }
+
+    private let lock = NSCondition()
+    private var nextIndex = 0
+    private let total: Int
+    private(set) var counts = (written: 0, failed: 0, skipped: 0)
+    private var done = 0
+    private var workersDone = 0
+    private let started = now()
+    private let showProgress: Bool
+
+    init(total: Int, showProgress: Bool) {
+        self.total = total
+        self.showProgress = showProgress
+    }
+
+    func next() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard nextIndex < total else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
+    }
+
+    func finished(_ outcome: Outcome) {
+        lock.lock()
+        switch outcome {
+        case .written: counts.written += 1
+        case .failed: counts.failed += 1
+        case .skipped: counts.skipped += 1
+        case .cancelled: break
+        }
+        done += 1
+        let line = progressLine()
+        lock.unlock()
+        if showProgress { Console.progress(line) }
+    }
+
+    private func progressLine() -> String {
+        let elapsed = max(now() - started, 1e-6)
+        let rate = Double(done) / elapsed
+        var line = "\(done)/\(total) images, " + String(format: "%.1f/s", rate)
+        if rate > 0 && done < total {
+            let left = Int((Double(total - done) / rate).rounded())
+            line += String(format: ", %d:%02d left", left / 60, left % 60)
+        }
+        return line
+    }
+
+    func workerDone() {
+        lock.lock()
+        workersDone += 1
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    func waitForWorkers(_ count: Int) {
+        lock.lock()
+        while workersDone < count { lock.wait() }
+        lock.unlock()
+    }
+}

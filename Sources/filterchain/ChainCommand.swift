@@ -1,0 +1,205 @@
+import ArgumentParser
+import FilterChain
+
+struct ChainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chain",
+        abstract: "Create and edit chain files from scripts.",
+        discussion: """
+            Every write is validated first and replaces the file atomically. Ids are made once
+            and never change. STEP is a position, a full id, an id prefix of at least 4
+            characters, or a name, as for 'apply --preview'.
+
+              filterchain chain new look.json
+              filterchain chain add look.json colorControls --name colour saturation=1.2
+              filterchain chain add look.json gaussianBlur sigma=2
+              filterchain chain set look.json colour contrast=1.1 brightness=0.05
+              filterchain chain move look.json 2 --to 1
+              filterchain chain show look.json
+            """,
+        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self])
+
+    /// Applies `name=value` assignments to the step at `index`; values are JSON or a bare word.
+    static func assign(_ assignments: [String], to chain: inout Chain, index: Int, file: String) throws {
+        for assignment in assignments {
+            guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
+                throw Failure.usage("'\(assignment)': write parameters as name=value, like sigma=2")
+            }
+            let name = String(assignment[..<eq])
+            let value = Chain.parameterValue(String(assignment[assignment.index(after: eq)...]))
+            do { try chain.setParameter(at: index, name, to: value, file: file) } catch {
+                throw Failure.usage(error.description)
+            }
+        }
+    }
+
+    static func save(_ chain: Chain, to path: String) throws {
+        do { try chain.save(to: path) } catch {
+            throw Failure(message: error.description, status: Status.failure)
+        }
+    }
+
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an empty chain file.",
+            discussion: "  filterchain chain new look.json --working-space linear")
+
+        @Argument(help: "The chain file to create.")
+        var file: String
+
+        @Option(name: .customLong("working-space"), help: ArgumentHelp("srgb (filters see stored values) or linear.", valueName: "srgb|linear"))
+        var workingSpace: String = "srgb"
+
+        @Flag(help: "Replace an existing file.")
+        var force = false
+
+        func run() throws {
+            guard let space = WorkingSpace(rawValue: workingSpace) else {
+                throw Failure.usage("--working-space: '\(workingSpace)'; allowed srgb or linear")
+            }
+            if fileExists(file) && !force { throw Failure.usage("\(file): already exists (use --force to replace it)") }
+            try ChainCommand.save(Chain(workingSpace: space, steps: []), to: file)
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a filter; prints its new id.",
+            discussion: "  filterchain chain add look.json toneCurve --at 1 'points=[[0,0],[0.5,0.6],[1,1]]'")
+
+        @Argument(help: "The chain file.")
+        var file: String
+
+        @Argument(help: "The filter type (see 'filterchain filters').")
+        var type: String
+
+        @Argument(help: ArgumentHelp("Parameters as name=value (JSON values; a bare word is a string).", valueName: "name=value"))
+        var parameters: [String] = []
+
+        @Option(help: "A name for the step.")
+        var name: String?
+
+        @Option(help: ArgumentHelp("Position the new step takes (1-based; default: the end).", valueName: "pos"))
+        var at: Int?
+
+        func run() throws {
+            var chain = try loadChain(file)
+            let step: Step
+            do { step = try Chain.makeStep(type: type, name: name, file: file) } catch { throw Failure.usage(error.description) }
+            let position = at ?? chain.steps.count + 1
+            guard (1...chain.steps.count + 1).contains(position) else {
+                throw Failure.usage("--at \(position): allowed 1...\(chain.steps.count + 1)")
+            }
+            chain.steps.insert(step, at: position - 1)
+            try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
+            try ChainCommand.save(chain, to: file)
+            Console.output(step.id)
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set parameters of a step.",
+            discussion: "  filterchain chain set look.json 3 sigma=4")
+
+        @Argument(help: "The chain file.")
+        var file: String
+
+        @Argument(help: "The step.")
+        var step: String
+
+        @Argument(help: ArgumentHelp("Parameters as name=value.", valueName: "name=value"))
+        var parameters: [String] = []
+
+        func validate() throws {
+            if parameters.isEmpty { throw ValidationError("give at least one name=value") }
+        }
+
+        func run() throws {
+            var chain = try loadChain(file)
+            let position = try stepPosition(step, chain, file)
+            try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
+            try ChainCommand.save(chain, to: file)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a step.", discussion: "  filterchain chain remove look.json colour")
+
+        @Argument(help: "The chain file.") var file: String
+        @Argument(help: "The step.") var step: String
+
+        func run() throws {
+            var chain = try loadChain(file)
+            chain.steps.remove(at: try stepPosition(step, chain, file) - 1)
+            try ChainCommand.save(chain, to: file)
+        }
+    }
+
+    struct Move: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a step to another position.",
+                                                        discussion: "  filterchain chain move look.json 3 --to 1")
+
+        @Argument(help: "The chain file.") var file: String
+        @Argument(help: "The step.") var step: String
+        @Option(help: ArgumentHelp("The position it takes (1-based).", valueName: "pos")) var to: Int
+
+        func run() throws {
+            var chain = try loadChain(file)
+            let from = try stepPosition(step, chain, file)
+            guard (1...chain.steps.count).contains(to) else { throw Failure.usage("--to \(to): allowed 1...\(chain.steps.count)") }
+            let moved = chain.steps.remove(at: from - 1)
+            chain.steps.insert(moved, at: to - 1)
+            try ChainCommand.save(chain, to: file)
+        }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a step.", discussion: "  filterchain chain enable look.json blur")
+        @Argument(help: "The chain file.") var file: String
+        @Argument(help: "The step.") var step: String
+        func run() throws { try setEnabled(file, step, true) }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a step (it still counts as a step).",
+                                                        discussion: "  filterchain chain disable look.json blur")
+        @Argument(help: "The chain file.") var file: String
+        @Argument(help: "The step.") var step: String
+        func run() throws { try setEnabled(file, step, false) }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a chain as a table.", discussion: "  filterchain chain show look.json")
+        @Argument(help: "The chain file.") var file: String
+
+        func run() throws {
+            let chain = try loadChain(file)
+            var rows = [["#", "id", "name", "type", "enabled", "parameters"]]
+            for (i, step) in chain.steps.enumerated() {
+                rows.append(["\(i + 1)", step.shortID, step.name ?? "-", step.type, step.enabled ? "yes" : "no",
+                             JSONWriter.compact(step.filter.parametersJSON)])
+            }
+            let widths = (0..<6).map { c in rows.map { $0[c].count }.max()! }
+            Console.output("working space: \(chain.workingSpace.rawValue)")
+            for row in rows {
+                let line = row.enumerated().map { c, cell in
+                    c == 5 ? cell : cell + String(repeating: " ", count: widths[c] - cell.count)
+                }.joined(separator: "  ")
+                Console.output(line)
+            }
+        }
+    }
+}
+
+private func stepPosition(_ text: String, _ chain: Chain, _ file: String) throws -> Int {
+    let position = try resolveStep(text, in: chain, file: file)
+    if position == 0 { throw Failure.usage("\(file): step 0 is the input, not a filter") }
+    return position
+}
+
+private func setEnabled(_ file: String, _ step: String, _ enabled: Bool) throws {
+    var chain = try loadChain(file)
+    chain.steps[try stepPosition(step, chain, file) - 1].enabled = enabled
+    try ChainCommand.save(chain, to: file)
+}

@@ -1,0 +1,187 @@
+import ArgumentParser
+import FilterChain
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Exit statuses, as `filterchain --help` documents them.
+enum Status {
+    static let success: Int32 = 0
+    /// An image could not be read, processed or written.
+    static let failure: Int32 = 1
+    /// The command line was wrong (EX_USAGE).
+    static let usage: Int32 = 64
+    /// A chain file is invalid (EX_DATAERR).
+    static let invalidChain: Int32 = 65
+    /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT).
+    static let interrupted: Int32 = 130
+}
+
+/// A failure already phrased for people: printed as one line, ends the command with `status`.
+struct Failure: Error {
+    var message: String
+    var status: Int32
+
+    static func usage(_ message: String) -> Failure { Failure(message: message, status: Status.usage) }
+    static func chain(_ error: ChainError) -> Failure { Failure(message: error.description, status: Status.invalidChain) }
+    static func image(_ error: any Error) -> Failure {
+        if error is RenderCancelled { return Failure(message: "interrupted", status: Status.interrupted) }
+        return Failure(message: "\(error)", status: Status.failure)
+    }
+}
+
+/// Everything the CLI says on stderr and stdout, serialised so that lines from parallel work
+/// never interleave, and so that the progress line is cleared before other text.
+enum Console {
+    nonisolated(unsafe) private static var lock = pthread_mutex_t()
+    nonisolated(unsafe) private static var progressShown = false
+    static let stderrIsTerminal = isatty(2) == 1
+
+    static func setUp() { pthread_mutex_init(&lock, nil) }
+
+    private static func locked(_ body: () -> Void) {
+        pthread_mutex_lock(&lock)
+        body()
+        pthread_mutex_unlock(&lock)
+    }
+
+    private static func clearProgress() {
+        if progressShown {
+            writeAll(2, "\r\u{1B}[K")
+            progressShown = false
+        }
+    }
+
+    static func error(_ message: String) {
+        locked {
+            clearProgress()
+            writeAll(2, "filterchain: error: \(message)\n")
+        }
+    }
+
+    static func warning(_ message: String) {
+        locked {
+            clearProgress()
+            writeAll(2, "filterchain: warning: \(message)\n")
+        }
+    }
+
+    static func note(_ message: String) {
+        locked {
+            clearProgress()
+            writeAll(2, message + "\n")
+        }
+    }
+
+    static func output(_ line: String) {
+        locked {
+            writeAll(1, line + "\n")
+        }
+    }
+
+    /// Replaces the progress line (terminals only).
+    static func progress(_ line: String) {
+        locked {
+            writeAll(2, "\r\u{1B}[K" + line)
+            progressShown = true
+        }
+    }
+
+    static func endProgress() { locked { clearProgress() } }
+}
+
+/// Ctrl-C and SIGTERM: stop starting work, let images in flight stop at their next strip,
+/// remove temporary files, exit 130. A second signal exits at once (still cleaning up).
+enum Signals {
+    static let cancel = CancellationFlag()
+    nonisolated(unsafe) private static var count = 0
+
+    static func install() {
+        for s in [SIGINT, SIGTERM] {
+            signal(s) { _ in
+                Signals.count += 1
+                Signals.cancel.cancel()
+                if Signals.count > 1 {
+                    TemporaryFiles.shared.removeAll()
+                    _exit(Status.interrupted)
+                }
+            }
+        }
+    }
+}
+
+/// A JSON object on one line, for --json.
+struct JSONLine {
+    private var parts: [String] = []
+
+    mutating func add(_ key: String, _ value: String?) {
+        parts.append(JSONWriter.quote(key) + ":" + (value.map(JSONWriter.quote) ?? "null"))
+    }
+
+    mutating func add(_ key: String, _ value: Int?) {
+        parts.append(JSONWriter.quote(key) + ":" + (value.map(String.init) ?? "null"))
+    }
+
+    mutating func add(_ key: String, _ value: Bool) {
+        parts.append(JSONWriter.quote(key) + ":" + (value ? "true" : "false"))
+    }
+
+    mutating func addRaw(_ key: String, _ json: String) {
+        parts.append(JSONWriter.quote(key) + ":" + json)
+    }
+
+    var text: String { "{" + parts.joined(separator: ",") + "}" }
+}
+
+/// Monotonic seconds.
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+func fileExists(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0
+}
+
+func isDirectory(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// Creates a folder and its parents when missing.
+func makeDirectory(_ path: String) throws {
+    if isDirectory(path) { return }
+    var partial = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+        partial += "/" + component
+        if !isDirectory(partial), mkdir(partial, 0o777) != 0, errno != EEXIST {
+            throw Failure(message: "\(path): cannot create the folder: \(String(cString: strerror(errno)))", status: Status.failure)
+        }
+    }
+}
+
+func loadChain(_ path: String) throws -> Chain {
+    do { return try Chain.load(path) } catch { throw Failure.chain(error) }
+}
+
+func resolveStep(_ text: String, in chain: Chain, file: String) throws -> Int {
+    do { return try StepReference(text).resolve(in: chain) } catch {
+        throw Failure.usage("\(file): \(error)")
+    }
+}
+
+/// Writes all of `text` to a file descriptor (unbuffered, so lines appear at once).
+func writeAll(_ fd: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    let count = bytes.count
+    var offset = 0
+    while offset < count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, count - offset) }
+        if n <= 0 { if errno == EINTR { continue }; return }
+        offset += n
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import FilterChain
+
+/// How images are read and written: shared by every command that does either.
+struct CodecOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Output format: png or jpeg (default: from the output's extension; required when writing to stdout).", valueName: "png|jpeg"))
+    var format: String?
+
+    @Option(help: ArgumentHelp("JPEG quality, 1 to 100.", valueName: "1-100"))
+    var quality: Int = 90
+
+    @Flag(help: "Write progressive JPEG.")
+    var progressive = false
+
+    @Option(help: ArgumentHelp("JPEG chroma subsampling.", valueName: "4:2:0|4:4:4"))
+    var chroma: String = "4:2:0"
+
+    @Option(help: ArgumentHelp("PNG zlib compression level, 0 (none) to 9 (smallest).", valueName: "0-9"))
+    var compression: Int = 6
+
+    @Option(help: ArgumentHelp("PNG bit depth (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
+    var depth: Int?
+
+    @Flag(help: "Drop metadata: ICC profile, EXIF and PNG colour chunks.")
+    var strip = false
+
+    @Option(help: ArgumentHelp("Colour transparent pixels are composited over for JPEG: white, black, #rgb or #rrggbb.", valueName: "colour"))
+    var background: String = "white"
+
+    @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Refuse images with more pixels than this, checked from the header before decoding (0: no limit).", valueName: "n"))
+    var maxPixels: Int = DecodeOptions.defaultMaxPixels
+
+    @Flag(name: .customLong("no-auto-orient"), help: "Keep JPEG pixels as stored instead of turning them upright by their EXIF Orientation.")
+    var noAutoOrient = false
+
+    @Flag(help: "Decode damaged images as far as possible (the damage is reported as a warning) instead of refusing them.")
+    var lenient = false
+
+    func validate() throws {
+        if let format, ImageFormat(pathExtension: format) == nil {
+            throw ValidationError("--format: '\(format)' is not a format filterchain writes; use png or jpeg")
+        }
+        if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is out of range; allowed 1 to 100") }
+        if ChromaSubsampling(rawValue: chroma) == nil { throw ValidationError("--chroma: '\(chroma)'; allowed 4:2:0 or 4:4:4") }
+        if !(0...9).contains(compression) { throw ValidationError("--compression: \(compression) is out of range; allowed 0 to 9") }
+        if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth: \(depth); allowed 8 or 16") }
+        if RGBColor(parsing: background) == nil {
+            throw ValidationError("--background: '\(background)' is not a colour; use white, black, #rgb or #rrggbb")
+        }
+        if maxPixels < 0 { throw ValidationError("--max-pixels: must be 0 (no limit) or more") }
+        if depth == 16, let format, ImageFormat(pathExtension: format) == .jpeg {
+            throw ValidationError("--depth 16: JPEG is 8-bit only; write PNG for 16-bit output")
+        }
+    }
+
+    var imageFormat: ImageFormat? { format.flatMap(ImageFormat.init(pathExtension:)) }
+
+    var encodeOptions: EncodeOptions {
+        EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, quality: quality,
+                      progressive: progressive, chroma: ChromaSubsampling(rawValue: chroma) ?? .yuv420,
+                      compressionLevel: compression, stripMetadata: strip,
+                      background: RGBColor(parsing: background) ?? .white)
+    }
+
+    var decodeOptions: DecodeOptions {
+        DecodeOptions(maxPixels: maxPixels, autoOrient: !noAutoOrient, lenient: lenient)
+    }
+
+    /// The destination for a path ("-" is stdout), checked for a format it can be written in.
+    func destination(_ path: String) throws -> ImageDestination {
+        let destination: ImageDestination = path == "-" ? .standardOutput : .file(path)
+        let format: ImageFormat
+        do { format = try encodeOptions.resolvedFormat(for: destination) } catch {
+            if path == "-" { throw Failure.usage("-: writing to standard output needs --format png or --format jpeg") }
+            throw Failure.usage("\(error)")
+        }
+        if format == .jpeg && depth == 16 {
+            throw Failure.usage("\(path): JPEG is 8-bit only; --depth 16 needs a PNG output")
+        }
+        return destination
+    }
+}
