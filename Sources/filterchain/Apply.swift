@@ -15,7 +15,7 @@ struct Apply: ParsableCommand {
 
             Many images into a folder, 4 at a time, as JPEG, named like photo-edit.jpg:
 
-              filterchain apply chain.json photos/*.png --output-dir out --format jpeg --suffix -edit --jobs 4
+              filterchain apply chain.json photos/*.png --output-dir out --format jpeg --suffix=-edit --jobs 4
 
             `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8`
             processes only the 2nd of 8 deterministic shares, so 8 machines can split one list.
@@ -94,7 +94,7 @@ struct BatchOptions: ParsableArguments {
     @Option(name: .customLong("files-from"), help: ArgumentHelp("Read input paths from this file, one per line ('-': stdin).", valueName: "file"))
     var filesFrom: String?
 
-    @Option(help: ArgumentHelp("Text put before each output's extension.", valueName: "text"))
+    @Option(help: ArgumentHelp("Text put before each output's extension (write --suffix=-edit when it starts with '-').", valueName: "text"))
     var suffix: String = ""
 
     @Option(help: ArgumentHelp("Images processed at once (default: the number of cores). Threads are shared, never multiplied.", valueName: "n"))

@@ -18,7 +18,7 @@ extension Chain {
         do throws(ParameterError) {
             steps[index].filter = try step.filter.setting(name, to: value)
         } catch {
-            throw ChainError(file: file, path: "filters[\(index)].parameters.\(name)" + error.subpath,
+            throw ChainError(file: file, path: "filters[\(index)].parameters" + error.subpath,
                              problem: error.problem)
         }
     }

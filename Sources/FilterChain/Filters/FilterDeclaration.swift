@@ -33,7 +33,7 @@ public struct FilterDeclaration<F: Filter>: Sendable {
         guard let parameter = parameters.first(where: { $0.name == name }) else {
             let names = parameters.map(\.name)
             throw ParameterError(node: keyNode ?? value, problem: .unknownParameter(
-                name, filter: type, suggestion: closestMatch(name, in: names), allowed: names))
+                name, filter: type, suggestion: closestMatch(name, in: names), allowed: names), subpath: "." + name)
         }
         do throws(ParameterError) {
             try parameter.set(&filter, value)

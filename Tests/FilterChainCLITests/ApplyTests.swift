@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import FilterChain
+
+@Suite struct ApplyTests {
+    let folder = CLI.temporaryFolder()
+
+    @Test func appliesTheSampleChainWithAPreview() throws {
+        let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "out.png",
+                             "--preview", "2", "--preview-output", "step2.jpg"], in: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty)
+        let (info, _) = try CLI.pixels(folder + "/out.png")
+        #expect(info.width == 451 && info.height == 300 && info.sourceFormat == .png)
+        let (preview, _) = try CLI.pixels(folder + "/step2.jpg")
+        #expect(preview.sourceFormat == .jpeg && preview.width == 451)
+        // Only the two outputs: no temporary files left behind.
+        #expect(CLI.files(in: folder) == ["out.png", "step2.jpg"])
+    }
+
+    /// The preview equals the final image of the chain cut after STEP, however STEP is named.
+    @Test(arguments: [("0", 0), ("1", 1), ("curve", 2), ("7a2d", 2), ("7A2D4E6F-8B9C-4A1D-9E2F-3B4C5D6E7F80", 2),
+                      ("soften", 3), ("3", 3)])
+    func previewEqualsTheCutChain(step: String, position: Int) throws {
+        var chain = try Chain.load(CLI.lookChain)
+        chain.steps[1].enabled = position != 2 || step != "curve"   // a disabled step still counts
+        try chain.save(to: folder + "/chain.json")
+        var cut = chain
+        cut.steps = Array(chain.steps.prefix(position))
+        try cut.save(to: folder + "/cut.json")
+        let a = try CLI.run(["apply", "chain.json", CLI.samples + "/rocket.jpg", "final.png",
+                             "--preview", step, "--preview-output", "preview.png"], in: folder)
+        #expect(a.status == 0, "\(a.stderr)")
+        let b = try CLI.run(["apply", "cut.json", CLI.samples + "/rocket.jpg", "cut.png"], in: folder)
+        #expect(b.status == 0, "\(b.stderr)")
+        #expect(try CLI.pixels(folder + "/preview.png").1 == CLI.pixels(folder + "/cut.png").1)
+    }
+
+    @Test func unknownOrAmbiguousStepsListTheSteps() throws {
+        var chain = try Chain.load(CLI.lookChain)
+        chain.steps[2].id = "0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D42"   // shares a prefix with step 1
+        try chain.save(to: folder + "/chain.json")
+        for (step, words) in [("nope", "no step 'nope'"), ("0f6c", "ambiguous"), ("9", "no step 9"), ("0f6", "at least 4")] {
+            let r = try CLI.run(["apply", "chain.json", CLI.samples + "/chelsea.png", "o.png", "--preview", step,
+                                 "--preview-output", "p.png"], in: folder)
+            #expect(r.status == 64)
+            #expect(r.stderr.hasPrefix("filterchain: error: chain.json: ") && r.stderr.contains(words), "\(r.stderr)")
+            #expect(r.stderr.contains("1 0F6C1B9E 'colour' (colorControls)") && r.stderr.split(separator: "\n").count == 1)
+        }
+        #expect(!CLI.files(in: folder).contains("o.png"))
+    }
+
+    @Test func failuresWriteNothingAndKeepExistingFiles() throws {
+        CLI.write("precious", to: folder + "/out.png")
+        let truncated = try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/rocket.jpg")).prefix(30000)
+        try truncated.write(to: URL(fileURLWithPath: folder + "/broken.jpg"))
+        let r = try CLI.run(["apply", CLI.lookChain, "broken.jpg", "out.png", "--preview", "1", "--preview-output", "p.png"], in: folder)
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("filterchain: error: broken.jpg: ") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(try String(contentsOfFile: folder + "/out.png", encoding: .utf8) == "precious")
+        #expect(CLI.files(in: folder) == ["broken.jpg", "out.png"])
+
+        let missing = try CLI.run(["apply", CLI.lookChain, "missing.png", "x.png"], in: folder)
+        #expect(missing.status == 1 && missing.stderr == "filterchain: error: missing.png: no such file\n")
+        CLI.write("GIF89a....", to: folder + "/fake.png")
+        let gif = try CLI.run(["apply", CLI.lookChain, "fake.png", "x.png"], in: folder)
+        #expect(gif.status == 1 && gif.stderr.contains("fake.png") && gif.stderr.contains("GIF"))
+        let ext = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "x.tiff"], in: folder)
+        #expect(ext.status == 64 && ext.stderr.contains("x.tiff"))
+        let noDir = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "nofolder/x.png"], in: folder)
+        #expect(noDir.status == 1 && noDir.stderr.contains("nofolder/x.png"))
+        #expect(!CLI.files(in: folder).contains("x.png"))
+    }
+
+    @Test func usageErrorsExit64() throws {
+        for args in [["apply"], ["apply", CLI.lookChain, "a.png"], ["apply", CLI.lookChain, "a.png", "b.png", "--quality", "0"],
+                     ["apply", CLI.lookChain, "a.png", "b.png", "--preview", "1"], ["nonsense"],
+                     ["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "-"],
+                     ["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "b.jpg", "--depth", "16"]] {
+            let r = try CLI.run(args, in: folder)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("filterchain: error: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func everyCommandExplainsItselfWithAnExample() throws {
+        for command in [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
+                        ["chain", "set"], ["chain", "remove"], ["chain", "move"], ["chain", "enable"], ["chain", "disable"],
+                        ["chain", "show"]] {
+            let r = try CLI.run(command + ["--help"])
+            #expect(r.status == 0, "\(command)")
+            #expect(r.out.contains("filterchain ") && r.out.contains("USAGE"), "\(command): \(r.out)")
+        }
+    }
+
+    @Test func pipesThroughStandardInputAndOutput() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/chelsea.png"))
+        let r = try CLI.run(["apply", CLI.lookChain, "-", "-", "--format", "png"], stdin: input)
+        #expect(r.status == 0, "\(r.stderr)")
+        try r.stdout.write(to: URL(fileURLWithPath: folder + "/piped.png"))
+        let direct = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "direct.png"], in: folder)
+        #expect(direct.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/direct.png")) == r.stdout)
+    }
+
+    @Test func sixteenBitStaysSixteenBitAndGreyStaysGrey() throws {
+        let grey16 = (0..<(64 * 32)).map { ($0 * 37) % 65536 }
+        let image = RasterImage(width: 64, height: 32, format: PixelFormat(.grey, .sixteen), samples: grey16)
+        try Renderer(threads: 1).render(Chain(steps: []), image: image,
+                                        outputs: [RenderOutput(step: 0, .file(.file(folder + "/g16.png"), EncodeOptions()))])
+        #expect(try CLI.run(["apply", CLI.lookChain, "g16.png", "o.png"], in: folder).status == 0)
+        #expect(try CLI.pixels(folder + "/o.png").0.format == PixelFormat(.grey, .sixteen))
+        #expect(try CLI.run(["apply", CLI.lookChain, "g16.png", "o8.png", "--depth", "8"], in: folder).status == 0)
+        #expect(try CLI.pixels(folder + "/o8.png").0.format == PixelFormat(.grey, .eight))
+        #expect(try CLI.run(["apply", CLI.samples + "/chains/tone-curve.json", "g16.png", "tinted.png"], in: folder).status == 0)
+        #expect(try CLI.pixels(folder + "/tinted.png").0.format == PixelFormat(.rgb, .sixteen))
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import FilterChain
+
+@Suite struct BatchTests {
+    let folder = CLI.temporaryFolder()
+
+    /// Copies of the samples plus one corrupt file, as inputs in `folder`/in.
+    func inputs(corrupt: Bool = true) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
+        var names: [String] = []
+        for (i, sample) in ["chelsea.png", "coffee.png", "rocket.jpg", "camera.png"].enumerated() {
+            for copy in 0..<2 {
+                let ext = (sample as NSString).pathExtension
+                let name = "in/img\(i)\(copy).\(ext)"
+                try FileManager.default.copyItem(atPath: CLI.samples + "/" + sample, toPath: folder + "/" + name)
+                names.append(name)
+            }
+        }
+        if corrupt {
+            let data = try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/coffee.png"))
+            var damaged = data
+            damaged[data.count / 2] ^= 0xFF
+            try damaged.write(to: URL(fileURLWithPath: folder + "/in/damaged.png"))
+            names.insert("in/damaged.png", at: 3)
+        }
+        return names
+    }
+
+    @Test func aCorruptInputDoesNotStopTheOthers() throws {
+        let names = try inputs()
+        let r = try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "out", "--json"], in: folder)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("filterchain: error: in/damaged.png: "), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("8 written, 1 failed\n"), "\(r.stderr)")
+        let written = CLI.files(in: folder + "/out")
+        #expect(written.count == 8 && !written.contains("damaged.png"), "\(written)")
+        let lines = r.out.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(lines.count == 9)
+        for line in lines {
+            let failed = (line["input"] as? String) == "in/damaged.png"
+            #expect(line["status"] as? String == (failed ? "failed" : "written"))
+            #expect(line["output"] is String && line["milliseconds"] is Int)
+            if failed { #expect((line["error"] as? String)?.contains("damaged") == true) } else {
+                #expect((line["width"] as? Int ?? 0) > 0 && (line["height"] as? Int ?? 0) > 0)
+            }
+        }
+    }
+
+    @Test func outputsAreByteIdenticalWhateverJobsAndShards() throws {
+        let names = try inputs(corrupt: false)
+        #expect(try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "one", "--jobs", "1", "-q"], in: folder).status == 0)
+        #expect(try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "many", "--jobs", "3", "-q"], in: folder).status == 0)
+        for shard in 1...3 {
+            #expect(try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "sharded", "--shard", "\(shard)/3", "-q"], in: folder).status == 0)
+        }
+        let one = CLI.files(in: folder + "/one")
+        #expect(one.count == names.count)
+        #expect(CLI.files(in: folder + "/many") == one && CLI.files(in: folder + "/sharded") == one)
+        for name in one {
+            let a = try Data(contentsOf: URL(fileURLWithPath: folder + "/one/" + name))
+            #expect(a == (try Data(contentsOf: URL(fileURLWithPath: folder + "/many/" + name))), "\(name)")
+            #expect(a == (try Data(contentsOf: URL(fileURLWithPath: folder + "/sharded/" + name))), "\(name)")
+        }
+    }
+
+    @Test func shardsAreDisjointAndCoverTheList() throws {
+        let names = try inputs(corrupt: false)
+        var seen: [String] = []
+        for shard in 1...4 {
+            let r = try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "s\(shard)", "--shard", "\(shard)/4", "-q"], in: folder)
+            #expect(r.status == 0)
+            seen += CLI.files(in: folder + "/s\(shard)")
+        }
+        #expect(Set(seen).count == names.count && seen.count == names.count)
+        let bad = try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "x", "--shard", "5/4"], in: folder)
+        #expect(bad.status == 64)
+    }
+
+    @Test func namingSuffixFormatClashesAndFilesFrom() throws {
+        let names = try inputs(corrupt: false)
+        CLI.write(names.joined(separator: "\n") + "\n", to: folder + "/list.txt")
+        let r = try CLI.run(["apply", CLI.lookChain, "--files-from", "list.txt", "--output-dir", "o", "--format", "jpeg",
+                             "--suffix=-edit", "-q"], in: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(CLI.files(in: folder + "/o") == names.map { ($0 as NSString).lastPathComponent }
+            .map { ($0 as NSString).deletingPathExtension + "-edit.jpeg" }.sorted())
+        // Two inputs with one base name: an error before any work.
+        try FileManager.default.createDirectory(atPath: folder + "/in2", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CLI.samples + "/chelsea.png", toPath: folder + "/in2/img00.png")
+        let clash = try CLI.run(["apply", CLI.lookChain, "in/img00.png", "in/img01.png", "in2/img00.png", "--output-dir", "c"], in: folder)
+        #expect(clash.status == 64 && clash.stderr.contains("in2/img00.png") && clash.stderr.contains("in/img00.png"), "\(clash.stderr)")
+        #expect(CLI.files(in: folder + "/c").isEmpty)
+        // Files from stdin.
+        let piped = try CLI.run(["apply", CLI.lookChain, "--files-from", "-", "--output-dir", "p", "-q"], in: folder,
+                                stdin: Data((names.prefix(2).joined(separator: "\n")).utf8))
+        #expect(piped.status == 0 && CLI.files(in: folder + "/p").count == 2)
+    }
+
+    @Test func skipExistingResumes() throws {
+        let names = try inputs(corrupt: false)
+        try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
+        CLI.write("keep me", to: folder + "/out/img00.png")
+        let r = try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "out", "--skip-existing", "--json"], in: folder)
+        #expect(r.status == 0)
+        #expect(try String(contentsOfFile: folder + "/out/img00.png", encoding: .utf8) == "keep me")
+        #expect(r.stderr.contains("7 written, 0 failed, 1 skipped"), "\(r.stderr)")
+        #expect(r.out.contains("\"status\":\"skipped\""))
+    }
+
+    @Test func sigtermStopsCleanly() throws {
+        // Enough work that the signal arrives mid-batch: large blurs on many copies.
+        let names = try inputs(corrupt: false)
+        let many = Array(repeating: names, count: 6).enumerated().flatMap { i, list in
+            list.map { name -> String in
+                let copy = "in/\(i)-" + (name as NSString).lastPathComponent
+                try? FileManager.default.copyItem(atPath: folder + "/" + name, toPath: folder + "/" + copy)
+                return copy
+            }
+        }
+        CLI.write(ChainFileTests.chain("{\"id\": \"\(ChainFileTests.id1)\", \"type\": \"gaussianBlur\", \"parameters\": {\"sigma\": 3}}"),
+                  to: folder + "/slow.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["apply", "slow.json"] + many + ["--output-dir", "out", "--jobs", "1", "-q"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait for the first output, then interrupt.
+        let deadline = Date().addingTimeInterval(60)
+        while CLI.files(in: folder + "/out").filter({ !$0.hasPrefix(".") }).isEmpty && Date() < deadline { usleep(2000) }
+        process.terminate()
+        process.waitUntilExit()
+        let out = CLI.files(in: folder + "/out")
+        if out.count < many.count {
+            #expect(process.terminationStatus == 130)
+        }
+        #expect(out.allSatisfy { !$0.hasPrefix(".") }, "temporary files left: \(out)")
+        for name in out { #expect((try? CLI.pixels(folder + "/out/" + name)) != nil, "\(name) is damaged") }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import FilterChain
+
+/// Every chain-file error names the file, the JSON path, the bad value and what is allowed,
+/// and exits 65 without writing anything.
+@Suite struct ChainFileTests {
+    let folder = CLI.temporaryFolder()
+
+    static let id1 = "0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41"
+    static let id2 = "7A2D4E6F-8B9C-4A1D-9E2F-3B4C5D6E7F80"
+
+    static func chain(_ filters: String, extra: String = "") -> String {
+        "{\n  \"version\": 1,\(extra)\n  \"filters\": [\(filters)]\n}\n"
+    }
+
+    static let cases: [(String, String, [String])] = [
+        ("{ \"version\": 1, \"filters\": [ }", "syntax", ["invalid JSON", "line 1, column"]),
+        (chain("", extra: " \"colour\": 1,"), "unknown key", ["unknown key 'colour'"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"colourControls\"}"), "type",
+         ["filters[0].type", "unknown filter type 'colourControls'", "did you mean 'colorControls'?"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"colorControls\", \"parameters\": {\"saturaton\": 1}}"), "parameter",
+         ["filters[0].parameters.saturaton: unknown parameter 'saturaton'; did you mean 'saturation'?"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"gaussianBlur\", \"parameters\": {\"sigma\": 501}}"), "range",
+         ["filters[0].parameters.sigma", "501", "0...500", "line 3"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"gaussianBlur\", \"parameters\": {\"sigma\": \"2\"}}"), "type",
+         ["filters[0].parameters.sigma", "expected", "string"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"gaussianBlur\", \"parameters\": {\"sigma\": 1e999}}"), "finite",
+         ["invalid JSON", "1e999", "too large", "line 3"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"gaussianBlur\"}, {\"id\": \"\(id1.lowercased())\", \"type\": \"gaussianBlur\"}"),
+         "duplicate", ["filters[1].id", "already used"]),
+        (chain("{\"id\": \"not-a-uuid\", \"type\": \"gaussianBlur\"}"), "uuid", ["filters[0].id", "not a UUID"]),
+        (chain("{\"type\": \"gaussianBlur\"}"), "missing", ["filters[0]", "missing \"id\""]),
+        ("{\"version\": 2, \"filters\": []}", "version", ["version 2"]),
+        ("{\"filters\": []}", "version missing", ["missing \"version\""]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"toneCurve\", \"parameters\": {\"points\": [[0, 0], [0.5, 0.2], [0.4, 1]]}}"),
+         "points", ["filters[0].parameters.points[2][0]", "strictly increasing"]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"toneCurve\", \"parameters\": {\"interpolation\": \"cubic\"}}"),
+         "choice", ["filters[0].parameters.interpolation", "\"monotone\""]),
+        (chain("", extra: " \"workingSpace\": \"lab\","), "space", ["workingSpace", "\"linear\""]),
+        (chain("{\"id\": \"\(id1)\", \"type\": \"gaussianBlur\", \"enabled\": \"yes\"}"), "enabled", ["filters[0].enabled"]),
+    ]
+
+    @Test func everyChainErrorGivesItsMessageAndExit65() throws {
+        for (i, (text, label, fragments)) in Self.cases.enumerated() {
+            let path = "bad\(i).json"
+            CLI.write(text, to: folder + "/" + path)
+            let r = try CLI.run(["apply", path, CLI.samples + "/chelsea.png", "out.png"], in: folder)
+            #expect(r.status == 65, "\(label): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("filterchain: error: \(path): "), "\(label): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(label): \(r.stderr)")
+            for fragment in fragments { #expect(r.stderr.contains(fragment), "\(label): '\(fragment)' not in \(r.stderr)") }
+            let v = try CLI.run(["validate", path], in: folder)
+            #expect(v.status == 65 && v.stderr == r.stderr, "\(label)")
+        }
+        #expect(!CLI.files(in: folder).contains("out.png"))
+    }
+
+    @Test func missingChainFileAndEmptyChain() throws {
+        let r = try CLI.run(["apply", "none.json", CLI.samples + "/chelsea.png", "out.png"], in: folder)
+        #expect(r.status == 65 && r.stderr.contains("none.json") && r.stderr.contains("no such file"))
+        // An empty chain re-encodes the input: PNG to PNG is lossless.
+        CLI.write(Self.chain(""), to: folder + "/empty.json")
+        #expect(try CLI.run(["apply", "empty.json", CLI.samples + "/chelsea.png", "same.png"], in: folder).status == 0)
+        #expect(try CLI.pixels(folder + "/same.png").1 == CLI.pixels(CLI.samples + "/chelsea.png").1)
+    }
+
+    @Test func validateManyFilesWithJSON() throws {
+        CLI.write(Self.cases[3].0, to: folder + "/bad.json")
+        let r = try CLI.run(["validate", CLI.lookChain, "bad.json", "--json"], in: folder)
+        #expect(r.status == 65)
+        let lines = r.out.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(lines.count == 2)
+        #expect(lines[0]["valid"] as? Bool == true && lines[0]["steps"] as? Int == 3)
+        #expect(lines[1]["valid"] as? Bool == false && lines[1]["path"] as? String == "filters[0].parameters.saturaton")
+        #expect(try CLI.run(["validate", CLI.lookChain]).status == 0)
+    }
+
+    @Test func chainModelRoundTripsThroughJSON() throws {
+        for path in try FileManager.default.contentsOfDirectory(atPath: CLI.samples + "/chains") {
+            let chain = try Chain.load(CLI.samples + "/chains/" + path)
+            let again = try Chain.parse(Array(chain.jsonText.utf8), file: "again")
+            #expect(again.jsonText == chain.jsonText)
+            #expect(again.steps.map(\.id) == chain.steps.map(\.id))
+        }
+    }
+}
