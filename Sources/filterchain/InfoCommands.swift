@@ -18,6 +18,9 @@ struct Filters: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @Flag(help: "Print Markdown (as in filters.md).")
+    var markdown = false
+
     func run() throws {
         var infos = FilterRegistry.infos
         if let type {
@@ -32,6 +35,10 @@ struct Filters: ParsableCommand {
         if json {
             let nodes = infos.map(FilterDocs.json)
             print(JSONWriter.pretty(JSONNode(.array(nodes))))
+            return
+        }
+        if markdown {
+            print(infos.map(FilterDocs.markdown).joined(separator: "\n"), terminator: "")
             return
         }
         print(infos.map { FilterDocs.text($0, full: type != nil) }.joined(separator: "\n"), terminator: "")
@@ -60,6 +67,17 @@ enum FilterDocs {
                 return JSONNode(.object(members))
             }))),
         ]))
+    }
+
+    static func markdown(_ info: FilterInfo) -> String {
+        var out = "## \(info.type)\n\n\(info.summary)\n\n"
+        out += "| parameter | allowed | default | meaning |\n|---|---|---|---|\n"
+        for p in info.parameters {
+            let def = p.defaultValue.map { "`" + JSONWriter.compact($0) + "`" } ?? "absent"
+            out += "| `\(p.name)` | \(p.kind.allowed) | \(def) | \(p.help) |\n"
+        }
+        out += "\n" + info.documentation + "\n"
+        return out
     }
 
     static func text(_ info: FilterInfo, full: Bool) -> String {

@@ -83,3 +83,18 @@ import FilterChain
         #expect(try CLI.run(["apply", "c.json", CLI.samples + "/chelsea.png", "o.png"], in: folder).status == 0)
     }
 }
+
+@Suite struct DocumentationTests {
+    /// filters.md is generated from the declarations: it holds what `filters TYPE --markdown`
+    /// prints for every type (regenerate with `sh samples/make-filters-md.sh`).
+    @Test func filtersMarkdownMatchesTheDeclarations() throws {
+        let doc = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("filters.md").path, encoding: .utf8)
+        for type in FilterRegistry.names {
+            let r = try CLI.run(["filters", type, "--markdown"])
+            #expect(r.status == 0)
+            #expect(doc.contains(r.out), "filters.md is out of date for \(type)")
+            #expect(doc.contains("samples/filters/\(type)-after.jpg"))
+            #expect(FileManager.default.fileExists(atPath: CLI.samples + "/filters/\(type)-after.jpg"))
+        }
+    }
+}
