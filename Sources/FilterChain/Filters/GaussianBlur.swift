@@ -124,23 +124,30 @@ final class DirectVertical: VerticalPass {
     func run(y: Int, input: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>, columns: Range<Int>) {
         let k = weights.count - 1
         let center = input(y)
-        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: 2 * k + 1) { rows in
-            for i in 1...max(1, k) where i <= k {
-                rows[2 * i - 2] = input(y - i)
-                rows[2 * i - 1] = input(y + i)
-            }
-            weights.withUnsafeBufferPointer { w in
-                var x = columns.lowerBound
-                while x < columns.upperBound {
-                    var sum = w[0] * load8(center + x)
-                    var i = 1
-                    while i <= k {
-                        sum += w[i] * (load8(rows[2 * i - 2] + x) + load8(rows[2 * i - 1] + x))
-                        i += 1
-                    }
-                    store8(sum, destination + x)
+        // Row by row over blocks of columns: long, simple inner loops, the block of the
+        // destination staying in L1 while each pair of rows is added in.
+        let block = 1024
+        weights.withUnsafeBufferPointer { w in
+            var start = columns.lowerBound
+            while start < columns.upperBound {
+                let end = min(columns.upperBound, start + block)
+                var x = start
+                while x < end {
+                    store8(w[0] * load8(center + x), destination + x)
                     x += 8
                 }
+                var i = 1
+                while i <= k {
+                    let up = input(y - i), down = input(y + i)
+                    let wi = w[i]
+                    x = start
+                    while x < end {
+                        store8(load8(destination + x) + wi * (load8(up + x) + load8(down + x)), destination + x)
+                        x += 8
+                    }
+                    i += 1
+                }
+                start = end
             }
         }
     }

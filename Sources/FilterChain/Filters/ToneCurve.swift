@@ -104,12 +104,10 @@ final class CurveTable: Sendable {
 
     func apply(_ values: UnsafeMutablePointer<Float>, count: Int) {
         if isIdentity {
-            let lo = SIMD8<Float>(repeating: x0), hi = SIMD8<Float>(repeating: x1)
-            var i = 0
-            while i < count {
-                let v = UnsafeRawPointer(values + i).load(as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(values + i).storeBytes(of: v.clamped(lowerBound: lo, upperBound: hi), as: SIMD8<Float>.self)
-                i += 8
+            let x0 = self.x0, x1 = self.x1
+            for i in 0..<count {
+                let v = values[i]
+                values[i] = v > x0 ? (v < x1 ? v : x1) : x0
             }
             return
         }
@@ -117,25 +115,27 @@ final class CurveTable: Sendable {
             for i in 0..<count { values[i] = Float(curve(Double(values[i]))) }
             return
         }
-        let lo = SIMD8<Float>(repeating: x0), hi = SIMD8<Float>(repeating: x1)
-        let scale = SIMD8<Float>(repeating: scale)
-        let last = Float(cells - 1)
+        // Scalar on purpose: LLVM keeps this loop branch-free, while SIMD8 conversions to
+        // integers fall back to generic per-lane code in Swift.
+        let x0 = self.x0, x1 = self.x1, scale = self.scale
+        let limit = Float(cells)
+        let last = cells - 1
         table.withUnsafeBufferPointer { t in
-            var i = 0
-            while i < count {
-                let v = UnsafeRawPointer(values + i).load(as: SIMD8<Float>.self)
-                let position = (v.clamped(lowerBound: lo, upperBound: hi) - lo) * scale
-                let cell = position.rounded(.down).clamped(lowerBound: .zero, upperBound: SIMD8(repeating: last))
-                let fraction = position - cell
-                let index = SIMD8<Int32>(cell)
-                var base = SIMD8<Float>(), step = SIMD8<Float>()
-                for l in 0..<8 {
-                    let e = t[Int(index[l])]
-                    base[l] = e.x
-                    step[l] = e.y
+            t.withMemoryRebound(to: Float.self) { cellsAndSteps in
+                let c = cellsAndSteps.baseAddress!
+                for i in 0..<count {
+                    let v = values[i]
+                    let clamped = v > x0 ? (v < x1 ? v : x1) : x0   // NaN goes to x0
+                    let position = (clamped - x0) * scale
+                    let bounded = position < limit ? position : limit
+                    // floor(bounded) without a checked conversion: adding 2^23 rounds to an
+                    // integer held in the low mantissa bits.
+                    var cell = Int((bounded + 8_388_608).bitPattern & 0x7F_FFFF)
+                    if Float(cell) > bounded { cell &-= 1 }
+                    if cell > last { cell = last }
+                    let fraction = bounded - Float(cell)
+                    values[i] = c[cell &* 2] + fraction * c[cell &* 2 &+ 1]
                 }
-                UnsafeMutableRawPointer(values + i).storeBytes(of: base + fraction * step, as: SIMD8<Float>.self)
-                i += 8
             }
         }
     }
