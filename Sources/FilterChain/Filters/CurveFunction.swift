@@ -69,26 +69,4 @@ struct CurveFunction: Sendable {
         return (2 * t3 - 3 * t2 + 1) * ys[k] + (t3 - 2 * t2 + t) * h * m[k]
             + (-2 * t3 + 3 * t2) * ys[k + 1] + (t3 - t2) * h * m[k + 1]
     }
-
-    /// A bound of the error of interpolating the curve linearly between samples `step`
-    /// apart: step^2 / 8 max|f''| inside cubic segments; for straight lines, the corner at a
-    /// point costs at most step / 4 times the change of slope there.
-    func linearSamplingErrorBound(step: Double) -> Double {
-        let n = xs.count
-        var bound = 0.0
-        for k in 0..<(n - 1) {
-            let h = xs[k + 1] - xs[k]
-            let d = (ys[k + 1] - ys[k]) / h
-            if let m = slopes {
-                // f'' is linear in t on a segment: its extremes are at the ends.
-                let f0 = (6 * d - 4 * m[k] - 2 * m[k + 1]) / h
-                let f1 = (-6 * d + 2 * m[k] + 4 * m[k + 1]) / h
-                bound = max(bound, step * step / 8 * max(abs(f0), abs(f1)))
-            } else if k > 0 {
-                let previous = (ys[k] - ys[k - 1]) / (xs[k] - xs[k - 1])
-                bound = max(bound, step / 4 * abs(d - previous))
-            }
-        }
-        return bound
-    }
 }

@@ -134,7 +134,7 @@ final class ImageRun: @unchecked Sendable {
                 if strip >= 0 && strip < stripCount {
                     let rows = rows(in: strip)
                     group.submit(priority(0, i)) { [self] in
-                        try sink.encode(strip: strip, rows: rows, group: group, priority: priority(1, i))
+                        try sink.encode(strip: strip, rows: rows, pool: pool, priority: priority(4, tick))
                     }
                 }
             }

@@ -109,7 +109,8 @@ public final class Renderer: @unchecked Sendable {
                                                                           format: layout.format, metadata: info.metadata),
                                                      options: options)
                         sinks.append(FileSink(writer: writer, layout: layout, width: info.width, height: info.height,
-                                              stripHeight: stripHeight, linear: linear, imageHasAlpha: hasAlpha))
+                                              stripHeight: stripHeight, linear: linear, imageHasAlpha: hasAlpha,
+                                              jobLimit: 2 * pool.threadCount))
                     }
                 case .memory(let depth):
                     let layout = OutputLayout.resolve(input: info.format, output: nil, depth: depth,

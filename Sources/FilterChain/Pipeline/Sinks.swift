@@ -1,3 +1,10 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where a tap's rows go: converted to stored samples by the tap (in parallel, any rows),
 /// then handed on in order by `encode`.
 class Sink {
@@ -29,8 +36,10 @@ class Sink {
         conversion.convert(pixels, hasAlpha: imageHasAlpha, width: width, into: destination(strip: strip, row: row))
     }
 
-    /// Hands the converted strip on; jobs it makes go to `group`.
-    func encode(strip: Int, rows: Int, group: TaskGroup, priority: WorkerPool.Priority) throws {}
+    /// Hands the converted strip on; jobs it makes run on `pool` in the background.
+    func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {}
+    /// Runs or waits for every background job (after the last strip).
+    func drain() {}
     /// Ends the output after the last strip (still invisible at its destination).
     func complete() throws {}
     /// Makes the output appear.
@@ -39,14 +48,56 @@ class Sink {
     var notes: [String] { [] }
 }
 
-/// Streams strips to an image writer, two strip buffers deep.
+/// An encoder job that runs exactly once: on the pool, or inline by whoever needs it done.
+final class JobSlot: @unchecked Sendable {
+    let job: EncoderJob
+    private let claimed = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+
+    init(_ job: EncoderJob) { self.job = job }
+
+    /// Runs the job unless someone else has claimed it; true if this call ran it.
+    @discardableResult
+    func runIfUnclaimed() -> Bool {
+        guard claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return false
+        }
+        job.run()
+        finished.store(true, ordering: .releasing)
+        return true
+    }
+
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    /// Makes sure the job has run: runs it here, or waits while another thread runs it.
+    func complete() {
+        if runIfUnclaimed() { return }
+        while !isFinished { sched_yield() }
+    }
+
+    /// Claims the job without running it (the output is being thrown away), or waits for it
+    /// if another thread is running it.
+    func cancel() {
+        if !claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            while !isFinished { sched_yield() }
+        }
+    }
+}
+
+/// Streams strips to an image writer, two strip buffers deep. The writer's jobs (PNG
+/// pieces to deflate) run in the background on the pool, in parallel with the strips that
+/// follow; at most `jobLimit` are in flight, beyond that the encoder runs them itself, so
+/// memory stays bounded whatever the image's height.
 final class FileSink: Sink {
     private let writer: ImageWriter
     private let buffers: [UnsafeMutableRawPointer]
+    private var inFlight: [JobSlot] = []
+    private let jobLimit: Int
 
     init(writer: ImageWriter, layout: OutputLayout, width: Int, height: Int, stripHeight: Int,
-         linear: Bool, imageHasAlpha: Bool) {
+         linear: Bool, imageHasAlpha: Bool, jobLimit: Int) {
         self.writer = writer
+        self.jobLimit = max(1, jobLimit)
         let bytes = width * layout.format.bytesPerPixel * stripHeight
         buffers = (0..<2).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
         super.init(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
@@ -59,16 +110,38 @@ final class FileSink: Sink {
         buffers[strip & 1] + row * rowBytes
     }
 
-    override func encode(strip: Int, rows: Int, group: TaskGroup, priority: WorkerPool.Priority) throws {
+    override func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {
         try writer.flush()
         for job in try writer.write(rows: buffers[strip & 1], stride: rowBytes, count: rows) {
-            group.submit(priority) { job.run() }
+            let slot = JobSlot(job)
+            inFlight.append(slot)
+            pool.submit(priority) { slot.runIfUnclaimed() }
+        }
+        inFlight.removeAll { $0.isFinished }
+        // Backpressure: the oldest jobs are done here when too many wait.
+        while inFlight.count > jobLimit {
+            inFlight.removeFirst().complete()
         }
     }
 
-    override func complete() throws { try writer.complete() }
+    override func drain() {
+        for slot in inFlight { slot.complete() }
+        inFlight.removeAll()
+    }
+
+    override func complete() throws {
+        drain()
+        try writer.complete()
+    }
+
     override func commit() throws { try writer.commit() }
-    override func abort() { writer.abort() }
+
+    override func abort() {
+        for slot in inFlight { slot.cancel() }
+        inFlight.removeAll()
+        writer.abort()
+    }
+
     override var notes: [String] { writer.notes }
 }
 

@@ -71,8 +71,9 @@ import Testing
         }
     }
 
-    /// 1e-4 at 16 bit is 6.6 levels; the table's own bound is 2e-5 (1.3 levels), so the
-    /// output may be 2 levels off near a tie.
+    /// The issue allows 1e-4 (6.6 levels at 16 bit). The curve is exact to float precision
+    /// for its float32 input, but a steep segment (slope 100 here) magnifies the input's own
+    /// float32 rounding, up to about a level; hence 2 levels near ties.
     @Test func toneCurveAt16Bit() throws {
         let ramp = Pixels(width: 256, height: 256, format: PixelFormat(.grey, .sixteen), samples: Array(0..<65536))
         for points in Self.curves {
@@ -91,7 +92,7 @@ import Testing
                 let inputs = values
                 values.withUnsafeMutableBufferPointer { table.apply($0.baseAddress!, count: $0.count) }
                 let worst = zip(inputs, values).map { abs(Double($1) - reference(Double($0))) }.max()!
-                #expect(worst <= 1e-4, "error \(worst) for \(points)")
+                #expect(worst <= 2e-6, "error \(worst) for \(points)")   // the issue allows 1e-4
             }
         }
     }
@@ -161,9 +162,9 @@ import Testing
         b.sigma = 1.5
         for format in [PixelFormat(.rgba, .eight), PixelFormat(.rgb, .sixteen)] {
             let input = Pixels.random(width: 33, height: 21, format: format, seed: 9)
-            let window = format.depth == .eight ? 0.01 : 1.4
-            try check(Chain(workingSpace: .linear, [c, t, b]), input, tieWindow: window, maxDiff: 2)
-            try check(Chain(workingSpace: .srgb, [c, t, b]), input, tieWindow: window, maxDiff: 2)
+            let window = format.depth == .eight ? 0.01 : 0.05
+            try check(Chain(workingSpace: .linear, [c, t, b]), input, tieWindow: window)
+            try check(Chain(workingSpace: .srgb, [c, t, b]), input, tieWindow: window)
         }
     }
 
