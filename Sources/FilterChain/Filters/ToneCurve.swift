@@ -121,6 +121,10 @@ final class CurveTable: Sendable {
             }
             return
         }
+        if lastSegment < CurveTable.selectLimit && count % 8 == 0 {
+            applySelecting(values, count: count)
+            return
+        }
         let binScale = self.binScale
         let lastBin = CurveTable.binCount - 1
         let lastSegment = self.lastSegment
@@ -142,6 +146,43 @@ final class CurveTable: Sendable {
                     let t = (x - c[0]) * c[1]
                     values[i] = ((c[5] * t + c[4]) * t + c[3]) * t + c[2]
                 }
+            }
+        }
+    }
+
+    /// Curves of up to this many segments pick each value's coefficients with vector
+    /// compares and selects (no table lookups, eight values at a time).
+    static let selectLimit = 8
+
+    private func applySelecting(_ values: UnsafeMutablePointer<Float>, count: Int) {
+        let lo = SIMD8<Float>(repeating: x0), hi = SIMD8<Float>(repeating: x1)
+        let n = lastSegment + 1
+        segments.withUnsafeBufferPointer { seg in
+            let s = seg.baseAddress!
+            var i = 0
+            while i < count {
+                let v = UnsafeRawPointer(values + i).load(as: SIMD8<Float>.self)
+                var x = v.replacing(with: lo, where: .!(v .> lo))   // NaN goes to x0
+                x = x.replacing(with: hi, where: x .> hi)
+                var xk = SIMD8<Float>(repeating: s[0]), inverse = SIMD8<Float>(repeating: s[1])
+                var c0 = SIMD8<Float>(repeating: s[2]), c1 = SIMD8<Float>(repeating: s[3])
+                var c2 = SIMD8<Float>(repeating: s[4]), c3 = SIMD8<Float>(repeating: s[5])
+                var k = 1
+                while k < n {
+                    let c = s + k * CurveTable.stride
+                    let inSegment = x .>= SIMD8<Float>(repeating: c[0])
+                    xk.replace(with: c[0], where: inSegment)
+                    inverse.replace(with: c[1], where: inSegment)
+                    c0.replace(with: c[2], where: inSegment)
+                    c1.replace(with: c[3], where: inSegment)
+                    c2.replace(with: c[4], where: inSegment)
+                    c3.replace(with: c[5], where: inSegment)
+                    k += 1
+                }
+                let t = (x - xk) * inverse
+                let y = ((c3 * t + c2) * t + c1) * t + c0
+                UnsafeMutableRawPointer(values + i).storeBytes(of: y, as: SIMD8<Float>.self)
+                i += 8
             }
         }
     }

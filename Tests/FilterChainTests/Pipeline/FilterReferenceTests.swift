@@ -58,6 +58,8 @@ import Testing
         [CurvePoint(0.1, 0.9), CurvePoint(0.9, 0.1)],
         [CurvePoint(0, 0), CurvePoint(0.3, 0.7), CurvePoint(0.35, 0.2), CurvePoint(0.8, 0.95), CurvePoint(1, 0.5)],
         [CurvePoint(0.2, 0), CurvePoint(0.21, 1), CurvePoint(0.6, 1), CurvePoint(1, 0)],
+        // More segments than vector selection handles: the per-value segment search.
+        (0...11).map { CurvePoint(Double($0) / 11, 0.5 + 0.45 * sin(Double($0) * 1.7)) },
     ]
 
     @Test(arguments: CurveInterpolation.allCases)
