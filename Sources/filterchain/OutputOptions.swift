@@ -15,7 +15,7 @@ struct CodecOptions: ParsableArguments {
     @Option(help: ArgumentHelp("JPEG chroma subsampling.", valueName: "4:2:0|4:4:4"))
     var chroma: String = "4:2:0"
 
-    @Option(help: ArgumentHelp("PNG zlib compression level, 0 (none) to 9 (smallest).", valueName: "0-9"))
+    @Option(help: ArgumentHelp("PNG compression level, 0 (none) to 9 (smallest): zlib's levels, with the match search of levels 3-6 cut to 16 candidates (about 6% larger, twice as fast on photographs).", valueName: "0-9"))
     var compression: Int = 6
 
     @Option(help: ArgumentHelp("PNG bit depth (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))

@@ -25,10 +25,11 @@ public struct GaussianBlur: Filter {
 
             Up to ceil(4 sigma) = 16 the convolution is computed directly. Beyond that, in
             time independent of sigma: the truncated kernel is fitted, by least squares, with
-            a0 + sum_{k=1..5} a_k cos(k pi i / (ceil(4 sigma) + 1)) on |i| <= ceil(4 sigma),
-            and each cosine term is a sliding sum over the window (L1 error of the fitted
-            kernel below 1e-4, so results stay within a small fraction of a level of the
-            direct convolution).
+            a0 + sum_{k=1..4} a_k cos(k pi i / (ceil(4 sigma) + 1)) on |i| <= ceil(4 sigma),
+            and each cosine term is a sliding sum over the window. The fitted kernel's L1
+            error is below 2.2e-3 (below 1e-3 from sigma 5), so results stay within a level
+            of the direct convolution; the issue's bound is 2 levels at most and 0.25 on
+            average on 8-bit photographs.
             """,
         parameters: [
             .number("sigma", \.sigma, in: 0...500, help: "standard deviation in pixels; the blur reaches ceil(4 sigma) pixels"),
@@ -165,7 +166,7 @@ final class DirectVertical: VerticalPass {
 /// radius. Phases are absolute (taken at m, not m - n), so the sums are only ever added to:
 /// rounding errors do not grow with the sums' age faster than any running sum's.
 struct SlidingCosines: Sendable {
-    static let terms = 5
+    static let terms = 4
     let radius: Int
     let omega: Double
     /// a0 ... a_terms.
@@ -281,6 +282,34 @@ struct SlidingCosines: Sendable {
         }
     }
 
+    /// `slide` then `output` in one sweep, so each column's sums are loaded and stored once.
+    @inline(__always)
+    func slideAndOutput(_ state: UnsafeMutablePointer<Float>, lanes: Int, entering: UnsafePointer<Float>,
+                        enteringPhase: UnsafePointer<Float>, leaving: UnsafePointer<Float>,
+                        leavingPhase: UnsafePointer<Float>, weighted: UnsafePointer<Float>,
+                        into destination: UnsafeMutablePointer<Float>, columns: Range<Int>) {
+        let p = Self.terms
+        let a0 = SIMD8<Float>(repeating: coefficients[0])
+        var x = columns.lowerBound
+        while x < columns.upperBound {
+            let vin = load8(entering + x), vout = load8(leaving + x)
+            let s = load8(state + x) + (vin - vout)
+            store8(s, state + x)
+            var sum = a0 * s
+            for k in 0..<p {
+                let c = state + (1 + k) * lanes + x
+                let d = state + (1 + p + k) * lanes + x
+                let cv = load8(c) + (vin * SIMD8(repeating: enteringPhase[k]) - vout * SIMD8(repeating: leavingPhase[k]))
+                let dv = load8(d) + (vin * SIMD8(repeating: enteringPhase[p + k]) - vout * SIMD8(repeating: leavingPhase[p + k]))
+                store8(cv, c)
+                store8(dv, d)
+                sum += SIMD8(repeating: weighted[k]) * cv + SIMD8(repeating: weighted[p + k]) * dv
+            }
+            store8(sum, destination + x)
+            x += 8
+        }
+    }
+
     /// y(n) from the sums; `weighted` holds a_k cos(k w n), then a_k sin(k w n).
     @inline(__always)
     func output(_ state: UnsafePointer<Float>, lanes: Int, weighted: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, columns: Range<Int>) {
@@ -329,11 +358,12 @@ final class SlidingVertical: VerticalPass {
                 for m in -r...r {
                     sums.accumulate(state, lanes: lanes, sample: input(m), phase: base + phases.at(m), sign: 1, columns: columns)
                 }
+                sums.output(state, lanes: lanes, weighted: wph.baseAddress! + phases.at(y), into: destination, columns: columns)
             } else {
-                sums.slide(state, lanes: lanes, entering: input(y + r), enteringPhase: base + phases.at(y + r),
-                           leaving: input(y - r - 1), leavingPhase: base + phases.at(y - r - 1), columns: columns)
+                sums.slideAndOutput(state, lanes: lanes, entering: input(y + r), enteringPhase: base + phases.at(y + r),
+                                    leaving: input(y - r - 1), leavingPhase: base + phases.at(y - r - 1),
+                                    weighted: wph.baseAddress! + phases.at(y), into: destination, columns: columns)
             }
-            sums.output(state, lanes: lanes, weighted: wph.baseAddress! + phases.at(y), into: destination, columns: columns)
           }
         }
     }
@@ -380,9 +410,9 @@ struct SlidingHorizontal: HorizontalPass {
             }
             sums.output(state, lanes: lanes, weighted: weighted + phases.at(0), into: out, columns: all)
             for x in 1..<max(1, width) {
-                sums.slide(state, lanes: lanes, entering: column(x + r), enteringPhase: base + phases.at(x + r),
-                           leaving: column(x - r - 1), leavingPhase: base + phases.at(x - r - 1), columns: all)
-                sums.output(state, lanes: lanes, weighted: weighted + phases.at(x), into: out + x * lanes, columns: all)
+                sums.slideAndOutput(state, lanes: lanes, entering: column(x + r), enteringPhase: base + phases.at(x + r),
+                                    leaving: column(x - r - 1), leavingPhase: base + phases.at(x - r - 1),
+                                    weighted: weighted + phases.at(x), into: out + x * lanes, columns: all)
             }
           }
         }
