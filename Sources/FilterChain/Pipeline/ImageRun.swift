@@ -31,10 +31,10 @@ final class PlaneBuffer: @unchecked Sendable {
     }
 }
 
-/// One image through a plan, strip by strip, in ticks. At tick t the decoder reads strip t,
-/// stage j works on strip t - delay(j), and each output encodes strip t - delay(output);
-/// all of a tick's work runs in parallel on the pool (split by rows, or by columns for a
-/// vertical pass) and the tick ends when all of it is done. Every value is computed by the
+/// One image through a plan, strip by strip, in ticks. At tick t the decoder reads strip t
+/// and stage j works on strip t - delay(j); all of a tick's work runs in parallel on the
+/// pool (split by rows, or by columns for a vertical pass) and the tick ends when all of it
+/// is done. Outputs encode their strips in order alongside, a few strips behind. Every value is computed by the
 /// same arithmetic whatever the split, so results do not depend on threads or strip height.
 /// Memory holds a few strips per stage (plus the rows a vertical pass reaches), whatever
 /// the image's height.
@@ -132,10 +132,7 @@ final class ImageRun: @unchecked Sendable {
             for (i, sink) in sinks.enumerated() {
                 let strip = tick - sink.delay
                 if strip >= 0 && strip < stripCount {
-                    let rows = rows(in: strip)
-                    group.submit(priority(0, i)) { [self] in
-                        try sink.encode(strip: strip, rows: rows, pool: pool, priority: priority(4, tick))
-                    }
+                    sink.enqueue(strip: strip, rows: rows(in: strip), pool: pool, priority: priority(0, i))
                 }
             }
             if tick < stripCount {
@@ -146,10 +143,15 @@ final class ImageRun: @unchecked Sendable {
             }
             for j in stages.indices {
                 let strip = tick - stages[j].delay
-                if strip >= 0 && strip < stripCount { startStage(j, strip: strip, group: group) }
+                if strip >= 0 && strip < stripCount {
+                    // The outputs this stage taps must have a free strip buffer.
+                    for case .tap(let i) in stages[j].stage.ops { sinks[i].waitForBuffer(strip: strip) }
+                    startStage(j, strip: strip, group: group)
+                }
             }
             try group.wait()
         }
+        for sink in sinks { try sink.drain() }
     }
 
     private func startStage(_ j: Int, strip: Int, group: TaskGroup) {

@@ -36,10 +36,12 @@ class Sink {
         conversion.convert(pixels, hasAlpha: imageHasAlpha, width: width, into: destination(strip: strip, row: row))
     }
 
-    /// Hands the converted strip on; jobs it makes run on `pool` in the background.
-    func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {}
-    /// Runs or waits for every background job (after the last strip).
-    func drain() {}
+    /// Queues a converted strip to be handed on, in order, on `pool`.
+    func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) {}
+    /// Blocks until the buffer that strip `strip` converts into is free again.
+    func waitForBuffer(strip: Int) {}
+    /// Waits until every queued strip has been handed on; throws what went wrong there.
+    func drain() throws {}
     /// Ends the output after the last strip (still invisible at its destination).
     func complete() throws {}
     /// Makes the output appear.
@@ -84,22 +86,31 @@ final class JobSlot: @unchecked Sendable {
     }
 }
 
-/// Streams strips to an image writer, two strip buffers deep. The writer's jobs (PNG
-/// pieces to deflate) run in the background on the pool, in parallel with the strips that
-/// follow; at most `jobLimit` are in flight, beyond that the encoder runs them itself, so
-/// memory stays bounded whatever the image's height.
+/// Streams strips to an image writer. Strips are encoded in order by one task at a time on
+/// the pool, decoupled from the ticks: a ring of `bufferCount` strip buffers lets encoding
+/// lag the filters by a few strips, so several outputs and the decoder overlap freely. The
+/// writer's own jobs (PNG pieces to deflate) run in the background too; at most `jobLimit`
+/// are in flight, beyond that the encoder runs them itself, so memory stays bounded whatever
+/// the image's height.
 final class FileSink: Sink {
     private let writer: ImageWriter
     private let buffers: [UnsafeMutableRawPointer]
+    static let bufferCount = 4
     private var inFlight: [JobSlot] = []
     private let jobLimit: Int
+
+    private let monitor = Monitor()
+    private var queue: [(strip: Int, rows: Int)] = []
+    private var encoding = false
+    private var encoded = 0
+    private var failure: (any Error)?
 
     init(writer: ImageWriter, layout: OutputLayout, width: Int, height: Int, stripHeight: Int,
          linear: Bool, imageHasAlpha: Bool, jobLimit: Int) {
         self.writer = writer
         self.jobLimit = max(1, jobLimit)
         let bytes = width * layout.format.bytesPerPixel * stripHeight
-        buffers = (0..<2).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
+        buffers = (0..<FileSink.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
         super.init(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
                    imageHasAlpha: imageHasAlpha)
     }
@@ -107,12 +118,47 @@ final class FileSink: Sink {
     deinit { for b in buffers { b.deallocate() } }
 
     override func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
-        buffers[strip & 1] + row * rowBytes
+        buffers[strip % FileSink.bufferCount] + row * rowBytes
     }
 
-    override func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {
+    override func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) {
+        let start: Bool = monitor.locked {
+            queue.append((strip, rows))
+            if encoding { return false }
+            encoding = true
+            return true
+        }
+        if start { pool.submit(priority) { [self] in encodeQueued(pool: pool, priority: priority) } }
+    }
+
+    /// Encodes queued strips in order until the queue is empty.
+    private func encodeQueued(pool: WorkerPool, priority: WorkerPool.Priority) {
+        while true {
+            let next: (strip: Int, rows: Int)? = monitor.locked {
+                if queue.isEmpty || failure != nil {
+                    queue.removeAll()
+                    encoding = false
+                    monitor.broadcast()
+                    return nil
+                }
+                return queue.removeFirst()
+            }
+            guard let next else { return }
+            do {
+                try encode(strip: next.strip, rows: next.rows, pool: pool, priority: priority)
+            } catch {
+                monitor.locked { if failure == nil { failure = error } }
+            }
+            monitor.locked {
+                encoded += 1
+                monitor.broadcast()
+            }
+        }
+    }
+
+    private func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {
         try writer.flush()
-        for job in try writer.write(rows: buffers[strip & 1], stride: rowBytes, count: rows) {
+        for job in try writer.write(rows: buffers[strip % FileSink.bufferCount], stride: rowBytes, count: rows) {
             let slot = JobSlot(job)
             inFlight.append(slot)
             pool.submit(priority) { slot.runIfUnclaimed() }
@@ -124,19 +170,34 @@ final class FileSink: Sink {
         }
     }
 
-    override func drain() {
-        for slot in inFlight { slot.complete() }
-        inFlight.removeAll()
+    override func waitForBuffer(strip: Int) {
+        monitor.locked {
+            while encoded < strip - FileSink.bufferCount + 1 && failure == nil { monitor.wait() }
+        }
+    }
+
+    override func drain() throws {
+        let error: (any Error)? = monitor.locked {
+            while encoding { monitor.wait() }
+            return failure
+        }
+        if let error { throw error }
     }
 
     override func complete() throws {
-        drain()
+        try drain()
+        for slot in inFlight { slot.complete() }
+        inFlight.removeAll()
         try writer.complete()
     }
 
     override func commit() throws { try writer.commit() }
 
     override func abort() {
+        monitor.locked {
+            if failure == nil { failure = RenderCancelled() }
+            while encoding { monitor.wait() }
+        }
         for slot in inFlight { slot.cancel() }
         inFlight.removeAll()
         writer.abort()
