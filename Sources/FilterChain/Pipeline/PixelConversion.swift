@@ -167,7 +167,27 @@ struct OutputConversion: Sendable {
             case .rgb: [r, g, b]
             case .rgba: [r, g, b, a]
             }
-            if depth == .eight {
+            if depth == .eight && (channels == .rgb || channels == .rgba) && width > 1 {
+                // One pass per pixel: the samples packed into a 32-bit word (the 2^23 added
+                // for rounding leaves each value in the low bits), stored at once. For RGB the
+                // word's fourth byte is overwritten by the next pixel; the last pixel is
+                // stored byte by byte.
+                let d = destination.assumingMemoryBound(to: UInt8.self)
+                let words = UnsafeMutableRawPointer(destination)
+                let count = channels == .rgb ? width - 1 : width
+                for x in 0..<count {
+                    var word = (OutputConversion.round(r[x]) & 0xFF) | (OutputConversion.round(g[x]) & 0xFF) << 8
+                        | (OutputConversion.round(b[x]) & 0xFF) << 16
+                    if n == 4 { word |= (OutputConversion.round(a[x]) & 0xFF) << 24 }
+                    words.storeBytes(of: word.littleEndian, toByteOffset: x &* n, as: UInt32.self)
+                }
+                if channels == .rgb {
+                    let x = width - 1
+                    d[x * 3] = UInt8(truncatingIfNeeded: OutputConversion.round(r[x]))
+                    d[x * 3 + 1] = UInt8(truncatingIfNeeded: OutputConversion.round(g[x]))
+                    d[x * 3 + 2] = UInt8(truncatingIfNeeded: OutputConversion.round(b[x]))
+                }
+            } else if depth == .eight {
                 let d = destination.assumingMemoryBound(to: UInt8.self)
                 for (c, plane) in planes.enumerated() {
                     for x in 0..<width { d[x &* n &+ c] = UInt8(truncatingIfNeeded: OutputConversion.round(plane[x])) }
