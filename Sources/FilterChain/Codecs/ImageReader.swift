@@ -181,3 +181,16 @@ func warningList(first: String, count: UInt32) -> [String] {
     if count == 1 { return [first] }
     return ["\(first) (and \(count - 1) more)"]
 }
+
+/// Owns a C decoder, so every path out of a decoder's init frees it exactly once.
+final class CHandle {
+    let pointer: OpaquePointer
+    private let free: (OpaquePointer?) -> Void
+
+    init(_ pointer: OpaquePointer, free: @escaping (OpaquePointer?) -> Void) {
+        self.pointer = pointer
+        self.free = free
+    }
+
+    deinit { free(pointer) }
+}

@@ -2,16 +2,9 @@ import CJPEG
 
 /// libjpeg(-turbo) through the fc_jpeg shim.
 final class JPEGDecoder: StoredDecoder {
-    private let handle: Handle
+    private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
     private let input: OpenedInput
-
-    /// Owns the C decoder, so every path out of init frees it exactly once.
-    final class Handle {
-        let pointer: OpaquePointer
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { fc_jpeg_decoder_free(pointer) }
-    }
     let width: Int
     let height: Int
     let format: PixelFormat
@@ -22,7 +15,7 @@ final class JPEGDecoder: StoredDecoder {
         guard let d = fc_jpeg_decoder_new(options.lenient ? 0 : 1) else {
             throw CodecError(input.name, .outOfMemory)
         }
-        self.handle = Handle(d)
+        self.handle = CHandle(d, free: fc_jpeg_decoder_free)
         self.input = input
         var header = fc_jpeg_header()
         let status = fc_jpeg_decoder_open(d, input.file, input.memoryBase, input.memoryCount, &header)

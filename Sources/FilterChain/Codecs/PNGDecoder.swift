@@ -2,16 +2,9 @@ import CPNG
 
 /// libpng through the fc_png shim.
 final class PNGDecoder: StoredDecoder {
-    private let handle: Handle
+    private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
     private let input: OpenedInput
-
-    /// Owns the C decoder, so every path out of init frees it exactly once.
-    final class Handle {
-        let pointer: OpaquePointer
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { fc_png_decoder_free(pointer) }
-    }
     let width: Int
     let height: Int
     let format: PixelFormat
@@ -29,7 +22,7 @@ final class PNGDecoder: StoredDecoder {
         guard let d = fc_png_decoder_new(options.lenient ? 0 : 1) else {
             throw CodecError(input.name, .outOfMemory)
         }
-        self.handle = Handle(d)
+        self.handle = CHandle(d, free: fc_png_decoder_free)
         self.input = input
         self.lenient = options.lenient
         var h = fc_png_header()

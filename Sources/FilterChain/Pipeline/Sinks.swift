@@ -266,30 +266,27 @@ final class MemorySink: Sink {
     /// The samples with R, G, B reduced to one grey sample, or nil if some pixel is not
     /// neutral.
     static func greyVersion(of bytes: [UInt8], format: PixelFormat) -> [UInt8]? {
+        switch format.depth {
+        case .eight: greyVersion(of: bytes, format: format, as: UInt8.self)
+        case .sixteen: greyVersion(of: bytes, format: format, as: UInt16.self)
+        }
+    }
+
+    private static func greyVersion<Sample: FixedWidthInteger>(of bytes: [UInt8], format: PixelFormat,
+                                                               as: Sample.Type) -> [UInt8]? {
         let n = format.channels.count
         let alpha = format.channels.hasAlpha
-        let size = format.depth.bytes
-        let pixelCount = bytes.count / (n * size)
+        let pixelCount = bytes.count / (n * MemoryLayout<Sample>.size)
         let out = alpha ? 2 : 1
-        var result = [UInt8](repeating: 0, count: pixelCount * out * size)
+        var result = [UInt8](repeating: 0, count: pixelCount * out * MemoryLayout<Sample>.size)
         let neutral = bytes.withUnsafeBytes { src -> Bool in
             result.withUnsafeMutableBytes { dst -> Bool in
-                if size == 1 {
-                    let s = src.bindMemory(to: UInt8.self), d = dst.bindMemory(to: UInt8.self)
-                    for i in 0..<pixelCount {
-                        let r = s[i * n], g = s[i * n + 1], b = s[i * n + 2]
-                        if r != g || g != b { return false }
-                        d[i * out] = r
-                        if alpha { d[i * out + 1] = s[i * n + 3] }
-                    }
-                } else {
-                    let s = src.bindMemory(to: UInt16.self), d = dst.bindMemory(to: UInt16.self)
-                    for i in 0..<pixelCount {
-                        let r = s[i * n], g = s[i * n + 1], b = s[i * n + 2]
-                        if r != g || g != b { return false }
-                        d[i * out] = r
-                        if alpha { d[i * out + 1] = s[i * n + 3] }
-                    }
+                let s = src.bindMemory(to: Sample.self), d = dst.bindMemory(to: Sample.self)
+                for i in 0..<pixelCount {
+                    let r = s[i * n], g = s[i * n + 1], b = s[i * n + 2]
+                    if r != g || g != b { return false }
+                    d[i * out] = r
+                    if alpha { d[i * out + 1] = s[i * n + 3] }
                 }
                 return true
             }
