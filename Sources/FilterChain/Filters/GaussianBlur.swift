@@ -125,30 +125,40 @@ final class DirectVertical: VerticalPass {
     func run(y: Int, input: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>, columns: Range<Int>) {
         let k = weights.count - 1
         let center = input(y)
-        // Row by row over blocks of columns: long, simple inner loops, the block of the
-        // destination staying in L1 while each pair of rows is added in.
-        let block = 1024
-        weights.withUnsafeBufferPointer { w in
-            var start = columns.lowerBound
-            while start < columns.upperBound {
-                let end = min(columns.upperBound, start + block)
-                var x = start
-                while x < end {
-                    store8(w[0] * load8(center + x), destination + x)
+        // 32 columns at a time held in registers across all taps: each input value is loaded
+        // once, the output stored once.
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: 2 * max(k, 1)) { rows in
+            for i in 0..<k {
+                rows[2 * i] = input(y - i - 1)
+                rows[2 * i + 1] = input(y + i + 1)
+            }
+            weights.withUnsafeBufferPointer { w in
+                let w0 = w[0]
+                var x = columns.lowerBound
+                while x + 32 <= columns.upperBound {
+                    var s0 = w0 * load8(center + x), s1 = w0 * load8(center + x + 8)
+                    var s2 = w0 * load8(center + x + 16), s3 = w0 * load8(center + x + 24)
+                    for i in 0..<k {
+                        let up = rows[2 * i], down = rows[2 * i + 1], wi = w[i + 1]
+                        s0 += wi * (load8(up + x) + load8(down + x))
+                        s1 += wi * (load8(up + x + 8) + load8(down + x + 8))
+                        s2 += wi * (load8(up + x + 16) + load8(down + x + 16))
+                        s3 += wi * (load8(up + x + 24) + load8(down + x + 24))
+                    }
+                    store8(s0, destination + x)
+                    store8(s1, destination + x + 8)
+                    store8(s2, destination + x + 16)
+                    store8(s3, destination + x + 24)
+                    x += 32
+                }
+                while x < columns.upperBound {
+                    var s0 = w0 * load8(center + x)
+                    for i in 0..<k {
+                        s0 += w[i + 1] * (load8(rows[2 * i] + x) + load8(rows[2 * i + 1] + x))
+                    }
+                    store8(s0, destination + x)
                     x += 8
                 }
-                var i = 1
-                while i <= k {
-                    let up = input(y - i), down = input(y + i)
-                    let wi = w[i]
-                    x = start
-                    while x < end {
-                        store8(load8(destination + x) + wi * (load8(up + x) + load8(down + x)), destination + x)
-                        x += 8
-                    }
-                    i += 1
-                }
-                start = end
             }
         }
     }
