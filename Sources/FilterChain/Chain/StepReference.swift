@@ -10,9 +10,12 @@ public struct StepReference: Sendable, Hashable, CustomStringConvertible {
     /// The position (0...steps.count) the reference names.
     public func resolve(in chain: Chain) throws(StepError) -> Int {
         let t = text.trimmingWhitespace
-        if !t.isEmpty, t.allSatisfy(\.isASCII), let n = Int(t), t.allSatisfy(\.isNumber) {
-            guard n <= chain.steps.count else { throw StepError(reference: text, reason: .noSuchPosition(chain.steps.count), chain: chain) }
-            return n
+        // Digits name a position; digits past the last position may still be an id prefix
+        // (ids are hex, so "049087" can begin one).
+        var position: Int?
+        if !t.isEmpty, t.allSatisfy(\.isASCII), t.allSatisfy(\.isNumber) {
+            position = Int(t) ?? Int.max
+            if position! <= chain.steps.count { return position! }
         }
         let lower = t.lowercased()
         var matches = Set<Int>()
@@ -26,6 +29,9 @@ public struct StepReference: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if matches.count == 1 { return matches.first! }
+        if matches.isEmpty, position != nil {
+            throw StepError(reference: text, reason: .noSuchPosition(chain.steps.count), chain: chain)
+        }
         if matches.isEmpty {
             let reason: StepError.Reason = lower.count < 4 && lower.allSatisfy(\.isHexDigit) && !lower.isEmpty
                 ? .prefixTooShort : .notFound

@@ -1,0 +1,24 @@
+import Testing
+@testable import FilterChain
+
+@Suite struct StepReferenceTests {
+    static let chain = Chain(steps: [
+        Step(id: "04908702-BC30-49BF-A527-3BDED83C7570", name: "colour", filter: ColorControls()),
+        Step(id: "7B6B4855-224C-467F-9CC8-234278CCF634", filter: GaussianBlur()),
+    ])
+
+    @Test func digitsArePositionsFirstThenIdPrefixes() throws {
+        #expect(try StepReference("0").resolve(in: Self.chain) == 0)
+        #expect(try StepReference("2").resolve(in: Self.chain) == 2)
+        // Past the last position, digits can still begin an id (ids are hex).
+        #expect(try StepReference("049087").resolve(in: Self.chain) == 1)
+        #expect(try StepReference("colour").resolve(in: Self.chain) == 1)
+        #expect(try StepReference("7b6b").resolve(in: Self.chain) == 2)
+        #expect(throws: StepError.self) { try StepReference("9").resolve(in: Self.chain) }
+        do {
+            _ = try StepReference("9").resolve(in: Self.chain)
+        } catch {
+            #expect(error.reason == .noSuchPosition(2))
+        }
+    }
+}
