@@ -67,9 +67,8 @@ struct Apply: ParsableCommand {
         if let preview, let previewOutput {
             let position = try resolveStep(preview, in: chain, file: self.chain)
             if previewOutput == output { throw Failure.usage("\(output): the preview and the output are the same file") }
-            var options = codec.encodeOptions
-            if previewOutput != "-" { options.format = nil }
-            outputs.append(RenderOutput(step: position, .file(try codec.destination(previewOutput), options)))
+            let preview = try codec.output(previewOutput, ownFormat: true)
+            outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
         }
         if input != "-" && input == output {
             throw Failure.usage("\(output): the output would replace the input; write to another path")

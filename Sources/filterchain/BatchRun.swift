@@ -57,15 +57,13 @@ struct BatchRun {
                 }
                 ext = inputExtension
             }
-            let output = (folder.hasSuffix("/") ? folder : folder + "/") + stem + options.suffix + "." + ext
+            let output = joinPath(folder, stem + options.suffix + "." + ext)
             if let other = claimed[output.lowercased()] {
                 throw Failure.usage("\(input) and \(other) would both be written to \(output); rename one, or use --suffix")
             }
             claimed[output.lowercased()] = input
+            _ = try codec.destination(output)   // a format it can be written in (and --depth 16 only for PNG)
             items.append(Item(input: input, output: output))
-        }
-        if codec.depth == 16, items.contains(where: { ImageFormat(pathExtension: String($0.output.split(separator: ".").last ?? "")) == .jpeg }) {
-            throw Failure.usage("JPEG is 8-bit only; --depth 16 needs PNG outputs (--format png)")
         }
         return items
     }

@@ -142,6 +142,11 @@ func now() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
+/// `name` inside `folder`.
+func joinPath(_ folder: String, _ name: String) -> String {
+    folder.hasSuffix("/") ? folder + name : folder + "/" + name
+}
+
 func fileExists(_ path: String) -> Bool {
     var st = stat()
     return stat(path, &st) == 0

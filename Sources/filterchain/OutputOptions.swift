@@ -68,15 +68,25 @@ struct CodecOptions: ParsableArguments {
 
     /// The destination for a path ("-" is stdout), checked for a format it can be written in.
     func destination(_ path: String) throws -> ImageDestination {
+        try output(path).destination
+    }
+
+    /// A path ("-" is stdout) with the options and format it is written with, checked.
+    /// `ownFormat`: the path's extension decides even when --format is given (a preview or
+    /// a contact sheet beside the main output).
+    func output(_ path: String, ownFormat: Bool = false) throws
+        -> (destination: ImageDestination, options: EncodeOptions, format: ImageFormat) {
         let destination: ImageDestination = path == "-" ? .standardOutput : .file(path)
+        var options = encodeOptions
+        if ownFormat && path != "-" { options.format = nil }
         let format: ImageFormat
-        do { format = try encodeOptions.resolvedFormat(for: destination) } catch {
+        do { format = try options.resolvedFormat(for: destination) } catch {
             if path == "-" { throw Failure.usage("-: writing to standard output needs --format png or --format jpeg") }
             throw Failure.usage("\(error)")
         }
         if format == .jpeg && depth == 16 {
             throw Failure.usage("\(path): JPEG is 8-bit only; --depth 16 needs a PNG output")
         }
-        return destination
+        return (destination, options, format)
     }
 }

@@ -43,21 +43,16 @@ struct Steps: ParsableCommand {
         let ext = codec.format.map { $0.lowercased() == "jpeg" ? "jpg" : $0.lowercased() } ?? "png"
         let width = max(2, String(chain.steps.count).count)
         func number(_ i: Int) -> String { String(repeating: "0", count: max(0, width - String(i).count)) + String(i) }
-        var paths = [(outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + number(0) + "-input." + ext]
+        var paths = [joinPath(outputDir, number(0) + "-input." + ext)]
         for (i, step) in chain.steps.enumerated() {
-            paths.append((outputDir.hasSuffix("/") ? outputDir : outputDir + "/") + number(i + 1) + "-" + Steps.slug(step.label) + "." + ext)
+            paths.append(joinPath(outputDir, number(i + 1) + "-" + Steps.slug(step.label) + "." + ext))
         }
         var outputs: [RenderOutput] = []
         for (position, path) in paths.enumerated() {
             outputs.append(RenderOutput(step: position, .file(try codec.destination(path), codec.encodeOptions)))
         }
-        var sheetOptions = codec.encodeOptions
-        sheetOptions.format = nil
-        if let sheet {
-            guard let format = ImageFormat(pathExtension: String(sheet.split(separator: ".").last ?? "")), !sheet.hasSuffix("/") else {
-                throw Failure.usage("\(sheet): the sheet needs a .png or .jpg extension")
-            }
-            _ = format
+        let sheetOutput = try sheet.map { try codec.output($0, ownFormat: true) }
+        if sheetOutput != nil {
             for position in paths.indices { outputs.append(RenderOutput(step: position, .memory(depth: .eight))) }
         }
         try makeDirectory(outputDir)
@@ -69,16 +64,14 @@ struct Steps: ParsableCommand {
             throw Failure.image(error)
         }
         if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
-        if let sheet {
+        if let sheetOutput {
             let images = result.images.compactMap { $0 }
             let image = ContactSheet.make(images, labels: images.indices.map(String.init))
             do {
-                let writer = try ImageWriter(.file(sheet), format: ImageFormat(pathExtension: String(sheet.split(separator: ".").last!))!,
+                let writer = try ImageWriter(sheetOutput.destination, format: sheetOutput.format,
                                              header: EncodeHeader(width: image.width, height: image.height, format: image.format),
-                                             options: sheetOptions)
-                try image.pixels.withUnsafeBytes { p in
-                    try writer.writeNow(rows: p.baseAddress!, stride: image.rowBytes, count: image.height)
-                }
+                                             options: sheetOutput.options)
+                try writer.write(image)
                 try writer.finish()
             } catch {
                 throw Failure.image(error)

@@ -80,6 +80,15 @@ public final class ImageWriter: @unchecked Sendable {
         try flush()
     }
 
+    /// Writes every row of an image in memory, laid out as the header says.
+    public func write(_ image: RasterImage) throws {
+        precondition(image.width == header.width && image.height == header.height && image.format == header.format,
+                     "the image does not match the header")
+        try image.pixels.withUnsafeBytes { p in
+            try writeNow(rows: p.baseAddress!, stride: image.rowBytes, count: image.height)
+        }
+    }
+
     /// After the last row and its jobs: ends the file and makes it appear.
     public func finish() throws {
         try complete()

@@ -7,8 +7,8 @@ public enum CurveInterpolation: String, Sendable, CaseIterable {
     case linear
 }
 
-/// A curve through points, evaluated exactly in Double. Inputs are clamped to
-/// [first x, last x], so the curve is flat outside its points.
+/// A curve through points: the points and, for monotone curves, the Hermite slopes at them
+/// (CurveTable turns them into per-segment cubics).
 struct CurveFunction: Sendable {
     let xs: [Double]
     let ys: [Double]
@@ -50,23 +50,4 @@ struct CurveFunction: Sendable {
 
     /// numpy's sign: -1, 0 or 1.
     private static func sign(_ v: Double) -> Int { v > 0 ? 1 : v < 0 ? -1 : 0 }
-
-    var domain: ClosedRange<Double> { xs[0]...xs[xs.count - 1] }
-
-    func callAsFunction(_ input: Double) -> Double {
-        let x = min(max(input, xs[0]), xs[xs.count - 1])
-        // The segment [x_k, x_{k+1}] holding x.
-        var lo = 0, hi = xs.count - 1
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if xs[mid] <= x { lo = mid } else { hi = mid }
-        }
-        let k = lo
-        let h = xs[k + 1] - xs[k]
-        let t = (x - xs[k]) / h
-        guard let m = slopes else { return ys[k] + t * (ys[k + 1] - ys[k]) }
-        let t2 = t * t, t3 = t2 * t
-        return (2 * t3 - 3 * t2 + 1) * ys[k] + (t3 - 2 * t2 + t) * h * m[k]
-            + (-2 * t3 + 3 * t2) * ys[k + 1] + (t3 - t2) * h * m[k + 1]
-    }
 }

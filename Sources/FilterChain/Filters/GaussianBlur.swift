@@ -84,8 +84,14 @@ struct GaussianKernel: SeparableKernel {
 }
 
 struct DirectHorizontal: HorizontalPass {
-    let weights: [Float]
+    /// w_0 ... w_radius, each in every lane.
+    let weights: [SIMD8<Float>]
     let width: Int
+
+    init(weights: [Float], width: Int) {
+        self.weights = weights.map { SIMD8(repeating: $0) }
+        self.width = width
+    }
 
     func run(_ rows: UnsafeMutablePointer<Float>, stride: Int, rowCount: Int) {
         let k = weights.count - 1
@@ -94,7 +100,7 @@ struct DirectHorizontal: HorizontalPass {
         // SIMD step.
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: padded + 2 * k + 8)
         defer { scratch.deallocate() }
-        let w = weights.map { SIMD8<Float>(repeating: $0) }
+        let w = weights
         for r in 0..<rowCount {
             let row = rows + r * stride
             scratch.update(repeating: row[0], count: k)
@@ -273,26 +279,8 @@ struct SlidingCosines: Sendable {
         }
     }
 
-    /// Moves the window from n - 1 to n: adds sample n + radius, removes n - radius - 1.
-    @inline(__always)
-    func slide(_ state: UnsafeMutablePointer<Float>, lanes: Int, entering: UnsafePointer<Float>, enteringPhase: UnsafePointer<Float>,
-               leaving: UnsafePointer<Float>, leavingPhase: UnsafePointer<Float>, columns: Range<Int>) {
-        let p = Self.terms
-        var x = columns.lowerBound
-        while x < columns.upperBound {
-            let vin = load8(entering + x), vout = load8(leaving + x)
-            store8(load8(state + x) + (vin - vout), state + x)
-            for k in 0..<p {
-                let c = state + (1 + k) * lanes + x
-                let d = state + (1 + p + k) * lanes + x
-                store8(load8(c) + (vin * SIMD8(repeating: enteringPhase[k]) - vout * SIMD8(repeating: leavingPhase[k])), c)
-                store8(load8(d) + (vin * SIMD8(repeating: enteringPhase[p + k]) - vout * SIMD8(repeating: leavingPhase[p + k])), d)
-            }
-            x += 8
-        }
-    }
-
-    /// `slide` then `output` in one sweep, so each column's sums are loaded and stored once.
+    /// Moves the window from n - 1 to n (adds sample n + radius, removes n - radius - 1) and
+    /// writes y(n), in one sweep, so each column's sums are loaded and stored once.
     @inline(__always)
     func slideAndOutput(_ state: UnsafeMutablePointer<Float>, lanes: Int, entering: UnsafePointer<Float>,
                         enteringPhase: UnsafePointer<Float>, leaving: UnsafePointer<Float>,

@@ -69,7 +69,6 @@ public struct ToneCurve: Filter {
 /// through a small table of bins, so that every lookup stays in L1 and the result is the
 /// curve itself to float precision (no sampling error).
 final class CurveTable: Sendable {
-    let curve: CurveFunction
     /// The curve is the line y = x: values are only clamped to its domain (exactly).
     let isIdentity: Bool
     let x0: Float
@@ -84,7 +83,6 @@ final class CurveTable: Sendable {
     static let stride = 6
 
     init(_ curve: CurveFunction) {
-        self.curve = curve
         let xs = curve.xs, ys = curve.ys
         isIdentity = xs == ys
         x0 = Float(xs[0])

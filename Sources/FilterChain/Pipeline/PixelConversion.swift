@@ -99,8 +99,6 @@ struct OutputConversion: Sendable {
             : []
     }
 
-    var format: PixelFormat { PixelFormat(channels, depth) }
-
     /// Clamps, encodes (linear) and scales one row of a plane into `out` (values ready to
     /// round).
     @inline(__always)
@@ -161,11 +159,14 @@ struct OutputConversion: Sendable {
                 }
                 if channels.hasAlpha { prepare(p.alpha, a, width: width, colour: false, table: nil) }
             }
-            let planes: [UnsafeMutablePointer<Float>] = switch channels {
-            case .grey: [r]
-            case .greyAlpha: [r, a]
-            case .rgb: [r, g, b]
-            case .rgba: [r, g, b, a]
+            // The prepared plane of stored channel c.
+            func plane(_ c: Int) -> UnsafeMutablePointer<Float> {
+                switch c {
+                case 0: r
+                case 1: channels.isGrey ? a : g
+                case 2: b
+                default: a
+                }
             }
             if depth == .eight && (channels == .rgb || channels == .rgba) && width > 1 {
                 // One pass per pixel: the samples packed into a 32-bit word (the 2^23 added
@@ -189,13 +190,15 @@ struct OutputConversion: Sendable {
                 }
             } else if depth == .eight {
                 let d = destination.assumingMemoryBound(to: UInt8.self)
-                for (c, plane) in planes.enumerated() {
-                    for x in 0..<width { d[x &* n &+ c] = UInt8(truncatingIfNeeded: OutputConversion.round(plane[x])) }
+                for c in 0..<n {
+                    let source = plane(c)
+                    for x in 0..<width { d[x &* n &+ c] = UInt8(truncatingIfNeeded: OutputConversion.round(source[x])) }
                 }
             } else {
                 let d = destination.assumingMemoryBound(to: UInt16.self)
-                for (c, plane) in planes.enumerated() {
-                    for x in 0..<width { d[x &* n &+ c] = UInt16(truncatingIfNeeded: OutputConversion.round(plane[x])) }
+                for c in 0..<n {
+                    let source = plane(c)
+                    for x in 0..<width { d[x &* n &+ c] = UInt16(truncatingIfNeeded: OutputConversion.round(source[x])) }
                 }
             }
         }

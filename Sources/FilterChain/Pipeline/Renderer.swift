@@ -24,8 +24,6 @@ public struct RenderResult: Sendable {
     public var info: ImageInfo
     /// For each output in order: the image, when the output was kept in memory.
     public var images: [RasterImage?]
-    /// Layouts of the outputs, in order.
-    public var layouts: [PixelFormat]
     /// Things that could not be kept (an ICC profile for another colour space, ...).
     public var notes: [String]
     /// Damage that lenient decoding went past.
@@ -136,7 +134,6 @@ public final class Renderer: @unchecked Sendable {
                                 if case .memory = output.target { return (sink as? MemorySink)?.image }
                                 return nil
                             },
-                            layouts: sinks.map { ($0 as? MemorySink)?.image?.format ?? $0.layout.format },
                             notes: sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }

@@ -252,9 +252,7 @@ final class MemorySink: Sink {
                                                               metadata: file.metadata),
                                          options: file.options)
             self.writer = writer
-            try result.pixels.withUnsafeBytes { p in
-                try writer.writeNow(rows: p.baseAddress!, stride: result.rowBytes, count: height)
-            }
+            try writer.write(result)
             try writer.complete()
         }
     }

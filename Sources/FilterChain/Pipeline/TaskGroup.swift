@@ -34,9 +34,6 @@ final class TaskGroup: @unchecked Sendable {
         }
         if let error { throw error }
     }
-
-    /// Whether a task has failed so far (later tasks may skip their work).
-    var hasFailed: Bool { monitor.locked { firstError != nil } }
 }
 
 /// Set from anywhere (a signal handler's thread) to stop work: no new image starts, and
