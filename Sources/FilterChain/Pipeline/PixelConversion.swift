@@ -133,8 +133,56 @@ struct OutputConversion: Sendable {
         (v + 8_388_608).bitPattern
     }
 
+    /// Clamps to [0, 1] (NaN to 0), scales by 255 and adds 2^23: the rounded sample is then
+    /// in the low bits of each lane's bit pattern. The same arithmetic as `prepare` + `round`.
+    @inline(__always)
+    private static func eightBitLanes(_ p: UnsafePointer<Float>) -> SIMD8<UInt32> {
+        let v = load8(p)
+        let low = SIMD8<Float>.zero.replacing(with: v, where: v .> 0)
+        let c = low.replacing(with: 1, where: .!(low .< 1))
+        let biased = c * SIMD8(repeating: 255) + SIMD8(repeating: 8_388_608)
+        return unsafeBitCast(biased, to: SIMD8<UInt32>.self) & SIMD8(repeating: 0xFF)
+    }
+
+    @inline(__always)
+    private static func eightBit(_ v: Float) -> UInt8 {
+        UInt8(truncatingIfNeeded: round((v > 0 ? (v < 1 ? v : 1) : 0) * 255))
+    }
+
+    /// The common case of 8-bit RGB or RGBA in the stored space, without compositing: one
+    /// pass, eight pixels at a time, each pixel's samples packed in a 32-bit word and stored
+    /// at once (for RGB the word's fourth byte is overwritten by the next pixel's store).
+    private func packEightBit(_ p: PlanarPixels, width: Int, into destination: UnsafeMutableRawPointer) {
+        let rgba = channels == .rgba
+        let n = rgba ? 4 : 3
+        // For RGB the last pixel's word would overrun the row: the tail is stored bytewise.
+        let wordPixels = rgba ? width : width - 1
+        var x = 0
+        while x + 8 <= wordPixels {
+            var words = OutputConversion.eightBitLanes(p.red + x)
+                | OutputConversion.eightBitLanes(p.green + x) &<< 8
+                | OutputConversion.eightBitLanes(p.blue + x) &<< 16
+            if rgba { words |= OutputConversion.eightBitLanes(p.alpha + x) &<< 24 }
+            let d = destination + x &* n
+            for i in 0..<8 { d.storeBytes(of: words[i].littleEndian, toByteOffset: i &* n, as: UInt32.self) }
+            x += 8
+        }
+        let d = destination.assumingMemoryBound(to: UInt8.self)
+        while x < width {
+            d[x &* n] = OutputConversion.eightBit(p.red[x])
+            d[x &* n &+ 1] = OutputConversion.eightBit(p.green[x])
+            d[x &* n &+ 2] = OutputConversion.eightBit(p.blue[x])
+            if rgba { d[x &* n &+ 3] = OutputConversion.eightBit(p.alpha[x]) }
+            x += 1
+        }
+    }
+
     /// Converts one row of `width` pixels.
     func convert(_ p: PlanarPixels, hasAlpha: Bool, width: Int, into destination: UnsafeMutableRawPointer) {
+        if depth == .eight && !linear && (background == nil || !hasAlpha) && (channels == .rgb || channels == .rgba) {
+            packEightBit(p, width: width, into: destination)
+            return
+        }
         let n = channels.count
         withUnsafeTemporaryAllocation(of: Float.self, capacity: 4 * max(width, 1)) { scratch in
             let r = scratch.baseAddress!, g = r + width, b = g + width, a = b + width
