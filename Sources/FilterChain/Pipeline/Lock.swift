@@ -31,3 +31,21 @@ final class Monitor: @unchecked Sendable {
     func broadcast() { pthread_cond_broadcast(&condition) }
     func signal() { pthread_cond_signal(&condition) }
 }
+
+/// Polls `done` for up to `microseconds`, yielding the processor between polls; true once
+/// `done` holds. Used before blocking on a condition variable when the wait is expected to
+/// be short: on a virtual machine an idle core halts, and waking a thread blocked in the
+/// kernel can take 50-200 us, against strips of work that arrive every few milliseconds.
+func pollBriefly(microseconds: Int = 200, until done: () -> Bool) -> Bool {
+    if done() { return true }
+    var start = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &start)
+    while true {
+        sched_yield()
+        if done() { return true }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let elapsed = (now.tv_sec - start.tv_sec) * 1_000_000 + (now.tv_nsec - start.tv_nsec) / 1000
+        if elapsed >= microseconds { return false }
+    }
+}

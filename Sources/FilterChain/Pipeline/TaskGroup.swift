@@ -6,18 +6,22 @@ final class TaskGroup: @unchecked Sendable {
     private let pool: WorkerPool
     private let monitor = Monitor()
     private var outstanding = 0
+    /// `outstanding`, readable without the lock.
+    private let remaining = Atomic<Int>(0)
     private var firstError: (any Error)?
 
     init(pool: WorkerPool) { self.pool = pool }
 
     func submit(_ priority: WorkerPool.Priority, _ work: @escaping () throws -> Void) {
         monitor.locked { outstanding += 1 }
+        remaining.add(1, ordering: .relaxed)
         pool.submit(priority) { [self] in
             var failure: (any Error)?
             do { try work() } catch { failure = error }
             monitor.locked {
                 if let failure, firstError == nil { firstError = failure }
                 outstanding -= 1
+                remaining.subtract(1, ordering: .releasing)
                 if outstanding == 0 { monitor.broadcast() }
             }
         }
@@ -26,6 +30,7 @@ final class TaskGroup: @unchecked Sendable {
     /// Waits until every task (including those added by tasks) has run; throws the first
     /// error any of them threw.
     func wait() throws {
+        _ = pollBriefly { remaining.load(ordering: .acquiring) == 0 }
         let error: (any Error)? = monitor.locked {
             while outstanding > 0 { monitor.wait() }
             let e = firstError

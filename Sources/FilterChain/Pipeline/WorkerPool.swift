@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +34,9 @@ public final class WorkerPool: @unchecked Sendable {
     private let monitor = Monitor()
     private var heap: [Task] = []
     private var submitted = 0
-    private var stopping = false
+    private let stopping = Atomic<Bool>(false)
+    /// The number of tasks in the heap, readable without the lock.
+    private let queued = Atomic<Int>(0)
     private var workers: [pthread_t] = []
 
     /// The number of cores online.
@@ -65,7 +68,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// Stops the threads once the queue is empty.
     public func shutdown() {
         monitor.locked {
-            stopping = true
+            stopping.store(true, ordering: .relaxed)
             monitor.broadcast()
         }
         for t in workers { pthread_join(t, nil) }
@@ -75,6 +78,7 @@ public final class WorkerPool: @unchecked Sendable {
     func submit(_ priority: Priority, _ work: @escaping () -> Void) {
         monitor.locked {
             heap.append(Task(priority: priority, order: submitted, work: work))
+            queued.add(1, ordering: .relaxed)
             submitted += 1
             siftUp(heap.count - 1)
             monitor.signal()
@@ -83,8 +87,10 @@ public final class WorkerPool: @unchecked Sendable {
 
     private func work() {
         while true {
+            // Between strips the queue empties for a moment: look again briefly before sleeping.
+            _ = pollBriefly { queued.load(ordering: .relaxed) > 0 || stopping.load(ordering: .relaxed) }
             let task: Task? = monitor.locked {
-                while heap.isEmpty && !stopping { monitor.wait() }
+                while heap.isEmpty && !stopping.load(ordering: .relaxed) { monitor.wait() }
                 if heap.isEmpty { return nil }
                 return pop()
             }
@@ -96,6 +102,7 @@ public final class WorkerPool: @unchecked Sendable {
     private func pop() -> Task {
         heap.swapAt(0, heap.count - 1)
         let top = heap.removeLast()
+        queued.subtract(1, ordering: .relaxed)
         if !heap.isEmpty { siftDown(0) }
         return top
     }
