@@ -99,6 +99,9 @@ enum Signals {
     nonisolated(unsafe) private static var count = 0
 
     static func install() {
+        // Over a file-size limit (ulimit -f) a write then fails with EFBIG and is reported
+        // like a full disk, instead of the signal killing the process mid-file.
+        signal(SIGXFSZ, SIG_IGN)
         for s in [SIGINT, SIGTERM] {
             signal(s) { _ in
                 Signals.count += 1

@@ -72,6 +72,22 @@ import FilterChain
         #expect(!CLI.files(in: folder).contains("x.png"))
     }
 
+    /// A write that fails part-way (here over a file-size limit, EFBIG, which takes the same
+    /// path as a full disk): one line naming the file and the reason, exit 1, no temporary
+    /// file left, the existing output untouched, and no preview written either.
+    @Test(arguments: ["out.png", "out.jpg"])
+    func aFailedWriteLeavesNothingBehind(output: String) throws {
+        CLI.write("precious", to: folder + "/" + output)
+        let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", output,
+                             "--preview", "1", "--preview-output", "p.png"], in: folder, fileSizeLimitBlocks: 16)
+        #expect(r.status == 1)
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.hasPrefix("filterchain: error: "), "\(r.stderr)")
+        #expect(r.stderr.contains(output) || r.stderr.contains("p.png"), "\(r.stderr)")
+        #expect(r.stderr.contains("File too large"), "\(r.stderr)")
+        #expect(try String(contentsOfFile: folder + "/" + output, encoding: .utf8) == "precious")
+        #expect(CLI.files(in: folder) == [output], "\(CLI.files(in: folder))")
+    }
+
     @Test func usageErrorsExit64() throws {
         for args in [["apply"], ["apply", CLI.lookChain, "a.png"], ["apply", CLI.lookChain, "a.png", "b.png", "--quality", "0"],
                      ["apply", CLI.lookChain, "a.png", "b.png", "--preview", "1"], ["nonsense"],

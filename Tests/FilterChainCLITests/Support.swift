@@ -31,10 +31,17 @@ enum CLI {
     }
 
     @discardableResult
-    static func run(_ arguments: [String], in folder: String? = nil, stdin: Data? = nil) throws -> Result {
+    static func run(_ arguments: [String], in folder: String? = nil, stdin: Data? = nil,
+                    fileSizeLimitBlocks: Int? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        if let blocks = fileSizeLimitBlocks {
+            // Through sh, whose `ulimit -f` sets RLIMIT_FSIZE for the exec'd binary.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -f \(blocks) && exec \"$0\" \"$@\"", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
