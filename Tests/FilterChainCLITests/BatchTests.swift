@@ -47,6 +47,39 @@ import FilterChain
         }
     }
 
+    #if os(Linux)
+    /// On a terminal (a pty from util-linux `script`) the progress line is redrawn in place
+    /// after each image and cleared before the summary; --quiet and a pipe get neither.
+    /// util-linux `script` can give a command a pty here (not in every container).
+    static let terminalAvailable: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return false }
+        return (try? CLI.run(["-qec", "test -t 2", "/dev/null"], executable: "/usr/bin/script").status == 0) ?? false
+    }()
+
+    @Test(.enabled(if: terminalAvailable, "needs a pty from util-linux script"))
+    func progressLineOnlyOnATerminal() throws {
+        let names = try inputs(corrupt: false).prefix(3)
+        let command = ([CLI.binary, "apply", CLI.lookChain] + names + ["--output-dir", "out"])
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let onTerminal = try CLI.run(["-qec", command, "/dev/null"], in: folder, executable: "/usr/bin/script")
+        #expect(onTerminal.status == 0, "\(onTerminal.stderr)")
+        let screen = onTerminal.out
+        for n in 1...3 {
+            #expect(screen.contains("\r\u{1B}[K\(n)/3 images, "), "\(screen.debugDescription)")
+        }
+        #expect(screen.contains(", 0:0"), "time left: \(screen.debugDescription)")
+        #expect(screen.hasSuffix("\r\u{1B}[K3 written, 0 failed\r\n"), "\(screen.debugDescription)")
+
+        let quiet = try CLI.run(["-qec", command.replacingOccurrences(of: "'out'", with: "'out3'") + " --quiet", "/dev/null"],
+                                in: folder, executable: "/usr/bin/script")
+        #expect(quiet.status == 0 && quiet.out.isEmpty, "\(quiet.out.debugDescription)")
+        #expect(CLI.files(in: folder + "/out3").count == 3)
+        let piped = try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "out2"], in: folder)
+        #expect(piped.status == 0 && !piped.stderr.contains("\u{1B}"), "\(piped.stderr.debugDescription)")
+        #expect(piped.stderr == "3 written, 0 failed\n", "\(piped.stderr.debugDescription)")
+    }
+    #endif
+
     @Test func outputsAreByteIdenticalWhateverJobsAndShards() throws {
         let names = try inputs(corrupt: false)
         #expect(try CLI.run(["apply", CLI.lookChain] + names + ["--output-dir", "one", "--jobs", "1", "-q"], in: folder).status == 0)

@@ -32,9 +32,12 @@ enum CLI {
 
     @discardableResult
     static func run(_ arguments: [String], in folder: String? = nil, stdin: Data? = nil,
-                    fileSizeLimitBlocks: Int? = nil) throws -> Result {
+                    fileSizeLimitBlocks: Int? = nil, executable: String? = nil) throws -> Result {
         let process = Process()
-        if let blocks = fileSizeLimitBlocks {
+        if let executable {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else if let blocks = fileSizeLimitBlocks {
             // Through sh, whose `ulimit -f` sets RLIMIT_FSIZE for the exec'd binary.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -f \(blocks) && exec \"$0\" \"$@\"", binary] + arguments
