@@ -341,7 +341,7 @@ uint32_t fc_png_context_rows(size_t row_bytes) {
 fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
                                     uint32_t row_count, uint32_t context_rows,
                                     int bytes_per_pixel, int level, int last,
-                                    fc_png_piece *piece) {
+                                    uint8_t *out, size_t capacity, fc_png_piece *piece) {
     memset(piece, 0, sizeof *piece);
     size_t filtered_row = row_bytes + 1;
     uint32_t dictionary_rows = context_rows > 0 ? context_rows - 1 : 0;
@@ -382,12 +382,10 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
         size_t n = dictionary_length > 32768 ? 32768 : dictionary_length;
         deflateSetDictionary(&z, own - n, (uInt)n);
     }
-    size_t capacity = deflateBound(&z, (uLong)own_length) + 64;
-    uint8_t *out = malloc(capacity);
-    if (!out) {
+    if (capacity < deflateBound(&z, (uLong)own_length) + 64) {
         deflateEnd(&z);
         free(filtered);
-        return FC_PNG_NO_MEMORY;
+        return FC_PNG_FAILED;
     }
     z.next_in = (Bytef *)own;
     z.next_out = out;
@@ -409,7 +407,6 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     piece->length = (size_t)(z.next_out - out);
     deflateEnd(&z);
     if (!ok) {
-        free(out);
         free(filtered);
         return FC_PNG_FAILED;
     }
@@ -424,6 +421,13 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     piece->data = out;
     free(filtered);
     return FC_PNG_OK;
+}
+
+size_t fc_png_piece_capacity(size_t row_bytes, uint32_t row_count) {
+    // deflateBound's answer when the parameters are not zlib's defaults (deflateTune):
+    // n + n/8 + n/64 + 5, rounded up, and no wrapper for raw deflate.
+    size_t n = (size_t)row_count * (row_bytes + 1);
+    return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 64;
 }
 
 uint32_t fc_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length) {

@@ -81,7 +81,7 @@ int fc_png_write_chunk(FILE *file, const char type[4], const uint8_t *data, size
 uint8_t *fc_png_zlib_compress(const uint8_t *data, size_t length, int level, size_t *out);
 
 typedef struct {
-    uint8_t *data;           // malloc'd; free with fc_png_free
+    uint8_t *data;           // where the deflated bytes are: the caller's `out`
     size_t length;
     uint32_t adler;          // adler32 of the filtered bytes of this piece
     size_t filtered_length;  // how many filtered bytes the piece holds
@@ -94,10 +94,17 @@ typedef struct {
 /// image): the last is the row above the first one; the others are filtered again to prime
 /// the compressor with the last 32 KiB of the stream before this piece, so pieces compress
 /// as well as one stream would. A piece ends with a sync flush, or the final block if `last`.
+/// The deflated bytes go to `out`, `capacity` bytes (at least fc_png_piece_capacity), which
+/// the caller owns: the encoder reuses its buffers, so big allocations never move between
+/// threads (glibc's per-thread arenas grew with the image's height when they did).
 fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
                                     uint32_t row_count, uint32_t context_rows,
                                     int bytes_per_pixel, int level, int last,
-                                    fc_png_piece *piece);
+                                    uint8_t *out, size_t capacity, fc_png_piece *piece);
+
+/// The output space fc_png_compress_piece needs for `row_count` rows (zlib's bound for raw
+/// deflate with tuned parameters, plus room for the final flush).
+size_t fc_png_piece_capacity(size_t row_bytes, uint32_t row_count);
 
 /// How many context rows fc_png_compress_piece wants before a piece (at most).
 uint32_t fc_png_context_rows(size_t row_bytes);

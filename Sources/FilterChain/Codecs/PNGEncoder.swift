@@ -31,6 +31,11 @@ final class PNGEncoder: RowEncoder {
     private var nextToWrite = 0
     private var adler: UInt32 = 1
     private var wroteZlibHeader = false
+    /// Buffers of pieces already written, for the next pieces: every piece's memory is
+    /// allocated here once, so the heap does not grow with the image's height.
+    private var spare: [PNGPiece.Buffers] = []
+    private let rowsCapacity: Int
+    private let outCapacity: Int
 
     /// About 1 MiB of raw rows per piece: enough to keep every core busy on big images, and
     /// large enough that the seams cost nothing measurable in size.
@@ -44,8 +49,12 @@ final class PNGEncoder: RowEncoder {
         bytesPerPixel = Int32(header.format.bytesPerPixel)
         rowsPerPiece = max(1, PNGEncoder.pieceBytes / max(1, rowBytes))
         contextRows = Int(fc_png_context_rows(rowBytes))
+        rowsCapacity = (contextRows + rowsPerPiece) * rowBytes
+        outCapacity = fc_png_piece_capacity(rowBytes, UInt32(rowsPerPiece))
         try writeHead(metadata)
     }
+
+    deinit { for b in spare { b.deallocate() } }
 
     private func chunk(_ type: String, _ data: [UInt8]) throws {
         let code = data.withUnsafeBufferPointer { buffer in
@@ -94,9 +103,11 @@ final class PNGEncoder: RowEncoder {
                 let remaining = header.height - rowsTaken
                 let rows = min(rowsPerPiece, remaining)
                 let context = min(contextRows, rowsTaken)
+                let buffers = spare.popLast()
+                    ?? PNGPiece.Buffers(rowsCapacity: rowsCapacity, outCapacity: outCapacity)
                 let p = PNGPiece(index: piecesMade, rowBytes: rowBytes, contextRows: context, rows: rows,
                                  bytesPerPixel: bytesPerPixel, level: level,
-                                 last: rowsTaken + rows == header.height)
+                                 last: rowsTaken + rows == header.height, buffers: buffers)
                 piecesMade += 1
                 // The context: the last rows before this piece.
                 if context > 0 {
@@ -148,12 +159,15 @@ final class PNGEncoder: RowEncoder {
     }
 
     private func writePiece(_ p: PNGPiece) throws {
-        defer { p.release() }
+        defer { if let buffers = p.takeBuffers() { spare.append(buffers) } }
         guard p.status == FC_PNG_OK, let data = p.result.data else {
             throw p.status == FC_PNG_NO_MEMORY ? CodecError(output.name, .outOfMemory)
                 : CodecError(output.name, .writeFailed("deflate failed"))
         }
-        var bytes: [UInt8] = []
+        // The deflated bytes sit `PNGPiece.headRoom` bytes into the output buffer, with room
+        // after them: the zlib header goes before the first piece, the Adler-32 after the last.
+        var start = UnsafeMutableRawPointer(data)
+        var length = p.result.length
         if !wroteZlibHeader {
             // CMF: deflate, 32 KiB window. FLG: the level class, and a check making
             // CMF*256+FLG a multiple of 31.
@@ -161,13 +175,19 @@ final class PNGEncoder: RowEncoder {
             let flevel: UInt8 = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3
             var flg = flevel << 6
             flg += UInt8(31 - (Int(cmf) * 256 + Int(flg)) % 31)
-            bytes = [cmf, flg]
+            start -= 2
+            start.storeBytes(of: cmf, as: UInt8.self)
+            start.storeBytes(of: flg, toByteOffset: 1, as: UInt8.self)
+            length += 2
             wroteZlibHeader = true
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: p.result.length))
         adler = fc_png_adler32_combine(adler, p.result.adler, p.result.filtered_length)
-        if p.last { bytes.append(contentsOf: PNGEncoder.be32(adler)) }
-        try chunk("IDAT", bytes)
+        if p.last {
+            for (i, byte) in PNGEncoder.be32(adler).enumerated() { start.storeBytes(of: byte, toByteOffset: length + i, as: UInt8.self) }
+            length += 4
+        }
+        let code = "IDAT".withCString { fc_png_write_chunk(output.file, $0, start.assumingMemoryBound(to: UInt8.self), length) }
+        if code != 0 { throw CodecError(output.name, .writeFailed(String(cString: strerror(code)))) }
         nextToWrite += 1
     }
 
@@ -192,8 +212,32 @@ final class PNGPiece: EncoderJob, @unchecked Sendable {
     var result = fc_png_piece()
     var status = FC_PNG_FAILED
     private let completed = Atomic<Bool>(false)
+    private var buffers: Buffers?
 
-    init(index: Int, rowBytes: Int, contextRows: Int, rows: Int, bytesPerPixel: Int32, level: Int32, last: Bool) {
+    /// Room before the deflated bytes (the zlib header) and after them (the Adler-32).
+    static let headRoom = 2, tailRoom = 4
+
+    /// A piece's memory: its raw rows (context first), and the space its deflated bytes go.
+    struct Buffers {
+        let rows: UnsafeMutableRawPointer
+        let out: UnsafeMutableRawPointer
+        let outCapacity: Int
+
+        init(rowsCapacity: Int, outCapacity: Int) {
+            rows = .allocate(byteCount: max(1, rowsCapacity), alignment: 64)
+            out = .allocate(byteCount: PNGPiece.headRoom + outCapacity + PNGPiece.tailRoom, alignment: 64)
+            self.outCapacity = outCapacity
+        }
+
+        func deallocate() {
+            rows.deallocate()
+            out.deallocate()
+        }
+    }
+
+    /// `buffers` must hold `contextRows + rows` rows and the output of `rows` rows.
+    init(index: Int, rowBytes: Int, contextRows: Int, rows: Int, bytesPerPixel: Int32, level: Int32, last: Bool,
+         buffers: Buffers) {
         self.index = index
         self.rowBytes = rowBytes
         self.contextRows = contextRows
@@ -201,26 +245,26 @@ final class PNGPiece: EncoderJob, @unchecked Sendable {
         self.bytesPerPixel = bytesPerPixel
         self.level = level
         self.last = last
-        buffer = .allocate(byteCount: max(1, (contextRows + rows) * rowBytes), alignment: 64)
+        self.buffers = buffers
+        buffer = buffers.rows
     }
 
-    deinit { release() }
+    deinit { buffers?.deallocate() }
 
     var isComplete: Bool { completed.load(ordering: .acquiring) }
 
     func run() {
         let first = (buffer + contextRows * rowBytes).assumingMemoryBound(to: UInt8.self)
+        let out = buffers!.out + PNGPiece.headRoom
         status = fc_png_compress_piece(first, rowBytes, rowBytes, UInt32(rows), UInt32(contextRows),
-                                       bytesPerPixel, level, last ? 1 : 0, &result)
+                                       bytesPerPixel, level, last ? 1 : 0,
+                                       out.assumingMemoryBound(to: UInt8.self), buffers!.outCapacity, &result)
         completed.store(true, ordering: .releasing)
     }
 
-    private var released = false
-    func release() {
-        if released { return }
-        released = true
-        buffer.deallocate()
-        if let data = result.data { fc_png_free(data) }
-        result.data = nil
+    /// Hands the buffers back for another piece (after the piece is written).
+    func takeBuffers() -> Buffers? {
+        defer { buffers = nil }
+        return buffers
     }
 }
