@@ -36,6 +36,7 @@ final class Monitor: @unchecked Sendable {
 /// `done` holds. Used before blocking on a condition variable when the wait is expected to
 /// be short: on a virtual machine an idle core halts, and waking a thread blocked in the
 /// kernel can take 50-200 us, against strips of work that arrive every few milliseconds.
+@discardableResult
 func pollBriefly(microseconds: Int = 200, until done: () -> Bool) -> Bool {
     if done() { return true }
     var start = timespec()

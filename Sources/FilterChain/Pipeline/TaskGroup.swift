@@ -30,7 +30,7 @@ final class TaskGroup: @unchecked Sendable {
     /// Waits until every task (including those added by tasks) has run; throws the first
     /// error any of them threw.
     func wait() throws {
-        _ = pollBriefly { remaining.load(ordering: .acquiring) == 0 }
+        pollBriefly { remaining.load(ordering: .acquiring) == 0 }
         let error: (any Error)? = monitor.locked {
             while outstanding > 0 { monitor.wait() }
             let e = firstError

@@ -88,7 +88,7 @@ public final class WorkerPool: @unchecked Sendable {
     private func work() {
         while true {
             // Between strips the queue empties for a moment: look again briefly before sleeping.
-            _ = pollBriefly { queued.load(ordering: .relaxed) > 0 || stopping.load(ordering: .relaxed) }
+            pollBriefly { queued.load(ordering: .relaxed) > 0 || stopping.load(ordering: .relaxed) }
             let task: Task? = monitor.locked {
                 while heap.isEmpty && !stopping.load(ordering: .relaxed) { monitor.wait() }
                 if heap.isEmpty { return nil }
