@@ -49,8 +49,10 @@ final class PNGEncoder: RowEncoder {
         bytesPerPixel = Int32(header.format.bytesPerPixel)
         rowsPerPiece = max(1, PNGEncoder.pieceBytes / max(1, rowBytes))
         contextRows = Int(fc_png_context_rows(rowBytes))
-        rowsCapacity = (contextRows + rowsPerPiece) * rowBytes
-        outCapacity = fc_png_piece_capacity(rowBytes, UInt32(rowsPerPiece))
+        // Every piece fits the first (the largest): small images get small buffers.
+        let pieceRows = min(rowsPerPiece, header.height)
+        rowsCapacity = (min(contextRows, header.height) + pieceRows) * rowBytes
+        outCapacity = fc_png_piece_capacity(rowBytes, UInt32(pieceRows))
         try writeHead(metadata)
     }
 
