@@ -78,8 +78,10 @@ import FilterChain
     @Test(arguments: ["out.png", "out.jpg"])
     func aFailedWriteLeavesNothingBehind(output: String) throws {
         CLI.write("precious", to: folder + "/" + output)
-        let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", output,
-                             "--preview", "1", "--preview-output", "p.png"], in: folder, fileSizeLimitBlocks: 16)
+        // Through sh, whose `ulimit -f` (512-byte blocks) sets RLIMIT_FSIZE for the binary.
+        let r = try CLI.run(["-c", "ulimit -f 16 && exec \"$0\" \"$@\"", CLI.binary,
+                             "apply", CLI.lookChain, CLI.samples + "/chelsea.png", output,
+                             "--preview", "1", "--preview-output", "p.png"], in: folder, executable: "/bin/sh")
         #expect(r.status == 1)
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.hasPrefix("filterchain: error: "), "\(r.stderr)")
         #expect(r.stderr.contains(output) || r.stderr.contains("p.png"), "\(r.stderr)")

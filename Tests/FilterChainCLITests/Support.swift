@@ -31,20 +31,12 @@ enum CLI {
     }
 
     @discardableResult
+    /// Runs `executable` (by default the binary) with `arguments`.
     static func run(_ arguments: [String], in folder: String? = nil, stdin: Data? = nil,
-                    fileSizeLimitBlocks: Int? = nil, executable: String? = nil) throws -> Result {
+                    executable: String? = nil) throws -> Result {
         let process = Process()
-        if let executable {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else if let blocks = fileSizeLimitBlocks {
-            // Through sh, whose `ulimit -f` sets RLIMIT_FSIZE for the exec'd binary.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -f \(blocks) && exec \"$0\" \"$@\"", binary] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-        }
+        process.executableURL = URL(fileURLWithPath: executable ?? binary)
+        process.arguments = arguments
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

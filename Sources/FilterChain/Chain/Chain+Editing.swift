@@ -36,31 +36,21 @@ extension Chain {
     /// file beside it, which is renamed over the old file only once completely written.
     /// The text is parsed back first, so an invalid chain is never written.
     public func save(to path: String) throws(ChainError) {
-        let text = jsonText
-        _ = try Chain.parse(Array(text.utf8), file: path)
-        let (folder, base) = OutputFile.split(path)
-        var template = Array("\(folder)/.\(base).filterchain-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw ChainError(file: path, problem: .unwritable(String(cString: strerror(errno)))) }
-        let temp = String(cString: template)
-        var mode: mode_t = 0o644
-        var st = stat()
-        if stat(path, &st) == 0 { mode = st.st_mode & 0o777 }
-        fchmod(fd, mode)
-        let bytes = Array(text.utf8)
-        var written = 0
-        var failure: String?
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n <= 0 { failure = String(cString: strerror(errno)); break }
-            written += n
-        }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        if close(fd) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil, rename(temp, path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temp)
-            throw ChainError(file: path, problem: .unwritable(failure))
+        let bytes = Array(jsonText.utf8)
+        _ = try Chain.parse(bytes, file: path)
+        do {
+            // The same atomic output as images (temporary file, permissions kept, removed on
+            // failure or interruption), synced to disk before the rename.
+            let output = try OutputFile(.file(path))
+            if fwrite(bytes, 1, bytes.count, output.file) != bytes.count { throw output.writeError("write error") }
+            try output.commit(sync: true)
+        } catch {
+            let why: String = switch (error as? CodecError)?.reason {
+            case .writeFailed(let why): why
+            case .some(let reason): CodecError(path, reason).message
+            case nil: "\(error)"
+            }
+            throw ChainError(file: path, problem: .unwritable(why))
         }
     }
 }

@@ -73,11 +73,12 @@ final class OutputFile {
     deinit { if !done { abort() } }
 
     /// Makes the output appear: flushes, checks every write succeeded, renames into place.
-    func commit() throws {
+    /// With `sync` the data reaches the disk (fsync) before the rename.
+    func commit(sync: Bool = false) throws {
         precondition(!done, "output committed twice")
         guard let f = file else { return }
         errno = 0
-        let flushed = fflush(f) == 0 && ferror(f) == 0
+        let flushed = fflush(f) == 0 && ferror(f) == 0 && (!sync || fsync(fileno(f)) == 0)
         let code = errno
         if !flushed {
             abort()

@@ -59,9 +59,12 @@ final class PNGEncoder: RowEncoder {
     deinit { for b in spare { b.deallocate() } }
 
     private func chunk(_ type: String, _ data: [UInt8]) throws {
-        let code = data.withUnsafeBufferPointer { buffer in
-            type.withCString { fc_png_write_chunk(output.file, $0, buffer.baseAddress, buffer.count) }
-        }
+        try data.withUnsafeBytes { try chunk(type, $0) }
+    }
+
+    private func chunk(_ type: String, _ data: UnsafeRawBufferPointer) throws {
+        let bytes = data.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let code = type.withCString { fc_png_write_chunk(output.file, $0, bytes, data.count) }
         if code != 0 { throw CodecError(output.name, .writeFailed(String(cString: strerror(code)))) }
     }
 
@@ -161,7 +164,7 @@ final class PNGEncoder: RowEncoder {
     }
 
     private func writePiece(_ p: PNGPiece) throws {
-        defer { if let buffers = p.takeBuffers() { spare.append(buffers) } }
+        defer { spare.append(p.handBackBuffers()) }
         guard p.status == FC_PNG_OK, let data = p.result.data else {
             throw p.status == FC_PNG_NO_MEMORY ? CodecError(output.name, .outOfMemory)
                 : CodecError(output.name, .writeFailed("deflate failed"))
@@ -188,8 +191,7 @@ final class PNGEncoder: RowEncoder {
             for (i, byte) in PNGEncoder.be32(adler).enumerated() { start.storeBytes(of: byte, toByteOffset: length + i, as: UInt8.self) }
             length += 4
         }
-        let code = "IDAT".withCString { fc_png_write_chunk(output.file, $0, start.assumingMemoryBound(to: UInt8.self), length) }
-        if code != 0 { throw CodecError(output.name, .writeFailed(String(cString: strerror(code)))) }
+        try chunk("IDAT", UnsafeRawBufferPointer(start: start, count: length))
         nextToWrite += 1
     }
 
@@ -209,12 +211,12 @@ final class PNGPiece: EncoderJob, @unchecked Sendable {
     let bytesPerPixel: Int32
     let level: Int32
     let last: Bool
-    let buffer: UnsafeMutableRawPointer
     var filled = 0
     var result = fc_png_piece()
     var status = FC_PNG_FAILED
     private let completed = Atomic<Bool>(false)
-    private var buffers: Buffers?
+    private let buffers: Buffers
+    private var handedBack = false
 
     /// Room before the deflated bytes (the zlib header) and after them (the Adler-32).
     static let headRoom = 2, tailRoom = 4
@@ -248,25 +250,27 @@ final class PNGPiece: EncoderJob, @unchecked Sendable {
         self.level = level
         self.last = last
         self.buffers = buffers
-        buffer = buffers.rows
     }
 
-    deinit { buffers?.deallocate() }
+    deinit { if !handedBack { buffers.deallocate() } }
+
+    /// Where the piece's rows go: its context rows first.
+    var buffer: UnsafeMutableRawPointer { buffers.rows }
 
     var isComplete: Bool { completed.load(ordering: .acquiring) }
 
     func run() {
         let first = (buffer + contextRows * rowBytes).assumingMemoryBound(to: UInt8.self)
-        let out = buffers!.out + PNGPiece.headRoom
+        let out = buffers.out + PNGPiece.headRoom
         status = fc_png_compress_piece(first, rowBytes, rowBytes, UInt32(rows), UInt32(contextRows),
                                        bytesPerPixel, level, last ? 1 : 0,
-                                       out.assumingMemoryBound(to: UInt8.self), buffers!.outCapacity, &result)
+                                       out.assumingMemoryBound(to: UInt8.self), buffers.outCapacity, &result)
         completed.store(true, ordering: .releasing)
     }
 
-    /// Hands the buffers back for another piece (after the piece is written).
-    func takeBuffers() -> Buffers? {
-        defer { buffers = nil }
+    /// Hands the buffers back for another piece (once the piece is written).
+    func handBackBuffers() -> Buffers {
+        handedBack = true
         return buffers
     }
 }

@@ -5,24 +5,21 @@ import Synchronization
 final class TaskGroup: @unchecked Sendable {
     private let pool: WorkerPool
     private let monitor = Monitor()
-    private var outstanding = 0
-    /// `outstanding`, readable without the lock.
-    private let remaining = Atomic<Int>(0)
+    /// Tasks submitted and not yet finished. Readable without the lock (for polling); it
+    /// reaches 0 only under the lock, so a waiter that checks it there never misses the end.
+    private let outstanding = Atomic<Int>(0)
     private var firstError: (any Error)?
 
     init(pool: WorkerPool) { self.pool = pool }
 
     func submit(_ priority: WorkerPool.Priority, _ work: @escaping () throws -> Void) {
-        monitor.locked { outstanding += 1 }
-        remaining.add(1, ordering: .relaxed)
+        outstanding.add(1, ordering: .relaxed)
         pool.submit(priority) { [self] in
             var failure: (any Error)?
             do { try work() } catch { failure = error }
             monitor.locked {
                 if let failure, firstError == nil { firstError = failure }
-                outstanding -= 1
-                remaining.subtract(1, ordering: .releasing)
-                if outstanding == 0 { monitor.broadcast() }
+                if outstanding.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { monitor.broadcast() }
             }
         }
     }
@@ -30,9 +27,9 @@ final class TaskGroup: @unchecked Sendable {
     /// Waits until every task (including those added by tasks) has run; throws the first
     /// error any of them threw.
     func wait() throws {
-        pollBriefly { remaining.load(ordering: .acquiring) == 0 }
+        pollBriefly { outstanding.load(ordering: .acquiring) == 0 }
         let error: (any Error)? = monitor.locked {
-            while outstanding > 0 { monitor.wait() }
+            while outstanding.load(ordering: .acquiring) > 0 { monitor.wait() }
             let e = firstError
             firstError = nil
             return e
