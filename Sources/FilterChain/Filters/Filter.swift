@@ -10,10 +10,13 @@ public protocol Filter: Sendable {
     func operation() -> FilterOperation
     /// True when pixels with R = G = B keep R = G = B (so grey images can stay grey).
     var keepsNeutralNeutral: Bool { get }
+    /// True when the filter may write alpha (an opaque image then gains an alpha channel).
+    var changesAlpha: Bool { get }
 }
 
 extension Filter {
     public var type: String { Self.declaration.type }
+    public var changesAlpha: Bool { false }
 }
 
 /// What a filter does to pixels and how far it reaches.
@@ -25,6 +28,9 @@ public enum FilterOperation: Sendable {
     /// A separable neighbourhood operation (horizontal pass, then vertical pass) on
     /// premultiplied colour and alpha, reaching `radius` pixels.
     case separable(any SeparableKernel)
+    /// A separable neighbourhood operation whose result is then combined, pixel by pixel,
+    /// with the step's own input (both premultiplied): unsharp masking, high pass, ...
+    case combine(any SeparableKernel, any CombineKernel)
 }
 
 /// Pixels as planes of Float: four pointers to `count` consecutive pixels of one row.
@@ -53,6 +59,44 @@ public protocol PointKernel: Sendable {
     /// Transforms `count` pixels in place. `count` is a multiple of 8 and every pointer is
     /// aligned to 32 bytes, so kernels may work in SIMD8 steps without a tail.
     func apply(_ pixels: PlanarPixels, count: Int)
+}
+
+/// A point operation that also needs each pixel's position and the current image's size
+/// (a vignette, a gradient). The pipeline calls `apply(_:count:row:column:size:)` only,
+/// with runs that never cross a row; results must not depend on how a row is cut.
+public protocol PositionalKernel: PointKernel {
+    /// Transforms `count` pixels of row `row`, the first at column `column`. `count` is a
+    /// multiple of 8 and pointers are 32-byte aligned; columns at or past `size.width` are
+    /// padding, and their values do not matter.
+    func apply(_ pixels: PlanarPixels, count: Int, row: Int, column: Int, size: ImageSize)
+}
+
+extension PositionalKernel {
+    public func apply(_ pixels: PlanarPixels, count: Int) {
+        preconditionFailure("a positional kernel needs its position")
+    }
+}
+
+/// The size of the image a step works on.
+public struct ImageSize: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// Combines a neighbourhood result with the step's input, pixel by pixel, on premultiplied
+/// colour and alpha.
+public protocol CombineKernel: Sendable {
+    /// `input` is the step's input and `result` the neighbourhood operation's output for the
+    /// same `count` pixels (a multiple of 8, 32-byte aligned); writes the step's output into
+    /// `result`, alpha included.
+    func combine(input: PlanarPixels, into result: PlanarPixels, count: Int)
 }
 
 /// A separable neighbourhood operation, applied to each plane (premultiplied colour and

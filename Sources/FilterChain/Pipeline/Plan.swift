@@ -53,6 +53,9 @@ struct Plan {
                     stages[stages.count - 1].ops.append(.horizontal(kernel.makeHorizontalPass(width: width)))
                     stages.append(Stage(vertical: kernel))
                     if hasAlpha { run.append(Unpremultiply()) }
+                case .combine:
+                    // Planned with the geometry rework of the pipeline (in progress on main).
+                    fatalError("combine stages are not planned yet")
                 }
             }
             addTaps(at: index + 1)
