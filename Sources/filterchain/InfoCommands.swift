@@ -61,6 +61,20 @@ enum FilterDocs {
                 case .points(let count, let optional):
                     members += [("kind", JSONNode(.string("points"))), ("minimumPoints", JSONNode(.number(Double(count.lowerBound)))),
                                 ("maximumPoints", JSONNode(.number(Double(count.upperBound)))), ("optional", JSONNode(.bool(optional)))]
+                case .color(let r, let positiveLuma):
+                    members += [("kind", JSONNode(.string("color"))),
+                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound))),
+                                ("positiveLuma", JSONNode(.bool(positiveLuma)))]
+                case .point(let r):
+                    members += [("kind", JSONNode(.string("point"))),
+                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
+                case .matrix(let rows, let columns, let r):
+                    members += [("kind", JSONNode(.string("matrix"))), ("rows", JSONNode(.number(Double(rows)))),
+                                ("columns", JSONNode(.number(Double(columns)))),
+                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
+                case .file(let ext):
+                    members += [("kind", JSONNode(.string("file"))), ("extension", JSONNode(.string(ext))),
+                                ("required", JSONNode(.bool(true)))]
                 }
                 members += [("default", p.defaultValue ?? JSONNode(.null)), ("allowed", JSONNode(.string(p.kind.allowed))),
                             ("help", JSONNode(.string(p.help)))]

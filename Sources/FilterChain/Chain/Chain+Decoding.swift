@@ -143,7 +143,11 @@ struct ChainDecoder {
             enabled = b
         }
         let filter: any Filter
-        do throws(ParameterError) { filter = try decodeFilter(type, m["parameters"]) } catch {
+        // Without "parameters", required ones are reported at the step.
+        let parameters = m["parameters"] ?? JSONNode(.object([]), line: node.line, column: node.column)
+        do throws(ParameterError) {
+            filter = try decodeFilter(type, parameters, context: ParameterContext(chainFile: file))
+        } catch {
             throw fail(path + ".parameters" + error.subpath, error.node, error.problem)
         }
         return Step(id: id, name: name, enabled: enabled, filter: filter)

@@ -16,7 +16,7 @@ extension Chain {
     public mutating func setParameter(at index: Int, _ name: String, to value: JSONNode, file: String) throws(ChainError) {
         let step = steps[index]
         do throws(ParameterError) {
-            steps[index].filter = try step.filter.setting(name, to: value)
+            steps[index].filter = try step.filter.setting(name, to: value, context: ParameterContext(chainFile: file))
         } catch {
             throw ChainError(file: file, path: "filters[\(index)].parameters" + error.subpath,
                              problem: error.problem)

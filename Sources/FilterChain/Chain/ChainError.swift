@@ -17,6 +17,9 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case invalidID(String)
         case duplicateID(String, first: String)
         case unsupportedVersion(String)
+        /// A file a parameter names (a .cube LUT) is missing, unreadable or malformed:
+        /// the path as written, the line in that file (nil: the whole file) and why.
+        case lutFile(file: String, line: Int?, reason: String)
     }
 
     public var file: String
@@ -56,6 +59,7 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case .invalidID(let id): return "\"\(id)\" is not a UUID (like \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41\")"
         case .duplicateID(let id, let first): return "id \(id) is already used by \(first)"
         case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads version 1"
+        case .lutFile(let file, let line, let reason): return file + (line.map { ":\($0)" } ?? "") + ": " + reason
         }
     }
 
@@ -63,7 +67,16 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         var text = file + ": "
         if !path.isEmpty { text += path + ": " }
         text += message
-        if let line, let column { text += " (line \(line), column \(column))" }
+        // A LUT's problem already names its own file and line; the chain's would confuse.
+        if let line, let column, !problem.isLUTFile { text += " (line \(line), column \(column))" }
         return text
+    }
+}
+
+extension ChainError.Problem {
+    /// True for a problem inside a file a parameter names (a .cube LUT).
+    public var isLUTFile: Bool {
+        if case .lutFile = self { return true }
+        return false
     }
 }

@@ -7,39 +7,71 @@ public struct FilterDeclaration<F: Filter>: Sendable {
     /// Markdown: the exact semantics, formula first.
     public let documentation: String
     public let parameters: [Parameter<F>]
+    /// Rules between parameters (levels: inWhite above inBlack), checked once all are read.
+    public let rules: [ParameterRule<F>]
 
-    public init(type: String, summary: String, documentation: String, parameters: [Parameter<F>]) {
+    public init(type: String, summary: String, documentation: String, parameters: [Parameter<F>],
+                rules: [ParameterRule<F>] = []) {
         self.type = type
         self.summary = summary
         self.documentation = documentation
         self.parameters = parameters
+        self.rules = rules
     }
 
     /// The filter from a chain file's `parameters` object (nil: every parameter at its default).
-    public func decode(_ node: JSONNode?) throws(ParameterError) -> F {
+    public func decode(_ node: JSONNode?, context: ParameterContext = ParameterContext()) throws(ParameterError) -> F {
         var filter = F()
-        guard let node else { return filter }
+        guard let node else {
+            if let missing = parameters.first(where: \.required) {
+                throw ParameterError(node: JSONNode(.null), problem: .missingKey(missing.name))
+            }
+            return filter
+        }
         guard case .object(let members) = node.value else {
             throw ParameterError(node: node, problem: .wrongType(expected: "an object", found: node.typeName))
         }
         for (key, value) in members {
-            try set(key, value, in: &filter, keyNode: node)
+            try set(key, value, in: &filter, keyNode: node, context: context, checkingRules: false)
+        }
+        for p in parameters where p.required && !members.contains(where: { $0.key == p.name }) {
+            throw ParameterError(node: node, problem: .missingKey(p.name))
+        }
+        for rule in rules {
+            if let (value, allowed) = rule.check(filter) {
+                let blamed = members.first { $0.key == rule.parameter }?.value ?? node
+                throw ParameterError(node: blamed, problem: .notAllowed(value, allowed: allowed, suggestion: nil),
+                                     subpath: "." + rule.parameter)
+            }
         }
         return filter
     }
 
-    /// Sets one parameter from JSON, validating it.
-    public func set(_ name: String, _ value: JSONNode, in filter: inout F, keyNode: JSONNode? = nil) throws(ParameterError) {
+    /// Sets one parameter from JSON, validating it (and the rules between parameters).
+    public func set(_ name: String, _ value: JSONNode, in filter: inout F, keyNode: JSONNode? = nil,
+                    context: ParameterContext = ParameterContext()) throws(ParameterError) {
+        try set(name, value, in: &filter, keyNode: keyNode, context: context, checkingRules: true)
+    }
+
+    private func set(_ name: String, _ value: JSONNode, in filter: inout F, keyNode: JSONNode?,
+                     context: ParameterContext, checkingRules: Bool) throws(ParameterError) {
         guard let parameter = parameters.first(where: { $0.name == name }) else {
             let names = parameters.map(\.name)
             throw ParameterError(node: keyNode ?? value, problem: .unknownParameter(
                 name, filter: type, suggestion: closestMatch(name, in: names), allowed: names), subpath: "." + name)
         }
         do throws(ParameterError) {
-            try parameter.set(&filter, value)
+            if let read = parameter.setInContext { try read(&filter, value, context) } else { try parameter.set(&filter, value) }
         } catch var error {
             error.subpath = "." + name + error.subpath
             throw error
+        }
+        guard checkingRules else { return }
+        for rule in rules {
+            if let (text, allowed) = rule.check(filter) {
+                throw ParameterError(node: value, problem: .notAllowed(text, allowed: allowed, suggestion: nil),
+                                     subpath: "." + name)
+            }
         }
     }
 
@@ -70,6 +102,14 @@ public enum ParameterKind: Sendable, Equatable {
     case choice([String])
     /// A list of [x, y] points, x strictly increasing, all in 0...1.
     case points(count: ClosedRange<Int>, optional: Bool)
+    /// A colour [r, g, b], each channel in the range; `positiveLuma`: its Rec. 709 luma above 0.
+    case color(ClosedRange<Double>, positiveLuma: Bool)
+    /// A position [x, y] in the image, each a fraction of the width or height in the range.
+    case point(ClosedRange<Double>)
+    /// A matrix of `rows` rows of `columns` numbers, each in the range.
+    case matrix(rows: Int, columns: Int, ClosedRange<Double>)
+    /// A path to a file with this extension, relative to the chain file's folder or absolute.
+    case file(extension: String)
 
     /// What is allowed, as messages and listings say it.
     public var allowed: String {
@@ -79,6 +119,15 @@ public enum ParameterKind: Sendable, Equatable {
         case .points(let count, let optional):
             "\(count.lowerBound) to \(count.upperBound) points [x, y], x strictly increasing, all in 0...1"
                 + (optional ? ", or left out" : "")
+        case .color(let r, let positiveLuma):
+            "[r, g, b], each in \(JSONWriter.number(r.lowerBound))...\(JSONWriter.number(r.upperBound))"
+                + (positiveLuma ? ", luma 0.2126 r + 0.7152 g + 0.0722 b above 0" : "")
+        case .point(let r):
+            "[x, y], each in \(JSONWriter.number(r.lowerBound))...\(JSONWriter.number(r.upperBound))"
+        case .matrix(let rows, let columns, let r):
+            "\(rows) rows of \(columns) numbers, each in \(JSONWriter.number(r.lowerBound))...\(JSONWriter.number(r.upperBound))"
+        case .file(let ext):
+            "a path to a .\(ext) file, relative to the chain file's folder or absolute (required)"
         }
     }
 }
@@ -99,6 +148,10 @@ public struct Parameter<F: Filter>: Sendable {
     public let kind: ParameterKind
     let get: @Sendable (F) -> JSONNode?
     let set: @Sendable (inout F, JSONNode) throws(ParameterError) -> Void
+    /// Used instead of `set` by parameters that need the chain file's folder (file paths).
+    var setInContext: (@Sendable (inout F, JSONNode, ParameterContext) throws(ParameterError) -> Void)? = nil
+    /// A chain file must give it (it has no default).
+    var required = false
 
     public var info: ParameterInfo {
         ParameterInfo(name: name, help: help, kind: kind, defaultValue: get(F()))

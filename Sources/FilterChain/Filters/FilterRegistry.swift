@@ -4,6 +4,18 @@ public enum FilterRegistry {
         ColorControls.self,
         ToneCurve.self,
         GaussianBlur.self,
+        Exposure.self,
+        Gamma.self,
+        Levels.self,
+        HueAdjust.self,
+        Vibrance.self,
+        ColorMatrix.self,
+        Sepia.self,
+        Monochrome.self,
+        Invert.self,
+        LUT.self,
+        UnsharpMask.self,
+        Vignette.self,
     ]
 
     public static var names: [String] { types.map { $0.typeName } }
@@ -24,13 +36,15 @@ extension Filter {
     public var parametersJSON: JSONNode { Self.declaration.encode(self) }
 
     /// A copy with one parameter set from JSON (validated).
-    public func setting(_ name: String, to value: JSONNode) throws(ParameterError) -> Self {
+    public func setting(_ name: String, to value: JSONNode,
+                        context: ParameterContext = ParameterContext()) throws(ParameterError) -> Self {
         var copy = self
-        try Self.declaration.set(name, value, in: &copy)
+        try Self.declaration.set(name, value, in: &copy, context: context)
         return copy
     }
 }
 
-func decodeFilter<F: Filter>(_ type: F.Type, _ parameters: JSONNode?) throws(ParameterError) -> any Filter {
-    try F.declaration.decode(parameters)
+func decodeFilter<F: Filter>(_ type: F.Type, _ parameters: JSONNode?,
+                             context: ParameterContext = ParameterContext()) throws(ParameterError) -> any Filter {
+    try F.declaration.decode(parameters, context: context)
 }

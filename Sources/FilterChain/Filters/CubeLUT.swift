@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a .cube file was refused: the line in it (nil: the whole file) and the reason.
+public struct CubeLUTError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var line: Int?
+    public var reason: String
+
+    public init(line: Int?, _ reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { (line.map { "line \($0): " } ?? "") + reason }
+}
+
+/// A colour lookup table from an Adobe/Resolve .cube file: a 1D table, a 3D table, or both
+/// (Resolve's shaper form: the 1D table applies first). Read once per process per file
+/// (`load`); evaluated eight pixels at a time without allocation.
+public final class CubeLUT: @unchecked Sendable {
+    /// The file's TITLE, if any.
+    public let title: String?
+    /// The 1D table (applied first), if any.
+    public let shaper: Table1D?
+    /// The 3D table, if any.
+    public let cube: Table3D?
+
+    /// A 1D table: for each channel, `size` values over the domain.
+    public struct Table1D: Sendable {
+        public let size: Int
+        public let domainMin: SIMD3<Double>
+        public let domainMax: SIMD3<Double>
+        /// Red's `size` values, then green's, then blue's.
+        public let values: [Float]
+    }
+
+    /// A 3D table of `size`^3 colours, red changing fastest, then green, then blue.
+    public struct Table3D: @unchecked Sendable {
+        public let size: Int
+        public let domainMin: SIMD3<Double>
+        public let domainMax: SIMD3<Double>
+        /// Entry i (r + g N + b N^2) at values[4 i ..< 4 i + 3], the fourth float 0: one
+        /// aligned SIMD4 load per corner.
+        let storage: UnsafeMutablePointer<Float>
+
+        /// The colour at table position (r, g, b).
+        public func entry(_ r: Int, _ g: Int, _ b: Int) -> SIMD3<Float> {
+            let p = storage + 4 * (r + size * (g + size * b))
+            return SIMD3(p[0], p[1], p[2])
+        }
+    }
+
+    init(title: String?, shaper: Table1D?, cube: Table3D?) {
+        self.title = title
+        self.shaper = shaper
+        self.cube = cube
+    }
+
+    deinit { cube?.storage.deallocate() }
+
+    // MARK: - Loading, once per process
+
+    private static let monitor = Monitor()
+    nonisolated(unsafe) private static var loaded: [String: (stamp: FileStamp, lut: CubeLUT)] = [:]
+
+    /// The LUT in the file at `path` (as opened: relative to the working directory or
+    /// absolute). Each file is parsed once per process; it is read again only when its size
+    /// or modification time changes (a long-running editor sees edits).
+    public static func load(_ path: String) throws(CubeLUTError) -> CubeLUT {
+        let stamp = FileStamp(path)
+        if let stamp, let hit = monitor.locked({ loaded[path] }), hit.stamp == stamp { return hit.lut }
+        let bytes: [UInt8]
+        do throws(Chain.ReadError) { bytes = try Chain.readFile(path) } catch { throw CubeLUTError(line: nil, error.why) }
+        let lut = try CubeLUT(parsing: bytes)
+        if let stamp { monitor.locked { loaded[path] = (stamp, lut) } }
+        return lut
+    }
+
+    /// Size and modification time: what tells a changed file.
+    struct FileStamp: Equatable {
+        var size: Int64, seconds: Int, nanoseconds: Int
+
+        init?(_ path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            size = Int64(st.st_size)
+            #if canImport(Darwin)
+            seconds = Int(st.st_mtimespec.tv_sec); nanoseconds = Int(st.st_mtimespec.tv_nsec)
+            #else
+            seconds = Int(st.st_mtim.tv_sec); nanoseconds = Int(st.st_mtim.tv_nsec)
+            #endif
+        }
+    }
+
+    // MARK: - Parsing
+
+    /// Parses .cube text: keywords in any order before the data, `#` comments, blank lines,
+    /// CRLF, no final newline; every problem with its line.
+    public convenience init(parsing bytes: [UInt8]) throws(CubeLUTError) {
+        var parser = CubeParser()
+        try parser.parse(bytes)
+        let (title, shaper, cube) = try parser.tables()
+        self.init(title: title, shaper: shaper, cube: cube)
+    }
+
+    // MARK: - Evaluation
+
+    /// Replaces each colour by c + intensity (LUT(c) - c), `count` (a multiple of 8) pixels.
+    func apply(_ p: PlanarPixels, count: Int, intensity: Float) {
+        let t = SIMD8<Float>(repeating: intensity)
+        var i = 0
+        while i < count {
+            let r0 = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
+            let g0 = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
+            let b0 = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
+            var (r, g, b) = (r0, g0, b0)
+            if let shaper {
+                r = shaper.lookup(r, channel: 0)
+                g = shaper.lookup(g, channel: 1)
+                b = shaper.lookup(b, channel: 2)
+            }
+            if let cube { (r, g, b) = cube.lookup(r, g, b) }
+            UnsafeMutableRawPointer(p.red + i).storeBytes(of: r0 + t * (r - r0), as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(p.green + i).storeBytes(of: g0 + t * (g - g0), as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(p.blue + i).storeBytes(of: b0 + t * (b - b0), as: SIMD8<Float>.self)
+            i += 8
+        }
+    }
+}
+
+/// Position in a table of `size` entries: x clamped to [0, size - 1] (NaN to 0), split into
+/// the lower index (at most size - 2) and the fraction, without a checked conversion.
+@inline(__always)
+func tablePosition(_ v: SIMD8<Float>, low: Float, scale: Float, size: Int) -> (index: SIMD8<Int32>, fraction: SIMD8<Float>) {
+    let top = Float(size - 1)
+    var x = (v - SIMD8(repeating: low)) * SIMD8(repeating: scale)
+    x = x.replacing(with: 0, where: .!(x .> 0))
+    x = x.replacing(with: top, where: x .> top)
+    // Adding 2^23 leaves round-to-nearest(x) in the low mantissa bits; step down where it rounded up.
+    let rounded = x + SIMD8(repeating: 8_388_608)
+    var index = unsafeBitCast(rounded, to: SIMD8<Int32>.self) & SIMD8(repeating: 0x7F_FFFF)
+    var floorX = rounded - SIMD8(repeating: 8_388_608)
+    let over = floorX .> x
+    index.replace(with: index &- 1, where: over)
+    floorX.replace(with: floorX - 1, where: over)
+    let last = Int32(size - 2)
+    let atTop = index .> SIMD8(repeating: last)
+    index.replace(with: last, where: atTop)
+    floorX.replace(with: Float(last), where: atTop)
+    return (index, x - floorX)
+}
+
+extension CubeLUT.Table1D {
+    /// Linear interpolation in one channel's table.
+    @inline(__always)
+    func lookup(_ v: SIMD8<Float>, channel: Int) -> SIMD8<Float> {
+        let low = Float(domainMin[channel])
+        let scale = Float(Double(size - 1) / (domainMax[channel] - domainMin[channel]))
+        let (index, f) = tablePosition(v, low: low, scale: scale, size: size)
+        return values.withUnsafeBufferPointer { buffer in
+            let t = buffer.baseAddress! + channel * size
+            var a = SIMD8<Float>(), b = SIMD8<Float>()
+            for k in 0..<8 {
+                let j = Int(index[k])
+                a[k] = t[j]
+                b[k] = t[j &+ 1]
+            }
+            return a + f * (b - a)
+        }
+    }
+}
+
+extension CubeLUT.Table3D {
+    /// Tetrahedral interpolation: with the fractions sorted f_max >= f_mid >= f_min, the
+    /// corners walked from c000 along the largest fraction's axis, then the middle one's, to c111:
+    /// (1 - f_max) c000 + (f_max - f_mid) c_L + (f_mid - f_min) c_LM + f_min c111, which is the
+    /// issue's six cases.
+    @inline(__always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let n = Double(size - 1)
+        let (ir, fr) = tablePosition(r, low: Float(domainMin.x), scale: Float(n / (domainMax.x - domainMin.x)), size: size)
+        let (ig, fg) = tablePosition(g, low: Float(domainMin.y), scale: Float(n / (domainMax.y - domainMin.y)), size: size)
+        let (ib, fb) = tablePosition(b, low: Float(domainMin.z), scale: Float(n / (domainMax.z - domainMin.z)), size: size)
+        let sR = SIMD8<Int32>(repeating: 1), sG = SIMD8<Int32>(repeating: Int32(size))
+        let sB = SIMD8<Int32>(repeating: Int32(size * size))
+        let base = ir &+ ig &* sG &+ ib &* sB
+        // The largest fraction's axis, then the smallest of the other two.
+        let rLargest = (fr .>= fg) .& (fr .>= fb)
+        let gLargest = .!rLargest .& (fg .>= fb)
+        let bLargest = .!rLargest .& .!gLargest
+        var first = sB
+        first.replace(with: sG, where: gLargest)
+        first.replace(with: sR, where: rLargest)
+        var smallest = SIMD8<Int32>(repeating: 0)
+        smallest.replace(with: (fg .<= fb).replacing(sG, sB), where: rLargest)
+        smallest.replace(with: (fr .<= fb).replacing(sR, sB), where: gLargest)
+        smallest.replace(with: (fr .<= fg).replacing(sR, sG), where: bLargest)
+        let all = sR &+ sG &+ sB
+        let second = all &- smallest
+        let fMax = pointwiseMax(fr, pointwiseMax(fg, fb))
+        let fMin = pointwiseMin(fr, pointwiseMin(fg, fb))
+        let fMid = pointwiseMax(pointwiseMin(fr, fg), pointwiseMin(pointwiseMax(fr, fg), fb))
+        let w0 = 1 - fMax, w1 = fMax - fMid, w2 = fMid - fMin, w3 = fMin
+        var outR = SIMD8<Float>(), outG = SIMD8<Float>(), outB = SIMD8<Float>()
+        let table = UnsafeRawPointer(storage)
+        let diagonal = Int(all[0]) &* 16
+        for k in 0..<8 {
+            let c = table + Int(base[k]) &* 16
+            let c0 = c.load(as: SIMD4<Float>.self)
+            let c1 = c.load(fromByteOffset: Int(first[k]) &* 16, as: SIMD4<Float>.self)
+            let c2 = c.load(fromByteOffset: Int(second[k]) &* 16, as: SIMD4<Float>.self)
+            let c3 = c.load(fromByteOffset: diagonal, as: SIMD4<Float>.self)
+            let v = w0[k] * c0 + w1[k] * c1 + w2[k] * c2 + w3[k] * c3
+            outR[k] = v[0]
+            outG[k] = v[1]
+            outB[k] = v[2]
+        }
+        return (outR, outG, outB)
+    }
+}
+
+extension SIMDMask where Storage == SIMD8<Int32> {
+    /// `ifTrue` where the mask is set, else `ifFalse`.
+    @inline(__always)
+    func replacing(_ ifTrue: SIMD8<Int32>, _ ifFalse: SIMD8<Int32>) -> SIMD8<Int32> {
+        ifFalse.replacing(with: ifTrue, where: self)
+    }
+}
+
+/// A .cube file named by a chain: the path as written (kept when the chain is saved) and
+/// its table.
+public struct CubeFile: Sendable {
+    /// As written in the chain file: relative to the chain file's folder, or absolute.
+    public let path: String
+    public let lut: CubeLUT
+
+    /// Reads (or finds already read) the file at `path`, relative to `directory` unless absolute.
+    public init(_ path: String, relativeTo directory: String = ".") throws(CubeLUTError) {
+        self.path = path
+        let resolved = path.hasPrefix("/") || directory.isEmpty || directory == "."
+            ? path : (directory.hasSuffix("/") ? directory + path : directory + "/" + path)
+        lut = try CubeLUT.load(resolved)
+    }
+}

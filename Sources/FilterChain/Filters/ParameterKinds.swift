@@ -1,0 +1,157 @@
+/// Parameters beyond plain numbers and choices: colours, positions, matrices, file paths,
+/// and rules between parameters.
+extension Parameter {
+    /// A colour [r, g, b]; with `positiveLuma`, its luma 0.2126 r + 0.7152 g + 0.0722 b must be above 0.
+    public static func color(_ name: String, _ keyPath: WritableKeyPath<F, ColorRGB> & Sendable,
+                             in range: ClosedRange<Double>, positiveLuma: Bool = false, help: String) -> Parameter {
+        let kind = ParameterKind.color(range, positiveLuma: positiveLuma)
+        return Parameter(name: name, help: help, kind: kind,
+                         get: { let c = $0[keyPath: keyPath]; return numbers([c.red, c.green, c.blue]) },
+                         set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                             let v = try readNumbers(node, count: 3, in: range, what: "a colour [r, g, b]")
+                             let color = ColorRGB(v[0], v[1], v[2])
+                             if positiveLuma, !(color.luma > 0) {
+                                 throw ParameterError(node: node, problem: .notAllowed(
+                                     "[\(v.map(JSONWriter.number).joined(separator: ", "))] (luma \(JSONWriter.number(color.luma)))",
+                                     allowed: kind.allowed, suggestion: nil))
+                             }
+                             filter[keyPath: keyPath] = color
+                         })
+    }
+
+    /// A position [x, y] as fractions of the image's width and height.
+    public static func point(_ name: String, _ keyPath: WritableKeyPath<F, ImagePoint> & Sendable,
+                             in range: ClosedRange<Double>, help: String) -> Parameter {
+        Parameter(name: name, help: help, kind: .point(range),
+                  get: { let p = $0[keyPath: keyPath]; return numbers([p.x, p.y]) },
+                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                      let v = try readNumbers(node, count: 2, in: range, what: "a point [x, y]")
+                      filter[keyPath: keyPath] = ImagePoint(v[0], v[1])
+                  })
+    }
+
+    /// A matrix of `rows` rows of `columns` numbers, each in `range`.
+    public static func matrix(_ name: String, _ keyPath: WritableKeyPath<F, [[Double]]> & Sendable,
+                              rows: Int, columns: Int, in range: ClosedRange<Double>, help: String) -> Parameter {
+        Parameter(name: name, help: help, kind: .matrix(rows: rows, columns: columns, range),
+                  get: { JSONNode(.array($0[keyPath: keyPath].map(numbers))) },
+                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                      guard case .array(let items) = node.value else {
+                          throw ParameterError(node: node, problem: .wrongType(
+                              expected: "an array of \(rows) rows of \(columns) numbers", found: node.typeName))
+                      }
+                      guard items.count == rows else {
+                          throw ParameterError(node: node, problem: .notAllowed(
+                              "\(items.count) row\(items.count == 1 ? "" : "s")", allowed: "\(rows) rows", suggestion: nil))
+                      }
+                      var matrix: [[Double]] = []
+                      for (i, item) in items.enumerated() {
+                          do throws(ParameterError) {
+                              matrix.append(try readNumbers(item, count: columns, in: range, what: "a row of \(columns) numbers"))
+                          } catch var error {
+                              error.subpath = "[\(i)]" + error.subpath
+                              throw error
+                          }
+                      }
+                      filter[keyPath: keyPath] = matrix
+                  })
+    }
+
+    /// A .cube file, read (once per process) when the parameter is set; paths are relative to
+    /// the chain file's folder unless absolute, and are kept as written.
+    public static func cubeFile(_ name: String, _ keyPath: WritableKeyPath<F, CubeFile?> & Sendable,
+                                help: String) -> Parameter {
+        let read: @Sendable (inout F, JSONNode, ParameterContext) throws(ParameterError) -> Void = { filter, node, context throws(ParameterError) in
+            guard case .string(let path) = node.value else {
+                throw ParameterError(node: node, problem: .wrongType(expected: "a path to a .cube file", found: node.typeName))
+            }
+            do throws(CubeLUTError) {
+                filter[keyPath: keyPath] = try CubeFile(path, relativeTo: context.directory)
+            } catch {
+                throw ParameterError(node: node, problem: .lutFile(file: path, line: error.line, reason: error.reason))
+            }
+        }
+        var parameter = Parameter(name: name, help: help, kind: .file(extension: "cube"),
+                                  get: { $0[keyPath: keyPath].map { JSONNode(.string($0.path)) } },
+                                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                                      try read(&filter, node, ParameterContext())
+                                  })
+        parameter.setInContext = read
+        parameter.required = true
+        return parameter
+    }
+}
+
+func numbers(_ values: [Double]) -> JSONNode {
+    JSONNode(.array(values.map { JSONNode(.number($0)) }))
+}
+
+/// An array of exactly `count` numbers in `range`; `what` names it in messages.
+func readNumbers(_ node: JSONNode, count: Int, in range: ClosedRange<Double>, what: String) throws(ParameterError) -> [Double] {
+    guard case .array(let items) = node.value, items.count == count else {
+        throw ParameterError(node: node, problem: .wrongType(expected: what, found: node.excerpt))
+    }
+    var values: [Double] = []
+    for (i, item) in items.enumerated() {
+        do throws(ParameterError) { values.append(try readNumber(item, in: range)) } catch var error {
+            error.subpath = "[\(i)]"
+            throw error
+        }
+    }
+    return values
+}
+
+/// What reading a parameter may need beyond its value: the folder that relative file paths
+/// start from (the chain file's).
+public struct ParameterContext: Sendable {
+    public var directory: String
+
+    public init(directory: String = ".") {
+        self.directory = directory
+    }
+
+    /// The context of a chain file at `chainFile`: its folder.
+    public init(chainFile: String) {
+        guard let slash = chainFile.lastIndex(of: "/") else { self.init(); return }
+        self.init(directory: slash == chainFile.startIndex ? "/" : String(chainFile[..<slash]))
+    }
+}
+
+/// A rule between parameters, checked once all are set: `check` returns the refused value
+/// as a message shows it and what is allowed, or nil. A chain file's error names `parameter`.
+public struct ParameterRule<F: Filter>: Sendable {
+    public let parameter: String
+    public let check: @Sendable (F) -> (value: String, allowed: String)?
+
+    public init(_ parameter: String, _ check: @escaping @Sendable (F) -> (value: String, allowed: String)?) {
+        self.parameter = parameter
+        self.check = check
+    }
+}
+
+/// A colour as red, green and blue.
+public struct ColorRGB: Sendable, Hashable {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+
+    public init(_ red: Double, _ green: Double, _ blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    /// 0.2126 r + 0.7152 g + 0.0722 b.
+    public var luma: Double { 0.2126 * red + 0.7152 * green + 0.0722 * blue }
+}
+
+/// A position in an image as fractions of its width (x) and height (y); (0, 0) is the top left.
+public struct ImagePoint: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+
+    public init(_ x: Double, _ y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
