@@ -28,7 +28,8 @@ struct ChainCommand: ParsableCommand {
             let name = String(assignment[..<eq])
             let value = Chain.parameterValue(String(assignment[assignment.index(after: eq)...]))
             do { try chain.setParameter(at: index, name, to: value, file: file) } catch {
-                throw Failure.usage(error.description)
+                // A file the value names (a .cube LUT) that is bad makes the chain invalid.
+                throw error.problem.isLUTFile ? Failure.chain(error) : Failure.usage(error.description)
             }
         }
     }
@@ -92,6 +93,9 @@ struct ChainCommand: ParsableCommand {
             }
             chain.steps.insert(step, at: position - 1)
             try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
+            if let missing = chain.steps[position - 1].filter.missingParameters.first {
+                throw Failure.usage("\(type) needs \(missing)=... (see 'filterchain filters \(type)')")
+            }
             try ChainCommand.save(chain, to: file)
             Console.output(step.id)
         }

@@ -35,6 +35,11 @@ extension Filter {
     /// The parameters as a JSON object.
     public var parametersJSON: JSONNode { Self.declaration.encode(self) }
 
+    /// Required parameters not yet given (a lut's file).
+    public var missingParameters: [String] {
+        Self.declaration.parameters.filter { $0.required && $0.get(self) == nil }.map(\.name)
+    }
+
     /// A copy with one parameter set from JSON (validated).
     public func setting(_ name: String, to value: JSONNode,
                         context: ParameterContext = ParameterContext()) throws(ParameterError) -> Self {
