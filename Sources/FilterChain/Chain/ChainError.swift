@@ -55,7 +55,7 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
             return "unknown filter type '\(type)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "") + " (known: \(known.joined(separator: ", ")))"
         case .unknownParameter(let name, let filter, let suggestion, let allowed):
             return "unknown parameter '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
-                + " (\(filter) takes \(allowed.joined(separator: ", ")))"
+                + (allowed.isEmpty ? " (\(filter) takes no parameters)" : " (\(filter) takes \(allowed.joined(separator: ", ")))")
         case .invalidID(let id): return "\"\(id)\" is not a UUID (like \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41\")"
         case .duplicateID(let id, let first): return "id \(id) is already used by \(first)"
         case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads version 1"

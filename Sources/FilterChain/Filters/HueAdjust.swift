@@ -25,7 +25,8 @@ public struct HueAdjust: Filter {
                 C = [[-.213, -.715, .928], [.143, .140, -.283], [-.787, .715, .072]]
 
             This is SVG's feColorMatrix type="hueRotate". Every row of M sums to 1, so grey
-            stays grey, and luma (.213 r + .715 g + .072 b) is kept. Alpha is unchanged.
+            stays grey, and luma (.213 r + .715 g + .072 b) is kept to the rounding of the
+            three-decimal coefficients (it moves by at most 0.0015 max(r, g, b)). Alpha is unchanged.
             Works on straight colour; values are not clamped.
             """,
         parameters: [

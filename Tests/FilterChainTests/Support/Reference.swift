@@ -64,14 +64,31 @@ enum Reference {
         let linear = chain.workingSpace == .linear
         var img = decode(p, linear: linear)
         for step in chain.steps.prefix(position ?? chain.steps.count) where step.enabled {
-            switch step.filter {
-            case let f as ColorControls: img = colorControls(img, f)
-            case let f as ToneCurve: img = toneCurve(img, f)
-            case let f as GaussianBlur: img = blur(img, sigma: f.sigma)
-            default: fatalError("no reference for \(step.type)")
-            }
+            img = Reference.step(img, step.filter)
         }
         return img
+    }
+
+    /// One filter's formula.
+    static func step(_ img: Image, _ filter: any Filter) -> Image {
+        switch filter {
+        case let f as ColorControls: return colorControls(img, f)
+        case let f as ToneCurve: return toneCurve(img, f)
+        case let f as GaussianBlur: return blur(img, sigma: f.sigma)
+        case let f as Exposure: return perChannel(img) { $0 * pow(2, f.ev) }
+        case let f as Gamma: return perChannel(img) { ($0 < 0 ? -1 : 1) * pow(abs($0), f.power) }
+        case let f as Levels: return perChannel(img) { levels($0, f) }
+        case let f as HueAdjust: return matrix(img, hueMatrix(f.angle))
+        case let f as Vibrance: return vibrance(img, f.amount)
+        case let f as ColorMatrix: return colorMatrix(img, f.matrix)
+        case let f as Sepia: return sepia(img, f.intensity)
+        case let f as Monochrome: return monochrome(img, f)
+        case is Invert: return perChannel(img) { 1 - $0 }
+        case let f as LUT: return lut(img, f)
+        case let f as UnsharpMask: return unsharpMask(img, f)
+        case let f as Vignette: return vignette(img, f)
+        default: fatalError("no reference for \(filter.type)")
+        }
     }
 
     static func colorControls(_ img: Image, _ f: ColorControls) -> Image {
@@ -142,12 +159,34 @@ enum Reference {
     /// horizontal then vertical, on premultiplied RGBA; then unpremultiplied.
     static func blur(_ img: Image, sigma: Double) -> Image {
         if sigma == 0 { return img }
+        return unpremultiplied(img, blurredPlanes(premultipliedPlanes(img), width: img.width, height: img.height, sigma: sigma))
+    }
+
+    /// Premultiplied r, g, b and alpha.
+    static func premultipliedPlanes(_ img: Image) -> [[Double]] {
+        [img.r, img.g, img.b].map { p in zip(p, img.a).map { $0 * $1 } } + [img.a]
+    }
+
+    /// Colour divided by alpha (0 where alpha is 0).
+    static func unpremultiplied(_ img: Image, _ planes: [[Double]]) -> Image {
+        var o = img
+        for i in 0..<img.r.count {
+            let a = planes[3][i]
+            o.a[i] = a
+            o.r[i] = a == 0 ? 0 : planes[0][i] / a
+            o.g[i] = a == 0 ? 0 : planes[1][i] / a
+            o.b[i] = a == 0 ? 0 : planes[2][i] / a
+        }
+        return o
+    }
+
+    /// Each plane blurred by the definition.
+    static func blurredPlanes(_ input: [[Double]], width W: Int, height H: Int, sigma: Double) -> [[Double]] {
         let k = Int((4 * sigma).rounded(.up))
         let raw = (-k...k).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
         let total = raw.reduce(0, +)
         let w = raw.map { $0 / total }
-        let W = img.width, H = img.height
-        var planes = [img.r, img.g, img.b].map { p in zip(p, img.a).map { $0 * $1 } } + [img.a]
+        var planes = input
         for pi in 0..<4 {
             var p = planes[pi]
             var tmp = p
@@ -167,15 +206,7 @@ enum Reference {
             }
             planes[pi] = p
         }
-        var o = img
-        for i in 0..<img.r.count {
-            let a = planes[3][i]
-            o.a[i] = a
-            o.r[i] = a == 0 ? 0 : planes[0][i] / a
-            o.g[i] = a == 0 ? 0 : planes[1][i] / a
-            o.b[i] = a == 0 ? 0 : planes[2][i] / a
-        }
-        return o
+        return planes
     }
 }
 

@@ -1,0 +1,51 @@
+import Testing
+@testable import FilterChain
+
+@Suite struct ColorMatrixTests {
+    static let swapAndTint = ColorMatrix(matrix: [[0.2, 0.7, 0.1, 0, 0.02], [0.9, 0.1, 0, 0, 0], [0.1, 0.2, 0.6, 0.1, -0.05], [0, 0, 0, 1, 0]])
+    static let alphaFromLuma = ColorMatrix(matrix: [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0.2126, 0.7152, 0.0722, 0, 0]])
+    static let alphaScaled = ColorMatrix(matrix: [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 2, -0.5]])
+    static let wild = ColorMatrix(matrix: [[-10, 3, 0.5, 2, 1], [0, -1, 10, 0, 0.5], [1, 1, 1, -3, 0], [0, 0, 0, -1, 1]])
+    static let settings = [swapAndTint, alphaFromLuma, alphaScaled, wild]
+
+    /// Alpha images: a written alpha is clamped, and colour is straight.
+    @Test(arguments: [false, true])
+    func allEightBitValues(alpha: Bool) throws {
+        for f in Self.settings { try Catalogue.check(f, Catalogue.allValues(alpha: alpha)) }
+    }
+
+    @Test func sixteenBitRamp() throws {
+        for f in Self.settings { try Catalogue.checkWithin(f, Catalogue.ramp16(), maxDiff: 8) }
+    }
+
+    @Test func kernelOnUnclampedValues() {
+        for f in Self.settings { Catalogue.checkKernel(f) }
+    }
+
+    /// changesAlpha is declared when (and only when) the alpha row is not (0, 0, 0, 1, 0).
+    @Test func declaresAlphaChanges() {
+        #expect(!Self.swapAndTint.changesAlpha)
+        #expect(Self.alphaFromLuma.changesAlpha && Self.alphaScaled.changesAlpha && Self.wild.changesAlpha)
+        #expect(!ColorMatrix().changesAlpha)
+        // The kernel writes alpha, clamped: 2 a - 0.5 for a = 0.1, 0.5, 0.9.
+        let out = Catalogue.run(Catalogue.kernel(Self.alphaScaled), [SIMD4(0, 0, 0, 0.1), SIMD4(0, 0, 0, 0.5), SIMD4(0, 0, 0, 0.9)])
+        #expect(largestDifference(out, [SIMD4(0, 0, 0, 0), SIMD4(0, 0, 0, 0.5), SIMD4(0, 0, 0, 1)]) < 1e-6)
+    }
+
+    @Test func neutral() throws {
+        try Catalogue.expectIdentity(ColorMatrix())
+        for f in Self.settings { Catalogue.checkNeutral(f) }
+        Catalogue.checkNeutral(ColorMatrix(matrix: [[0.5, 0.3, 0.2, 0, 0.1], [0.2, 0.6, 0.2, 0, 0.1], [0, 0, 1, 0, 0.1], [0, 0, 0, 1, 0]]))
+    }
+
+    @Test func refusals() {
+        Catalogue.expectRefusal("colorMatrix", "\"matrix\": [[1,0,0,0,0],[0,1,0,0,0],[0,0,1,0,0]]",
+                                "look.json: filters[0].parameters.matrix: 3 rows is not allowed; allowed: 4 rows")
+        Catalogue.expectRefusal("colorMatrix", "\"matrix\": [[1,0,0,0,0],[0,1,0,0],[0,0,1,0,0],[0,0,0,1,0]]",
+                                "look.json: filters[0].parameters.matrix[1]: expected a row of 5 numbers, found [0, 1, 0, 0]")
+        Catalogue.expectRefusal("colorMatrix", "\"matrix\": [[1,0,0,0,0],[0,1,0,0,0],[0,0,1,0,11],[0,0,0,1,0]]",
+                                "look.json: filters[0].parameters.matrix[2][4]: 11 is out of range; allowed -10...10")
+        Catalogue.expectRefusal("colorMatrix", "\"matrix\": 1",
+                                "look.json: filters[0].parameters.matrix: expected an array of 4 rows of 5 numbers, found a number")
+    }
+}
