@@ -69,11 +69,13 @@ public struct Vignette: Filter {
             let hard = inner == outer
             let width = SIMD8<Float>(repeating: Float(outer - inner))
             let k = SIMD8<Float>(repeating: intensity), one = SIMD8<Float>(repeating: 1)
+            // Each lane's horizontal distance from its absolute column alone (exact in Float),
+            // so the values do not depend on where a row is cut.
             let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-            let x0 = (Double(column) + 0.5 - centerX * w) * scale
+            let offset = SIMD8<Float>(repeating: Float(0.5 - centerX * w))
             var i = 0
             while i < count {
-                let dx = SIMD8<Float>(repeating: Float(x0 + Double(i) * scale)) + lanes * step
+                let dx = (SIMD8<Float>(repeating: Float(column + i)) + lanes + offset) * step
                 let d = (dx * dx + dy2).squareRoot()
                 var t: SIMD8<Float>
                 if hard {

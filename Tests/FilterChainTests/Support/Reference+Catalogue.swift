@@ -152,6 +152,11 @@ extension Reference {
 
     /// On premultiplied P: P + amount (P - B) where |P - B| >= threshold; alpha kept.
     static func unsharpMask(_ img: Image, _ f: UnsharpMask) -> Image {
+        unpremultiplied(img, unsharpMaskPlanes(img, f))
+    }
+
+    /// The premultiplied result, before colour is divided by alpha.
+    static func unsharpMaskPlanes(_ img: Image, _ f: UnsharpMask) -> [[Double]] {
         let p = premultipliedPlanes(img)
         let b = blurredPlanes(p, width: img.width, height: img.height, sigma: f.sigma)
         var out = p
@@ -161,7 +166,7 @@ extension Reference {
                 if abs(d) >= f.threshold { out[k][i] = p[k][i] + f.amount * d }
             }
         }
-        return unpremultiplied(img, out)
+        return out
     }
 
     /// The vignette factor 1 - intensity f for pixel (i, j) of a W x H image.
