@@ -4,6 +4,10 @@ public enum FilterRegistry {
         ColorControls.self,
         ToneCurve.self,
         GaussianBlur.self,
+        Resize.self,
+        Crop.self,
+        Rotate.self,
+        Flip.self,
     ]
 
     public static var names: [String] { types.map { $0.typeName } }
@@ -22,6 +26,11 @@ extension Filter {
 
     /// The parameters as a JSON object.
     public var parametersJSON: JSONNode { Self.declaration.encode(self) }
+
+    /// Checks the rules across the filter's parameters.
+    public func checkCombination() throws(ParameterError) {
+        try Self.declaration.checkCombination(self)
+    }
 
     /// A copy with one parameter set from JSON (validated).
     public func setting(_ name: String, to value: JSONNode) throws(ParameterError) -> Self {

@@ -123,7 +123,12 @@ struct Plan {
                         throw StepFailure(position: index + 1, error: error)
                     }
                     let output = layout.outputSize(from: logical)
+                    let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
                     switch layout {
+                    case .crop(let rect) where rect == whole:
+                        break
+                    case .resample(let to, let window) where to == size && window == whole:
+                        break
                     case .resample(let to, let window):
                         if hasAlpha { run.append(Premultiply()) }
                         closeRun()
