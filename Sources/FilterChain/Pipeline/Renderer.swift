@@ -24,6 +24,10 @@ public struct RenderResult: Sendable {
     public var info: ImageInfo
     /// For each output in order: the image, when the output was kept in memory.
     public var images: [RasterImage?]
+    /// For each output in order: the size of the image it took (geometry steps change it).
+    public var sizes: [ImageSize]
+    /// The JPEG was decoded at 1/shrunkOnLoad of its size (1: full size); see `Resize.fast`.
+    public var shrunkOnLoad = 1
     /// Things that could not be kept (an ICC profile for another colour space, ...).
     public var notes: [String]
     /// Damage that lenient decoding went past.
@@ -54,8 +58,10 @@ public final class Renderer: @unchecked Sendable {
         if cancel?.isCancelled == true { throw RenderCancelled() }
         let reader = try ImageReader.open(source, options: decode)
         let logicalSize = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
-        return try render(chain, reader: reader, logicalSize: logicalSize, formats: formats, outputs: outputs,
-                          cancel: cancel, order: order)
+        var result = try render(chain, reader: reader, logicalSize: logicalSize, formats: formats, outputs: outputs,
+                                cancel: cancel, order: order)
+        if let logicalSize { result.shrunkOnLoad = logicalSize.width / reader.info.width }
+        return result
     }
 
     /// Runs `chain` on an image in memory.
@@ -147,6 +153,7 @@ public final class Renderer: @unchecked Sendable {
                                 if case .memory = output.target { return (sink as? MemorySink)?.image }
                                 return nil
                             },
+                            sizes: outputs.indices.map(plan.size(ofOutput:)),
                             notes: sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }

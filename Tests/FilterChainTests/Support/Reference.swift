@@ -68,6 +68,10 @@ enum Reference {
             case let f as ColorControls: img = colorControls(img, f)
             case let f as ToneCurve: img = toneCurve(img, f)
             case let f as GaussianBlur: img = blur(img, sigma: f.sigma)
+            case let f as Resize: img = resize(img, f)
+            case let f as Crop: img = crop(img, f)
+            case let f as Rotate: img = rotate(img, degrees: f.angle)
+            case let f as Flip: img = flip(img, horizontal: f.direction == .horizontal)
             default: fatalError("no reference for \(step.type)")
             }
         }
