@@ -272,6 +272,23 @@ const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length) {
     return d->exif;
 }
 
+// Shrink-on-load: libjpeg's DCT scaling by 1/denom (1, 2, 4 or 8), set before the start.
+// Writes the size the decoder will then deliver.
+fc_jpeg_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
+                                     uint32_t *height) {
+    if (d->failed || !d->created || d->started) return FC_JPEG_FAILED;
+    if (setjmp(d->err.jump)) {
+        d->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    d->cinfo.scale_num = 1;
+    d->cinfo.scale_denom = denom;
+    jpeg_calc_output_dimensions(&d->cinfo);
+    *width = d->cinfo.output_width;
+    *height = d->cinfo.output_height;
+    return FC_JPEG_OK;
+}
+
 fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
     if (d->failed || !d->created || d->started) return FC_JPEG_FAILED;
     if (setjmp(d->err.jump)) {

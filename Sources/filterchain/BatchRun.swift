@@ -109,8 +109,8 @@ struct BatchRun {
                         state.finished(.written)
                         line.add("status", "written")
                         line.add("error", nil as String?)
-                        line.add("width", result.info.width)
-                        line.add("height", result.info.height)
+                        line.add("width", result.sizes[0].width)
+                        line.add("height", result.sizes[0].height)
                     } catch is RenderCancelled {
                         state.finished(.cancelled)
                         continue

@@ -32,6 +32,7 @@ struct ChainCommand: ParsableCommand {
                 throw error.problem.isLUTFile ? Failure.chain(error) : Failure.usage(error.description)
             }
         }
+        do { try chain.checkStep(at: index, file: file) } catch { throw Failure.usage(error.description) }
     }
 
     static func save(_ chain: Chain, to path: String) throws {

@@ -58,6 +58,14 @@ enum FilterDocs {
                                 ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
                 case .choice(let options):
                     members += [("kind", JSONNode(.string("choice"))), ("choices", JSONNode(.array(options.map { JSONNode(.string($0)) })))]
+                case .integer(let r):
+                    members += [("kind", JSONNode(.string("integer"))),
+                                ("minimum", JSONNode(.number(Double(r.lowerBound)))), ("maximum", JSONNode(.number(Double(r.upperBound))))]
+                case .integerChoice(let options):
+                    members += [("kind", JSONNode(.string("integerChoice"))),
+                                ("choices", JSONNode(.array(options.map { JSONNode(.number(Double($0))) })))]
+                case .boolean:
+                    members += [("kind", JSONNode(.string("boolean")))]
                 case .points(let count, let optional):
                     members += [("kind", JSONNode(.string("points"))), ("minimumPoints", JSONNode(.number(Double(count.lowerBound)))),
                                 ("maximumPoints", JSONNode(.number(Double(count.upperBound)))), ("optional", JSONNode(.bool(optional)))]

@@ -79,7 +79,8 @@ import FilterChain
     @Test func chainModelRoundTripsThroughJSON() throws {
         for path in try FileManager.default.contentsOfDirectory(atPath: CLI.samples + "/chains") {
             let chain = try Chain.load(CLI.samples + "/chains/" + path)
-            let again = try Chain.parse(Array(chain.jsonText.utf8), file: "again")
+            // In the same folder: a lut's .cube path is relative to the chain file's folder.
+            let again = try Chain.parse(Array(chain.jsonText.utf8), file: CLI.samples + "/chains/again.json")
             #expect(again.jsonText == chain.jsonText)
             #expect(again.steps.map(\.id) == chain.steps.map(\.id))
         }

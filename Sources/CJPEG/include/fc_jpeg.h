@@ -62,6 +62,9 @@ fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_
 const uint8_t *fc_jpeg_decoder_icc(const fc_jpeg_decoder *d, size_t *length);
 const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length);
 /// Starts decompression (call once, after checking the header's size).
+// Decode at 1/denom of the size (denom 1, 2, 4 or 8; DCT scaling); before the start.
+fc_jpeg_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
+                                     uint32_t *height);
 fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
 /// Reads the next `rows` rows, `output_channels` bytes per pixel, into dst (rows `stride`
 /// bytes apart). CMYK and YCCK are converted to RGB here.

@@ -23,6 +23,14 @@ extension Chain {
         }
     }
 
+    /// Checks the rules across the parameters of the step at `index` (0-based), after its
+    /// parameters were set one by one.
+    public func checkStep(at index: Int, file: String) throws(ChainError) {
+        do throws(ParameterError) { try steps[index].filter.checkCombination() } catch {
+            throw ChainError(file: file, path: "filters[\(index)].parameters" + error.subpath, problem: error.problem)
+        }
+    }
+
     /// A new step of filter type `type` with default parameters.
     public static func makeStep(type: String, name: String?, file: String) throws(ChainError) -> Step {
         guard let filterType = FilterRegistry.type(named: type) else {

@@ -17,6 +17,8 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case invalidID(String)
         case duplicateID(String, first: String)
         case unsupportedVersion(String)
+        /// Parameters that are each allowed but not together: what is wrong, what is allowed.
+        case combination(String)
         /// A file a parameter names (a .cube LUT) is missing, unreadable or malformed:
         /// the path as written, the line in that file (nil: the whole file) and why.
         case lutFile(file: String, line: Int?, reason: String)
@@ -58,6 +60,7 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
                 + (allowed.isEmpty ? " (\(filter) takes no parameters)" : " (\(filter) takes \(allowed.joined(separator: ", ")))")
         case .invalidID(let id): return "\"\(id)\" is not a UUID (like \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41\")"
         case .duplicateID(let id, let first): return "id \(id) is already used by \(first)"
+        case .combination(let why): return why
         case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads version 1"
         case .lutFile(let file, let line, let reason): return file + (line.map { ":\($0)" } ?? "") + ": " + reason
         }

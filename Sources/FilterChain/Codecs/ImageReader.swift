@@ -56,12 +56,21 @@ protocol StoredDecoder: AnyObject {
     func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
     func finish() throws
     var warnings: [String] { get }
+    /// True when the decoder can still deliver the image smaller (before the first read).
+    var canShrink: Bool { get }
+    /// Delivers the image at 1/denominator of its size (JPEG DCT scaling).
+    func shrink(by denominator: Int) throws
+}
+
+extension StoredDecoder {
+    var canShrink: Bool { false }
+    func shrink(by denominator: Int) throws {}
 }
 
 /// Reads an image top to bottom in strips of rows, upright. Used from one thread at a time.
 public final class ImageReader: @unchecked Sendable {
     public let name: String
-    public let info: ImageInfo
+    public private(set) var info: ImageInfo
     private let decoder: StoredDecoder
     private let orientation: Orientation
     private let lenient: Bool
@@ -102,6 +111,25 @@ public final class ImageReader: @unchecked Sendable {
         if options.maxPixels > 0, width * height > options.maxPixels {
             throw CodecError(name, .tooManyPixels(width: width, height: height, limit: options.maxPixels))
         }
+    }
+
+    /// Shrink-on-load: has a JPEG decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT
+    /// scaling), the largest reduction that keeps at least `minimum` pixels on both axes,
+    /// before any row is read. Returns the denominator used (1: none).
+    @discardableResult
+    func shrink(keepingAtLeast minimum: ImageSize) throws -> Int {
+        guard decoder.canShrink, nextRow == 0 else { return 1 }
+        for d in [8, 4, 2] {
+            // libjpeg's scaled size is ceil(size / d).
+            if (info.width + d - 1) / d >= minimum.width && (info.height + d - 1) / d >= minimum.height {
+                try decoder.shrink(by: d)
+                let (w, h) = orientation.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)
+                info.width = w
+                info.height = h
+                return d
+            }
+        }
+        return 1
     }
 
     /// Whether reading needs the whole image in memory first (rotation, interlacing).

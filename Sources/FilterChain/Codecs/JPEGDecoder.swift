@@ -5,8 +5,9 @@ final class JPEGDecoder: StoredDecoder {
     private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
     private let input: OpenedInput
-    let width: Int
-    let height: Int
+    private(set) var width: Int
+    private(set) var height: Int
+    private var started = false
     let format: PixelFormat
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
@@ -48,11 +49,24 @@ final class JPEGDecoder: StoredDecoder {
         } catch {
             throw error
         }
-        let started = fc_jpeg_decoder_start(d)
-        guard started == FC_JPEG_OK else {
-            let error = JPEGDecoder.failure(d, started, input.name)
-            throw error
-        }
+    }
+
+    /// Decoding starts at the first read, so that a scale can be set before.
+    private func start() throws {
+        if started { return }
+        let status = fc_jpeg_decoder_start(d)
+        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
+        started = true
+    }
+
+    var canShrink: Bool { !started }
+
+    func shrink(by denominator: Int) throws {
+        var w: UInt32 = 0, h: UInt32 = 0
+        let status = fc_jpeg_decoder_scale(d, UInt32(denominator), &w, &h)
+        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
+        width = Int(w)
+        height = Int(h)
     }
 
 
@@ -63,6 +77,7 @@ final class JPEGDecoder: StoredDecoder {
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        try start()
         let status = fc_jpeg_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
         if status != FC_JPEG_OK { throw JPEGDecoder.failure(d, status, input.name) }
     }
@@ -72,6 +87,7 @@ final class JPEGDecoder: StoredDecoder {
     }
 
     func finish() throws {
+        try start()
         let status = fc_jpeg_decoder_finish(d)
         if status != FC_JPEG_OK { throw JPEGDecoder.failure(d, status, input.name) }
     }

@@ -31,6 +31,69 @@ public enum FilterOperation: Sendable {
     /// A separable neighbourhood operation whose result is then combined, pixel by pixel,
     /// with the step's own input (both premultiplied): unsharp masking, high pass, ...
     case combine(any SeparableKernel, any CombineKernel)
+    /// Changes the image's size or turns it: what each output pixel is made of, from the
+    /// input's size.
+    case geometry(any GeometryKernel)
+}
+
+/// A geometry step: it says, for an input of a given size, what the output is made of;
+/// the pipeline decides how that runs.
+public protocol GeometryKernel: Sendable {
+    /// What the step does to an image of `size`. `size` is the image as the chain sees it;
+    /// throws when the step cannot apply to that size (a crop reaching outside).
+    func layout(for size: ImageSize) throws(GeometryError) -> GeometryLayout
+    /// True when the decoder may deliver a smaller image (JPEG DCT scaling) for this step
+    /// to resample, when it comes first: an approximation the step's parameters allow.
+    var allowsShrinkOnLoad: Bool { get }
+}
+
+extension GeometryKernel {
+    public var allowsShrinkOnLoad: Bool { false }
+}
+
+/// A rectangle of pixels.
+public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var size: ImageSize { ImageSize(width: width, height: height) }
+    public var description: String { "\(width)x\(height) at (\(x), \(y))" }
+}
+
+/// What a geometry step makes of its input.
+public enum GeometryLayout: Sendable, Hashable {
+    /// Lanczos3 resampling (Pillow's convention) of the whole input to `size`, of which the
+    /// output keeps `window` (all of it, unless a cover fit crops the middle).
+    case resample(to: ImageSize, window: PixelRect)
+    /// The pixels of `rect`, unchanged.
+    case crop(PixelRect)
+    /// The input turned: output pixel (ux, uy) is stored pixel
+    /// `orientation.storedPosition(ux, uy)`, as an EXIF orientation turns an image upright.
+    case turn(Orientation)
+
+    /// The output's size for an input of `input`.
+    public func outputSize(from input: ImageSize) -> ImageSize {
+        switch self {
+        case .resample(_, let window): window.size
+        case .crop(let rect): rect.size
+        case .turn(let o): o.swapsAxes ? ImageSize(width: input.height, height: input.width) : input
+        }
+    }
+}
+
+/// Why a geometry step cannot apply to an image.
+public struct GeometryError: Error, Sendable, Hashable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
 }
 
 /// Pixels as planes of Float: four pointers to `count` consecutive pixels of one row.

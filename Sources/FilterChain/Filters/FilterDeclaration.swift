@@ -7,54 +7,49 @@ public struct FilterDeclaration<F: Filter>: Sendable {
     /// Markdown: the exact semantics, formula first.
     public let documentation: String
     public let parameters: [Parameter<F>]
-    /// Rules between parameters (levels: inWhite above inBlack), checked once all are read.
-    public let rules: [ParameterRule<F>]
+    /// Rules across parameters: what is wrong with a combination, and what is allowed.
+    let check: (@Sendable (F) -> String?)?
 
     public init(type: String, summary: String, documentation: String, parameters: [Parameter<F>],
-                rules: [ParameterRule<F>] = []) {
+                check: (@Sendable (F) -> String?)? = nil) {
         self.type = type
         self.summary = summary
         self.documentation = documentation
         self.parameters = parameters
-        self.rules = rules
+        self.check = check
+    }
+
+    /// Checks the rules across parameters (each value was checked when it was set).
+    public func checkCombination(_ filter: F, node: JSONNode? = nil) throws(ParameterError) {
+        if let problem = check?(filter) {
+            throw ParameterError(node: node ?? JSONNode(.object([])), problem: .combination(type + ": " + problem))
+        }
     }
 
     /// The filter from a chain file's `parameters` object (nil: every parameter at its default).
+    /// `context` gives the folder that file paths (a lut's .cube) are relative to.
     public func decode(_ node: JSONNode?, context: ParameterContext = ParameterContext()) throws(ParameterError) -> F {
         var filter = F()
-        guard let node else {
-            if let missing = parameters.first(where: \.required) {
-                throw ParameterError(node: JSONNode(.null), problem: .missingKey(missing.name))
+        var given: Set<String> = []
+        if let node {
+            guard case .object(let members) = node.value else {
+                throw ParameterError(node: node, problem: .wrongType(expected: "an object", found: node.typeName))
             }
-            return filter
-        }
-        guard case .object(let members) = node.value else {
-            throw ParameterError(node: node, problem: .wrongType(expected: "an object", found: node.typeName))
-        }
-        for (key, value) in members {
-            try set(key, value, in: &filter, keyNode: node, context: context, checkingRules: false)
-        }
-        for p in parameters where p.required && !members.contains(where: { $0.key == p.name }) {
-            throw ParameterError(node: node, problem: .missingKey(p.name))
-        }
-        for rule in rules {
-            if let (value, allowed) = rule.check(filter) {
-                let blamed = members.first { $0.key == rule.parameter }?.value ?? node
-                throw ParameterError(node: blamed, problem: .notAllowed(value, allowed: allowed, suggestion: nil),
-                                     subpath: "." + rule.parameter)
+            for (key, value) in members {
+                try set(key, value, in: &filter, keyNode: node, context: context)
+                given.insert(key)
             }
         }
+        if let missing = parameters.first(where: { $0.required && !given.contains($0.name) }) {
+            throw ParameterError(node: node ?? JSONNode(.object([])), problem: .missingKey(missing.name))
+        }
+        try checkCombination(filter, node: node)
         return filter
     }
 
-    /// Sets one parameter from JSON, validating it (and the rules between parameters).
+    /// Sets one parameter from JSON, validating it.
     public func set(_ name: String, _ value: JSONNode, in filter: inout F, keyNode: JSONNode? = nil,
                     context: ParameterContext = ParameterContext()) throws(ParameterError) {
-        try set(name, value, in: &filter, keyNode: keyNode, context: context, checkingRules: true)
-    }
-
-    private func set(_ name: String, _ value: JSONNode, in filter: inout F, keyNode: JSONNode?,
-                     context: ParameterContext, checkingRules: Bool) throws(ParameterError) {
         guard let parameter = parameters.first(where: { $0.name == name }) else {
             let names = parameters.map(\.name)
             throw ParameterError(node: keyNode ?? value, problem: .unknownParameter(
@@ -65,13 +60,6 @@ public struct FilterDeclaration<F: Filter>: Sendable {
         } catch var error {
             error.subpath = "." + name + error.subpath
             throw error
-        }
-        guard checkingRules else { return }
-        for rule in rules {
-            if let (text, allowed) = rule.check(filter) {
-                throw ParameterError(node: value, problem: .notAllowed(text, allowed: allowed, suggestion: nil),
-                                     subpath: "." + name)
-            }
         }
     }
 
@@ -100,6 +88,12 @@ public enum ParameterKind: Sendable, Equatable {
     case number(ClosedRange<Double>)
     /// One of some strings.
     case choice([String])
+    /// A whole number in a closed range.
+    case integer(ClosedRange<Int>)
+    /// One of some whole numbers.
+    case integerChoice([Int])
+    /// true or false.
+    case boolean
     /// A list of [x, y] points, x strictly increasing, all in 0...1.
     case points(count: ClosedRange<Int>, optional: Bool)
     /// A colour [r, g, b], each channel in the range; `positiveLuma`: its Rec. 709 luma above 0.
@@ -116,6 +110,9 @@ public enum ParameterKind: Sendable, Equatable {
         switch self {
         case .number(let r): "a number in \(JSONWriter.number(r.lowerBound))...\(JSONWriter.number(r.upperBound))"
         case .choice(let options): "one of " + options.map { "\"\($0)\"" }.joined(separator: ", ")
+        case .integer(let r): "a whole number in \(r.lowerBound)...\(r.upperBound)"
+        case .integerChoice(let options): "one of " + options.map(String.init).joined(separator: ", ")
+        case .boolean: "true or false"
         case .points(let count, let optional):
             "\(count.lowerBound) to \(count.upperBound) points [x, y], x strictly increasing, all in 0...1"
                 + (optional ? ", or left out" : "")
@@ -185,6 +182,76 @@ public struct Parameter<F: Filter>: Sendable {
                          })
     }
 
+    /// A number that may be left out (nil).
+    public static func optionalNumber(_ name: String, _ keyPath: WritableKeyPath<F, Double?> & Sendable,
+                                      in range: ClosedRange<Double>, help: String) -> Parameter {
+        Parameter(name: name, help: help, kind: .number(range),
+                  get: { $0[keyPath: keyPath].map { JSONNode(.number($0)) } },
+                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                      if case .null = node.value { filter[keyPath: keyPath] = nil; return }
+                      filter[keyPath: keyPath] = try readNumber(node, in: range)
+                  })
+    }
+
+    /// A whole number that may be left out (nil).
+    public static func optionalInteger(_ name: String, _ keyPath: WritableKeyPath<F, Int?> & Sendable,
+                                       in range: ClosedRange<Int>, help: String) -> Parameter {
+        Parameter(name: name, help: help, kind: .integer(range),
+                  get: { $0[keyPath: keyPath].map { JSONNode(.number(Double($0))) } },
+                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                      if case .null = node.value { filter[keyPath: keyPath] = nil; return }
+                      filter[keyPath: keyPath] = try readInteger(node, in: range)
+                  })
+    }
+
+    /// One of some whole numbers.
+    public static func integerChoice(_ name: String, _ keyPath: WritableKeyPath<F, Int> & Sendable,
+                                     _ options: [Int], help: String) -> Parameter {
+        Parameter(name: name, help: help, kind: .integerChoice(options),
+                  get: { JSONNode(.number(Double($0[keyPath: keyPath]))) },
+                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                      let v = try readNumber(node, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+                      guard let i = Int(exactly: v), options.contains(i) else {
+                          throw ParameterError(node: node, problem: .notAllowed(
+                              JSONWriter.number(v), allowed: ParameterKind.integerChoice(options).allowed, suggestion: nil))
+                      }
+                      filter[keyPath: keyPath] = i
+                  })
+    }
+
+    /// true or false.
+    public static func boolean(_ name: String, _ keyPath: WritableKeyPath<F, Bool> & Sendable, help: String) -> Parameter {
+        Parameter(name: name, help: help, kind: .boolean,
+                  get: { JSONNode(.bool($0[keyPath: keyPath])) },
+                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                      guard case .bool(let b) = node.value else {
+                          throw ParameterError(node: node, problem: .wrongType(expected: "true or false", found: node.typeName))
+                      }
+                      filter[keyPath: keyPath] = b
+                  })
+    }
+
+    /// One of some strings, or left out (nil).
+    public static func optionalChoice<E: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, _ keyPath: WritableKeyPath<F, E?> & Sendable, help: String
+    ) -> Parameter where E.RawValue == String {
+        let options = E.allCases.map(\.rawValue)
+        return Parameter(name: name, help: help, kind: .choice(options),
+                         get: { $0[keyPath: keyPath].map { JSONNode(.string($0.rawValue)) } },
+                         set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                             if case .null = node.value { filter[keyPath: keyPath] = nil; return }
+                             guard case .string(let s) = node.value else {
+                                 throw ParameterError(node: node, problem: .wrongType(expected: "a string", found: node.typeName))
+                             }
+                             guard let value = E(rawValue: s) else {
+                                 throw ParameterError(node: node, problem: .notAllowed(
+                                     "\"\(s)\"", allowed: ParameterKind.choice(options).allowed,
+                                     suggestion: closestMatch(s, in: options)))
+                             }
+                             filter[keyPath: keyPath] = value
+                         })
+    }
+
     public static func points(_ name: String, _ keyPath: WritableKeyPath<F, [CurvePoint]> & Sendable,
                               count: ClosedRange<Int>, help: String) -> Parameter {
         Parameter(name: name, help: help, kind: .points(count: count, optional: false),
@@ -215,6 +282,14 @@ func readNumber(_ node: JSONNode, in range: ClosedRange<Double>) throws(Paramete
         throw ParameterError(node: node, problem: .outOfRange(v, range))
     }
     return v
+}
+
+func readInteger(_ node: JSONNode, in range: ClosedRange<Int>) throws(ParameterError) -> Int {
+    let v = try readNumber(node, in: Double(range.lowerBound)...Double(range.upperBound))
+    guard let i = Int(exactly: v) else {
+        throw ParameterError(node: node, problem: .notAllowed(JSONWriter.number(v), allowed: "a whole number", suggestion: nil))
+    }
+    return i
 }
 
 /// A point of a curve.

@@ -4,6 +4,10 @@ public enum FilterRegistry {
         ColorControls.self,
         ToneCurve.self,
         GaussianBlur.self,
+        Resize.self,
+        Crop.self,
+        Rotate.self,
+        Flip.self,
         Exposure.self,
         Gamma.self,
         Levels.self,
@@ -34,6 +38,11 @@ extension Filter {
 
     /// The parameters as a JSON object.
     public var parametersJSON: JSONNode { Self.declaration.encode(self) }
+
+    /// Checks the rules across the filter's parameters.
+    public func checkCombination() throws(ParameterError) {
+        try Self.declaration.checkCombination(self)
+    }
 
     /// Required parameters not yet given (a lut's file).
     public var missingParameters: [String] {

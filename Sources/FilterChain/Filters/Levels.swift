@@ -42,13 +42,10 @@ public struct Levels: Filter {
             .number("outBlack", \.outBlack, in: 0...1, help: "output value for inBlack and below"),
             .number("outWhite", \.outWhite, in: 0...1, help: "output value for inWhite and above"),
         ],
-        rules: [
-            ParameterRule("inWhite") { f in
-                f.inWhite > f.inBlack ? nil
-                    : ("inWhite \(JSONWriter.number(f.inWhite)) with inBlack \(JSONWriter.number(f.inBlack))",
-                       "inWhite above inBlack")
-            },
-        ])
+        check: { f in
+            f.inWhite > f.inBlack ? nil
+                : "inWhite \(JSONWriter.number(f.inWhite)) is not above inBlack \(JSONWriter.number(f.inBlack)); inWhite must exceed inBlack"
+        })
 
     public func operation() -> FilterOperation {
         .point(Kernel(inBlack: Float(inBlack), scale: Float(1 / (inWhite - inBlack)), exponent: Float(1 / gamma),

@@ -1,5 +1,4 @@
-/// Parameters beyond plain numbers and choices: colours, positions, matrices, file paths,
-/// and rules between parameters.
+/// Parameters beyond numbers and choices: colours, positions, matrices and file paths.
 extension Parameter {
     /// A colour [r, g, b]; with `positiveLuma`, its luma 0.2126 r + 0.7152 g + 0.0722 b must be above 0.
     public static func color(_ name: String, _ keyPath: WritableKeyPath<F, ColorRGB> & Sendable,
@@ -114,18 +113,6 @@ public struct ParameterContext: Sendable {
     public init(chainFile: String) {
         guard let slash = chainFile.lastIndex(of: "/") else { self.init(); return }
         self.init(directory: slash == chainFile.startIndex ? "/" : String(chainFile[..<slash]))
-    }
-}
-
-/// A rule between parameters, checked once all are set: `check` returns the refused value
-/// as a message shows it and what is allowed, or nil. A chain file's error names `parameter`.
-public struct ParameterRule<F: Filter>: Sendable {
-    public let parameter: String
-    public let check: @Sendable (F) -> (value: String, allowed: String)?
-
-    public init(_ parameter: String, _ check: @escaping @Sendable (F) -> (value: String, allowed: String)?) {
-        self.parameter = parameter
-        self.check = check
     }
 }
 

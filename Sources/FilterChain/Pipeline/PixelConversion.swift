@@ -283,3 +283,24 @@ struct Unpremultiply: PointKernel {
         }
     }
 }
+
+/// After a resampling, whose lobes overshoot: alpha clamped to [0, 1], then c / a for
+/// colour (0 where a is 0). Colour itself is not clamped.
+struct ClampedUnpremultiply: PointKernel {
+    func apply(_ p: PlanarPixels, count: Int) {
+        var i = 0
+        let zero = SIMD8<Float>.zero, one = SIMD8<Float>(repeating: 1)
+        while i < count {
+            var a = load8(p.alpha + i)
+            a.replace(with: zero, where: a .< zero)
+            a.replace(with: one, where: a .> one)
+            store8(a, p.alpha + i)
+            let transparent = a .== zero
+            let safe = a.replacing(with: 1, where: transparent)
+            store8((load8(p.red + i) / safe).replacing(with: 0, where: transparent), p.red + i)
+            store8((load8(p.green + i) / safe).replacing(with: 0, where: transparent), p.green + i)
+            store8((load8(p.blue + i) / safe).replacing(with: 0, where: transparent), p.blue + i)
+            i += 8
+        }
+    }
+}

@@ -1,43 +1,101 @@
 /// How a chain runs on an image of a given size: the filters' operations laid out as
-/// stages. A stage reads its rows (from the decoder, or through the vertical pass of a
-/// separable filter from the previous stage), then runs its row work: fused runs of point
-/// kernels, a horizontal pass, and taps where an output takes the image. Stages end where
-/// a separable filter needs rows from above and below.
+/// stages. Each stage has its own size. It gets its rows from the decoder, through the
+/// vertical pass of a separable filter, or from a geometry step's row source (a resize, a
+/// crop, a turn) reading the previous stage's rows; then it runs its row work: fused runs of
+/// point kernels, a horizontal pass, a combination with a saved input, and taps where an
+/// output takes the image. Stages end where an operation needs rows from above and below,
+/// or changes the image's size.
 struct Plan {
+    enum Source {
+        /// Stage 0: the decoded image.
+        case decoder
+        /// The vertical pass of a separable kernel over the previous stage's rows.
+        case vertical(any SeparableKernel)
+        /// A geometry step's rows, made from the previous stage's rows.
+        case geometry(RowSource)
+    }
+
     enum RowOp {
-        /// Consecutive point kernels, applied together to each chunk of pixels.
-        case points([any PointKernel])
+        /// Consecutive point kernels, applied together to each chunk of pixels; chunks stay
+        /// within a row when some kernel needs positions.
+        case points([any PointKernel], positional: Bool)
         /// A horizontal pass over the planes that are filtered.
         case horizontal(any HorizontalPass)
+        /// Keeps the rows as they stand (premultiplied) for the next stage to combine with.
+        case saveInput
+        /// Combines the rows with those the previous stage saved.
+        case combine(any CombineKernel)
         /// The output with this index takes the image as it stands here.
         case tap(Int)
     }
 
     struct Stage {
-        /// The separable kernel whose vertical pass starts this stage (nil for stage 0).
-        var vertical: (any SeparableKernel)?
+        var source: Source
+        var size: ImageSize
+        /// Rows per strip of this stage.
+        var stripHeight: Int
         var ops: [RowOp] = []
+
+        var savesInput: Bool { ops.contains { if case .saveInput = $0 { true } else { false } } }
+        var stripCount: Int { (size.height + stripHeight - 1) / stripHeight }
+
+        /// The rows of the previous stage that this stage's strip `strip` reads.
+        func inputRows(strip: Int, previous: ImageSize) -> ClosedRange<Int> {
+            let first = strip * stripHeight
+            let last = min(size.height, first + stripHeight) - 1
+            switch source {
+            case .decoder:
+                return first...last
+            case .vertical(let kernel):
+                // A sequential pass also reads the row that leaves its window.
+                let r = kernel.radius + 1
+                return max(0, first - r)...min(previous.height - 1, last + r)
+            case .geometry(let rows):
+                return rows.inputRows(of: first).lowerBound...(rows.inputRows(of: last).upperBound - 1)
+            }
+        }
     }
 
     var stages: [Stage]
-    /// How many planes neighbourhood passes filter: 4 with alpha, 3 for opaque images
-    /// (alpha stays exactly 1).
-    var filteredPlanes: Int
+    /// How many planes neighbourhood passes and geometry filter: 4 with alpha, 3 for opaque
+    /// images (alpha stays exactly 1).
+    var planes: Int
+    /// For each output, the stage whose rows it takes.
+    var tapStages: [Int]
 
-    /// `taps[i]` is the position (0...steps.count) output i takes the image at.
-    init(chain: Chain, width: Int, hasAlpha: Bool, taps: [Int]) {
-        filteredPlanes = hasAlpha ? 4 : 3
-        var stages = [Stage(vertical: nil)]
+    /// A step that cannot apply to the image.
+    struct StepFailure: Error {
+        var position: Int
+        var error: GeometryError
+    }
+
+    /// `taps[i]` is the position (0...steps.count) output i takes the image at. `size` is the
+    /// decoded image's; `logicalSize`, when the decoder shrank the image on load, the size
+    /// the chain's first step takes it to be.
+    init(chain: Chain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool, taps: [Int],
+         stripHeight: Int) throws(StepFailure) {
+        planes = hasAlpha ? 4 : 3
+        let s = max(1, stripHeight)
+        var stages = [Stage(source: .decoder, size: size, stripHeight: s)]
         var run: [any PointKernel] = []
+        var size = size
+        var logical = logicalSize ?? size
         func closeRun() {
-            if !run.isEmpty { stages[stages.count - 1].ops.append(.points(run)) }
+            if !run.isEmpty {
+                stages[stages.count - 1].ops.append(.points(run, positional: run.contains { $0 is any PositionalKernel }))
+            }
             run = []
         }
-        func addTaps(at position: Int) {
-            let here = taps.indices.filter { taps[$0] == position }
-            if here.isEmpty { return }
+        func append(_ op: RowOp) {
             closeRun()
-            for i in here { stages[stages.count - 1].ops.append(.tap(i)) }
+            stages[stages.count - 1].ops.append(op)
+        }
+        var tapStages = [Int](repeating: 0, count: taps.count)
+        func addTaps(at position: Int) {
+            for i in taps.indices where taps[i] == position {
+                append(.tap(i))
+                tapStages[i] = stages.count - 1
+            }
         }
         addTaps(at: 0)
         for (index, step) in chain.steps.enumerated() {
@@ -49,41 +107,111 @@ struct Plan {
                     run.append(kernel)
                 case .separable(let kernel):
                     if hasAlpha { run.append(Premultiply()) }
-                    closeRun()
-                    stages[stages.count - 1].ops.append(.horizontal(kernel.makeHorizontalPass(width: width)))
-                    stages.append(Stage(vertical: kernel))
+                    append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
+                    stages.append(Stage(source: .vertical(kernel), size: size, stripHeight: s))
                     if hasAlpha { run.append(Unpremultiply()) }
-                case .combine:
-                    // Planned with the geometry rework of the pipeline (in progress on main).
-                    fatalError("combine stages are not planned yet")
+                case .combine(let kernel, let combination):
+                    if hasAlpha { run.append(Premultiply()) }
+                    append(.saveInput)
+                    append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
+                    stages.append(Stage(source: .vertical(kernel), size: size, stripHeight: s))
+                    append(.combine(combination))
+                    if hasAlpha { run.append(Unpremultiply()) }
+                case .geometry(let kernel):
+                    let layout: GeometryLayout
+                    do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
+                        throw StepFailure(position: index + 1, error: error)
+                    }
+                    let output = layout.outputSize(from: logical)
+                    let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+                    switch layout {
+                    case .crop(let rect) where rect == whole:
+                        break
+                    case .resample(let to, let window) where to == size && window == whole:
+                        break
+                    case .resample(let to, let window):
+                        if hasAlpha { run.append(Premultiply()) }
+                        closeRun()
+                        let source = RowSource.resample(Resample(input: size, output: to, window: window))
+                        // Strips of about as many input rows as the previous stage's.
+                        let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
+                        stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip))
+                        if hasAlpha { run.append(ClampedUnpremultiply()) }
+                    case .crop(let rect):
+                        closeRun()
+                        stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s))
+                    case .turn(let orientation):
+                        if orientation == .up { break }
+                        closeRun()
+                        stages.append(Stage(source: .geometry(.turn(orientation, input: size)), size: output, stripHeight: s))
+                    }
+                    size = output
+                    logical = output
                 }
             }
             addTaps(at: index + 1)
         }
         closeRun()
         self.stages = stages
+        self.tapStages = tapStages
     }
+
+    /// The size of the image output i takes.
+    func size(ofOutput i: Int) -> ImageSize { stages[tapStages[i]].size }
 }
 
-/// What an output does with the image: the layout it stores and how it gets there.
-public struct OutputLayout: Sendable, Hashable {
-    public var format: PixelFormat
-    /// JPEG has no alpha: colour is composited over this background.
-    public var background: RGBColor?
+/// Where a geometry stage's rows come from: each output row is made from some rows of the
+/// previous stage, whole (resize, crop, mirror) or from all of them (a quarter turn, a
+/// vertical flip, which hold the whole image).
+enum RowSource: Sendable {
+    case resample(Resample)
+    case crop(PixelRect)
+    case turn(Orientation, input: ImageSize)
 
-    /// The layout of an output of `format` for an image read as `input`: PNG keeps the
-    /// depth (unless `depth` says otherwise) and alpha; JPEG is 8-bit without alpha; grey
-    /// input stays grey when `neutral` (every output pixel has R = G = B).
-    public static func resolve(input: PixelFormat, output: ImageFormat?, depth: BitDepth?,
-                               background: RGBColor, neutral: Bool) -> OutputLayout {
-        let grey = input.channels.isGrey && neutral
-        switch output {
-        case .jpeg:
-            return OutputLayout(format: PixelFormat(Channels(grey: grey, alpha: false), .eight),
-                                background: input.channels.hasAlpha ? background : nil)
-        case .png, nil:
-            return OutputLayout(format: PixelFormat(Channels(grey: grey, alpha: input.channels.hasAlpha),
-                                                    depth ?? input.depth), background: nil)
+    /// The input rows output row `y` reads.
+    func inputRows(of y: Int) -> Range<Int> {
+        switch self {
+        case .resample(let r): return r.inputRows(of: y)
+        case .crop(let rect): return (rect.y + y)..<(rect.y + y + 1)
+        case .turn(let o, let input):
+            switch o {
+            case .up, .upMirrored: return y..<(y + 1)
+            default: return 0..<input.height
+            }
+        }
+    }
+
+    var scratchCount: Int {
+        if case .resample(let r) = self { return r.scratchCount }
+        return 0
+    }
+
+    /// Computes output row `y` of one plane. `row(i)` is input row i; `columnStride` is the
+    /// distance between rows for column reads of a turn (rows are then contiguous slots).
+    func run(y: Int, width: Int, row: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
+             scratch: UnsafeMutablePointer<Float>) {
+        switch self {
+        case .resample(let r):
+            r.run(y: y, input: row, destination: destination, scratch: scratch)
+        case .crop(let rect):
+            destination.update(from: row(rect.y + y) + rect.x, count: width)
+        case .turn(let o, let input):
+            let w = input.width, h = input.height
+            if !o.swapsAxes {
+                let flipX = o == .upMirrored || o == .down
+                let flipY = o == .down || o == .downMirrored
+                let src = row(flipY ? h - 1 - y : y)
+                if flipX {
+                    for x in 0..<w { destination[x] = src[w - 1 - x] }
+                } else {
+                    destination.update(from: src, count: w)
+                }
+            } else {
+                // Output row y is input column sx, read down (or up) the input's rows.
+                let (sx, top) = o.storedPosition(ux: 0, uy: y, width: w, height: h)
+                let step = top == 0 ? 1 : -1
+                for x in 0..<h { destination[x] = row(top + step * x)[sx] }
+            }
         }
     }
 }

@@ -24,6 +24,10 @@ public struct RenderResult: Sendable {
     public var info: ImageInfo
     /// For each output in order: the image, when the output was kept in memory.
     public var images: [RasterImage?]
+    /// For each output in order: the size of the image it took (geometry steps change it).
+    public var sizes: [ImageSize]
+    /// The JPEG was decoded at 1/shrunkOnLoad of its size (1: full size); see `Resize.fast`.
+    public var shrunkOnLoad = 1
     /// Things that could not be kept (an ICC profile for another colour space, ...).
     public var notes: [String]
     /// Damage that lenient decoding went past.
@@ -50,16 +54,23 @@ public final class Renderer: @unchecked Sendable {
     public func render(_ chain: Chain, source: ImageSource, decode: DecodeOptions = .init(),
                        outputs: [RenderOutput], cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
         let formats = try outputFormats(outputs)
+        try checkSteps(outputs, in: chain, file: source.name)
         if cancel?.isCancelled == true { throw RenderCancelled() }
         let reader = try ImageReader.open(source, options: decode)
-        return try render(chain, reader: reader, formats: formats, outputs: outputs, cancel: cancel, order: order)
+        let logicalSize = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
+        var result = try render(chain, reader: reader, logicalSize: logicalSize, formats: formats, outputs: outputs,
+                                cancel: cancel, order: order)
+        if let logicalSize { result.shrunkOnLoad = logicalSize.width / reader.info.width }
+        return result
     }
 
     /// Runs `chain` on an image in memory.
     public func render(_ chain: Chain, image: RasterImage, outputs: [RenderOutput],
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
         let formats = try outputFormats(outputs)
-        return try render(chain, reader: RasterSource(image), formats: formats, outputs: outputs, cancel: cancel, order: order)
+        try checkSteps(outputs, in: chain, file: "<memory>")
+        return try render(chain, reader: RasterSource(image), logicalSize: nil, formats: formats, outputs: outputs,
+                          cancel: cancel, order: order)
     }
 
     /// The image after `step` steps of `chain` (by default all of them).
@@ -77,50 +88,58 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
-    func render(_ chain: Chain, reader: PixelSource, formats: [ImageFormat?], outputs: [RenderOutput],
-                cancel: CancellationFlag?, order: Int) throws -> RenderResult {
+    private func checkSteps(_ outputs: [RenderOutput], in chain: Chain, file: String) throws {
+        for output in outputs where !(0...chain.steps.count).contains(output.step) {
+            throw RenderError(file: file, .noSuchStep(output.step, count: chain.steps.count))
+        }
+    }
+
+    /// Shrink-on-load: when the chain's first enabled step is a geometry step that allows it
+    /// (a fast resize), the working space is sRGB (DCT scaling averages encoded values) and
+    /// no output takes the image before that step, a JPEG is decoded at 1/2, 1/4 or 1/8 of
+    /// its size, the largest reduction that keeps at least twice the resized size (before a
+    /// cover crop) on both axes. Returns the size the chain takes the image to have, when
+    /// the decoder shrank it.
+    private func shrinkOnLoad(_ chain: Chain, reader: ImageReader, outputs: [RenderOutput]) throws -> ImageSize? {
+        guard chain.workingSpace == .srgb,
+              let first = chain.steps.firstIndex(where: \.enabled),
+              outputs.allSatisfy({ $0.step > first }),
+              case .geometry(let kernel) = chain.steps[first].filter.operation(), kernel.allowsShrinkOnLoad
+        else { return nil }
+        let size = ImageSize(width: reader.info.width, height: reader.info.height)
+        // A step that cannot apply is reported by the plan.
+        guard case .resample(let to, _)? = try? kernel.layout(for: size) else { return nil }
+        let denominator = try reader.shrink(keepingAtLeast: ImageSize(width: 2 * to.width, height: 2 * to.height))
+        return denominator > 1 ? size : nil
+    }
+
+    func render(_ chain: Chain, reader: PixelSource, logicalSize: ImageSize?, formats: [ImageFormat?],
+                outputs: [RenderOutput], cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         let info = reader.info
         let linear = chain.workingSpace == .linear
-        let hasAlpha = info.format.channels.hasAlpha
+        // An opaque image gains alpha when a step may write it.
+        let alphaFrom = chain.steps.firstIndex { $0.enabled && $0.filter.changesAlpha }
+        let hasAlpha = info.format.channels.hasAlpha || alphaFrom != nil
+        let plan: Plan
+        do throws(Plan.StepFailure) {
+            plan = try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),
+                            logicalSize: logicalSize, hasAlpha: hasAlpha, taps: outputs.map(\.step),
+                            stripHeight: stripHeight)
+        } catch {
+            let step = chain.steps[error.position - 1]
+            throw RenderError(file: reader.name, .stepFailed(position: error.position, label: step.label,
+                                                             reason: error.error.reason))
+        }
         var sinks: [Sink] = []
         do {
             for (i, output) in outputs.enumerated() {
-                precondition((0...chain.steps.count).contains(output.step), "no step \(output.step) in the chain")
-                let keepsNeutral = chain.steps.prefix(output.step).allSatisfy { !$0.enabled || $0.filter.keepsNeutralNeutral }
-                let isGrey = info.format.channels.isGrey
-                switch output.target {
-                case .file(let destination, let options):
-                    let format = formats[i]!
-                    let bg = options.background
-                    let neutralKnown = keepsNeutral
-                        && (format != .jpeg || !hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
-                    let layout = OutputLayout.resolve(input: info.format, output: format, depth: options.depth,
-                                                      background: bg, neutral: neutralKnown)
-                    if isGrey && !neutralKnown {
-                        sinks.append(MemorySink(layout: layout, greyIfNeutral: true,
-                                                file: (destination, format, options, info.metadata),
-                                                width: info.width, height: info.height, stripHeight: stripHeight,
-                                                linear: linear, imageHasAlpha: hasAlpha))
-                    } else {
-                        let writer = try ImageWriter(destination, format: format,
-                                                     header: EncodeHeader(width: info.width, height: info.height,
-                                                                          format: layout.format, metadata: info.metadata),
-                                                     options: options)
-                        sinks.append(FileSink(writer: writer, layout: layout, width: info.width, height: info.height,
-                                              stripHeight: stripHeight, linear: linear, imageHasAlpha: hasAlpha,
-                                              jobLimit: 2 * pool.threadCount))
-                    }
-                case .memory(let depth):
-                    let layout = OutputLayout.resolve(input: info.format, output: nil, depth: depth,
-                                                      background: .white, neutral: keepsNeutral)
-                    sinks.append(MemorySink(layout: layout, greyIfNeutral: isGrey && !keepsNeutral, file: nil,
-                                            width: info.width, height: info.height, stripHeight: stripHeight,
-                                            linear: linear, imageHasAlpha: hasAlpha))
-                }
+                let gainsAlpha = alphaFrom.map { output.step > $0 } ?? false
+                sinks.append(try makeSink(for: output, format: formats[i], info: info, chain: chain,
+                                          size: plan.size(ofOutput: i), stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
+                                          gainsAlpha: gainsAlpha, imageHasAlpha: hasAlpha))
             }
-            let plan = Plan(chain: chain, width: info.width, hasAlpha: hasAlpha, taps: outputs.map(\.step))
-            let run = ImageRun(plan: plan, source: reader, sinks: sinks, linear: linear, stripHeight: stripHeight,
-                               pool: pool, imageIndex: order, cancel: cancel)
+            let run = ImageRun(plan: plan, source: reader, sinks: sinks, linear: linear, pool: pool,
+                               order: order, cancel: cancel)
             try run.run()
             for sink in sinks { try sink.complete() }
             if cancel?.isCancelled == true { throw RenderCancelled() }
@@ -134,7 +153,77 @@ public final class Renderer: @unchecked Sendable {
                                 if case .memory = output.target { return (sink as? MemorySink)?.image }
                                 return nil
                             },
+                            sizes: outputs.indices.map(plan.size(ofOutput:)),
                             notes: sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }
+
+    /// The sink for one output: its stored layout (depth, alpha, grey, JPEG background) is
+    /// decided here; grey inputs whose output may not stay neutral are decided at the end.
+    private func makeSink(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: Chain,
+                          size: ImageSize, stripHeight: Int, gainsAlpha: Bool, imageHasAlpha: Bool) throws -> Sink {
+        let linear = chain.workingSpace == .linear
+        var input = info.format
+        if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
+        let hasAlpha = input.channels.hasAlpha
+        let keepsNeutral = chain.steps.prefix(output.step).allSatisfy { !$0.enabled || $0.filter.keepsNeutralNeutral }
+        let isGrey = info.format.channels.isGrey
+        switch output.target {
+        case .file(let destination, let options):
+            let format = format!
+            let bg = options.background
+            let neutralKnown = keepsNeutral
+                && (format != .jpeg || !hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
+            let layout = OutputLayout.resolve(input: input, output: format, depth: options.depth,
+                                              background: bg, neutral: neutralKnown)
+            if isGrey && !neutralKnown {
+                return MemorySink(layout: layout, greyIfNeutral: true,
+                                  file: (destination, format, options, info.metadata),
+                                  width: size.width, height: size.height, stripHeight: stripHeight,
+                                  linear: linear, imageHasAlpha: imageHasAlpha)
+            }
+            let writer = try ImageWriter(destination, format: format,
+                                         header: EncodeHeader(width: size.width, height: size.height,
+                                                              format: layout.format, metadata: info.metadata),
+                                         options: options)
+            return FileSink(writer: writer, layout: layout, width: size.width, height: size.height,
+                            stripHeight: stripHeight, linear: linear, imageHasAlpha: imageHasAlpha,
+                            jobLimit: 2 * pool.threadCount)
+        case .memory(let depth):
+            let layout = OutputLayout.resolve(input: input, output: nil, depth: depth,
+                                              background: .white, neutral: keepsNeutral)
+            return MemorySink(layout: layout, greyIfNeutral: isGrey && !keepsNeutral, file: nil,
+                              width: size.width, height: size.height, stripHeight: stripHeight,
+                              linear: linear, imageHasAlpha: imageHasAlpha)
+        }
+    }
+}
+
+/// Why a render could not run on an image: the image's name and the reason.
+public struct RenderError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: Sendable, Hashable {
+        /// An output asked for a position the chain does not have.
+        case noSuchStep(Int, count: Int)
+        /// A step cannot apply to the image as it stands (a crop reaching outside it).
+        case stepFailed(position: Int, label: String, reason: String)
+    }
+
+    public var file: String
+    public var reason: Reason
+
+    public init(file: String, _ reason: Reason) {
+        self.file = file
+        self.reason = reason
+    }
+
+    public var message: String {
+        switch reason {
+        case .noSuchStep(let step, let count):
+            "no step \(step) in the chain (positions 0...\(count); 0 is the input)"
+        case .stepFailed(let position, let label, let reason):
+            "step \(position) (\(label)): \(reason)"
+        }
+    }
+
+    public var description: String { "\(file): \(message)" }
 }

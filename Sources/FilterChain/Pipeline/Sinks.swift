@@ -14,8 +14,6 @@ class Sink {
     let height: Int
     let stripHeight: Int
     let imageHasAlpha: Bool
-    /// The tick at which strip 0 is encoded; set by the run.
-    var delay = 0
 
     init(layout: OutputLayout, width: Int, height: Int, stripHeight: Int, linear: Bool, imageHasAlpha: Bool) {
         self.layout = layout

@@ -32,6 +32,22 @@ import Testing
         #expect(largestDifference(out, [SIMD4(0, 0, 0, 0), SIMD4(0, 0, 0, 0.5), SIMD4(0, 0, 0, 1)]) < 1e-6)
     }
 
+    /// An opaque image gains alpha: the alpha written by the matrix is in the output, rows
+    /// after rows (reused ring slots), before and after a neighbourhood step.
+    @Test func opaqueImageGainsAlpha() throws {
+        let input = Pixels.random(width: 37, height: 100, format: PixelFormat(.rgb, .eight), seed: 8)
+        var blur = GaussianBlur()
+        blur.sigma = 1.5
+        for chain in [Chain([Self.alphaScaled]), Chain([Self.wild]), Chain([Exposure(ev: 0.1), Self.alphaScaled, blur, Self.alphaFromLuma, Self.wild])] {
+            for strip in [1, 5, 16] {
+                let out = try Renderer(threads: 2, stripHeight: strip).apply(chain, to: input.raster)
+                #expect(out.format.channels == .rgba)
+                let expected = Reference.encode(Reference.apply(chain, to: input), format: out.format, linear: false)
+                #expect(differences(Pixels(out).samples, expected).max <= 1, "strip \(strip)")
+            }
+        }
+    }
+
     @Test func neutral() throws {
         try Catalogue.expectIdentity(ColorMatrix())
         for f in Self.settings { Catalogue.checkNeutral(f) }

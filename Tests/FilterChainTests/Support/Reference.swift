@@ -75,6 +75,10 @@ enum Reference {
         case let f as ColorControls: return colorControls(img, f)
         case let f as ToneCurve: return toneCurve(img, f)
         case let f as GaussianBlur: return blur(img, sigma: f.sigma)
+        case let f as Resize: return resize(img, f)
+        case let f as Crop: return crop(img, f)
+        case let f as Rotate: return rotate(img, degrees: f.angle)
+        case let f as Flip: return flip(img, horizontal: f.direction == .horizontal)
         case let f as Exposure: return perChannel(img) { $0 * pow(2, f.ev) }
         case let f as Gamma: return perChannel(img) { ($0 < 0 ? -1 : 1) * pow(abs($0), f.power) }
         case let f as Levels: return perChannel(img) { levels($0, f) }

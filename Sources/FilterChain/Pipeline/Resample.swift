@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Lanczos3 weights along one axis, with Pillow's resampling convention
+/// (`Image.resize(LANCZOS, reducing_gap=None)`): from `n_in` samples to `n_out`, with
+/// scale = n_in / n_out, f = max(scale, 1) and support = 3 f, output sample i (centre
+/// c = (i + 0.5) scale) takes input samples j from max(trunc(c - support + 0.5), 0) up to
+/// min(trunc(c + support + 0.5), n_in) - 1, each weighted L((j - c + 0.5) / f) with
+/// L(x) = sinc(x) sinc(x / 3) on -3 <= x < 3, the weights normalised to sum 1. Taps beyond
+/// the edges are dropped, not clamped. Only the outputs in `window` are kept (a cover fit's
+/// crop), indexed from the window's start.
+struct ResampleAxis: Sendable {
+    /// For each kept output: the first input sample it reads.
+    let first: [Int]
+    /// For each kept output: how many input samples it reads.
+    let count: [Int]
+    /// `taps` weights per kept output (only the first `count` of each are used).
+    let weights: [Float]
+    /// The largest number of input samples any output reads.
+    let taps: Int
+
+    init(input nIn: Int, output nOut: Int, window: Range<Int>) {
+        let scale = Double(nIn) / Double(nOut)
+        let f = max(scale, 1)
+        let support = 3 * f
+        var first: [Int] = [], count: [Int] = [], rows: [[Double]] = []
+        for i in window {
+            let c = (Double(i) + 0.5) * scale
+            let lo = max(Int(c - support + 0.5), 0)
+            let hi = min(Int(c + support + 0.5), nIn)
+            var w = (lo..<hi).map { ResampleAxis.lanczos3((Double($0) - c + 0.5) / f) }
+            let total = w.reduce(0, +)
+            if total != 0 { w = w.map { $0 / total } }
+            first.append(lo)
+            count.append(hi - lo)
+            rows.append(w)
+        }
+        let taps = max(1, count.max() ?? 1)
+        var weights = [Float](repeating: 0, count: taps * rows.count)
+        for (o, w) in rows.enumerated() {
+            for (k, v) in w.enumerated() { weights[o * taps + k] = Float(v) }
+        }
+        self.first = first
+        self.count = count
+        self.weights = weights
+        self.taps = taps
+    }
+
+    static func sinc(_ x: Double) -> Double {
+        if x == 0 { return 1 }
+        let px = Double.pi * x
+        return sin(px) / px
+    }
+
+    static func lanczos3(_ x: Double) -> Double {
+        (-3 <= x && x < 3) ? sinc(x) * sinc(x / 3) : 0
+    }
+
+    /// The input samples output `o` (window-relative) reads.
+    func inputs(of o: Int) -> Range<Int> { first[o]..<(first[o] + count[o]) }
+}
+
+/// A Lanczos3 resize as a row source: output row y is the vertical resampling of the input
+/// rows it reads (a weighted sum of whole rows, eight columns at a time), then the
+/// horizontal resampling of that row. Either axis is skipped when its size does not change
+/// and nothing is cropped from it (its weights would be the identity).
+struct Resample: Sendable {
+    let input: ImageSize
+    let vertical: ResampleAxis?
+    let horizontal: ResampleAxis?
+
+    init(input: ImageSize, output: ImageSize, window: PixelRect) {
+        self.input = input
+        vertical = (output.height == input.height && window.height == input.height) ? nil
+            : ResampleAxis(input: input.height, output: output.height, window: window.y..<(window.y + window.height))
+        horizontal = (output.width == input.width && window.width == input.width) ? nil
+            : ResampleAxis(input: input.width, output: output.width, window: window.x..<(window.x + window.width))
+    }
+
+    /// The input rows output row `y` reads.
+    func inputRows(of y: Int) -> Range<Int> { vertical?.inputs(of: y) ?? y..<(y + 1) }
+
+    /// Scratch floats `run` needs: one input row.
+    var scratchCount: Int { (input.width + 7) & ~7 }
+
+    /// Computes output row `y` of one plane into `destination`.
+    func run(y: Int, input row: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
+             scratch: UnsafeMutablePointer<Float>) {
+        let padded = (input.width + 7) & ~7
+        let line: UnsafePointer<Float>
+        if let vertical {
+            let n = vertical.count[y], j0 = vertical.first[y]
+            vertical.weights.withUnsafeBufferPointer { w in
+                let base = y * vertical.taps
+                let w0 = SIMD8<Float>(repeating: w[base])
+                let src0 = row(j0)
+                var x = 0
+                while x < padded {
+                    store8(w0 * load8(src0 + x), scratch + x)
+                    x += 8
+                }
+                var k = 1
+                while k < n {
+                    let wk = SIMD8<Float>(repeating: w[base + k])
+                    let src = row(j0 + k)
+                    x = 0
+                    while x < padded {
+                        store8(load8(scratch + x) + wk * load8(src + x), scratch + x)
+                        x += 8
+                    }
+                    k += 1
+                }
+            }
+            line = UnsafePointer(scratch)
+        } else {
+            line = row(y)
+        }
+        guard let horizontal else {
+            if line != UnsafePointer(destination) { destination.update(from: line, count: padded) }
+            return
+        }
+        horizontal.weights.withUnsafeBufferPointer { w in
+            horizontal.first.withUnsafeBufferPointer { first in
+                horizontal.count.withUnsafeBufferPointer { count in
+                    let taps = horizontal.taps
+                    for x in 0..<first.count {
+                        let src = line + first[x]
+                        let wx = w.baseAddress! + x * taps
+                        var sum: Float = 0
+                        for k in 0..<count[x] { sum += wx[k] * src[k] }
+                        destination[x] = sum
+                    }
+                }
+            }
+        }
+    }
+}
