@@ -252,3 +252,40 @@ import Testing
             + #"", "parameters": "# + parameters + "}]}"
     }
 }
+
+/// Geometry never makes results depend on threads or strips: images wide enough that the
+/// vertical passes split into several column ranges, blurs on both the direct and the
+/// sliding path, and stages of different sizes one after another.
+@Suite struct GeometryScheduleTests {
+    static let renderers = [(1, 3), (2, 7), (4, 64), (3, 200)].map {
+        (label: "\($0.0) threads, strips of \($0.1)", renderer: Renderer(threads: $0.0, stripHeight: $0.1))
+    }
+
+    static func blur(_ sigma: Double) -> GaussianBlur {
+        var b = GaussianBlur()
+        b.sigma = sigma
+        return b
+    }
+
+    static let chains: [[any Filter]] = [
+        [Resize(scale: 0.37), blur(2), Crop(x: 10, y: 3, width: 200, height: 12), blur(20)],
+        [blur(1.2), Resize(width: 1000, height: 120, fit: .cover), Flip(direction: .horizontal), blur(18)],
+        [Rotate(angle: 90), blur(3), Resize(scale: 1.7), Flip(direction: .vertical), Rotate(angle: 180)],
+        [Crop(x: 0.05, y: 0.1, width: 0.9, height: 0.7, unit: .fraction), Resize(height: 90), blur(25), Rotate(angle: 270)],
+    ]
+
+    @Test(arguments: chains.indices)
+    func sameBytesForEveryThreadCountAndStripHeight(chain index: Int) throws {
+        for format in [PixelFormat(.rgba, .eight), PixelFormat(.rgb, .sixteen)] where format.depth == .eight || index % 2 == 0 {
+            // 704 wide: 88 blocks of 8 columns, split into 2 to 5 ranges by 1 to 4 threads.
+            let input = GeometryTests.image(width: 704, height: 48, format: format, seed: 31).raster
+            let chain = Chain(Self.chains[index])
+            let outputs = (0...chain.steps.count).map { RenderOutput(step: $0, .memory()) }
+            let first = try Self.renderers[0].renderer.render(chain, image: input, outputs: outputs).images
+            for (label, renderer) in Self.renderers.dropFirst() {
+                let other = try renderer.render(chain, image: input, outputs: outputs).images
+                #expect(other == first, "\(label), \(format)")
+            }
+        }
+    }
+}
