@@ -15,6 +15,13 @@ picture() { # type chain input
 picture colorControls samples/chains/color-controls.json samples/coffee.png
 picture toneCurve samples/chains/tone-curve.json samples/chelsea.png
 picture gaussianBlur samples/chains/gaussian-blur.json samples/rocket.jpg
+picture resize samples/chains/resize.json samples/chelsea.png
+picture crop samples/chains/crop.json samples/chelsea.png
+picture rotate samples/chains/rotate.json samples/chelsea.png
+picture flip samples/chains/flip.json samples/chelsea.png
+# The gamma-correct downscale: PNG, so that JPEG does not blur the stripes.
+$fc apply samples/chains/resize-srgb.json samples/gamma-stripes.png samples/filters/resize-stripes-srgb.png --strip
+$fc apply samples/chains/resize-linear.json samples/gamma-stripes.png samples/filters/resize-stripes-linear.png --strip
 
 {
 cat <<'INTRO'
@@ -39,9 +46,14 @@ text `filterchain filters TYPE` prints and chain files are checked against).
   is 0 where alpha is 0), so transparent pixels never bleed colour into opaque ones. For
   opaque images this is exactly the plain blur.
 - A disabled filter (`"enabled": false`) is skipped but still counts as a step.
+- Geometry steps (resize, crop, rotate, flip) change the image's size or turn it. Every step
+  after one works on the image as it then stands: its size, its positions. Previews and
+  `steps` files are written at each step's own size. Resize resamples premultiplied colour
+  and alpha, like the blur; crop, rotate and flip move pixels exactly.
 
 INTRO
-for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket"; do
+for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket" \
+    "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea"; do
     set -- $spec
     $fc filters "$1" --markdown
     echo
@@ -55,6 +67,24 @@ for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea"
     echo "|---|---|"
     echo "| ![before](samples/filters/$1-before.jpg) | ![after](samples/filters/$1-after.jpg) |"
     echo
+    if [ "$1" = resize ]; then
+        cat <<'GAMMA'
+### Downscaling in linear light
+
+Most tools average the stored sRGB values when they shrink an image, which darkens fine
+detail: light adds up in linear units, not in encoded ones. `samples/gamma-stripes.png` has
+alternating black and white rows on the left and, on the right, the grey (sRGB 188) whose light
+equals their average. Shrunk to half with `"workingSpace": "srgb"`
+(`samples/chains/resize-srgb.json`) the stripes become grey 128, visibly darker than the right
+half; with `"workingSpace": "linear"` (`samples/chains/resize-linear.json`) they become 188
+and the two halves match, as they do when you look at the original from a distance.
+
+| original (480 x 240) | srgb, scale 0.5 | linear, scale 0.5 |
+|---|---|---|
+| ![stripes](samples/gamma-stripes.png) | ![srgb](samples/filters/resize-stripes-srgb.png) | ![linear](samples/filters/resize-stripes-linear.png) |
+
+GAMMA
+    fi
 done
 } > "$out"
 echo "wrote $out"

@@ -184,12 +184,10 @@ public protocol HorizontalPass: Sendable {
 
 /// The vertical pass of a separable kernel over one plane.
 public protocol VerticalPass: AnyObject {
-    /// True when rows must be computed in order, top to bottom (the pass keeps running
-    /// sums); output row y then also reads input row y - radius - 1.
-    var isSequential: Bool { get }
     /// Computes output row `y` for `columns` into `destination` (indexed from column 0).
     /// `input(i)` is input row i, rows beyond the image's edges clamped to it. Column ranges
-    /// start at multiples of 8; a sequential pass is called for y = 0, 1, 2, ... for each
-    /// column range it is given.
+    /// start at multiples of 8 and stay the same for the whole image; for each range the
+    /// pipeline calls y = 0, 1, 2, ... in order, so a pass may keep running sums, and it
+    /// keeps input rows y - radius - 1 ... y + radius available.
     func run(y: Int, input: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>, columns: Range<Int>)
 }

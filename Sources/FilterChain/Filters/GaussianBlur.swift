@@ -124,7 +124,6 @@ struct DirectHorizontal: HorizontalPass {
 
 final class DirectVertical: VerticalPass {
     let weights: [SIMD8<Float>]
-    let isSequential = false
 
     init(weights: [Float]) { self.weights = weights.map { SIMD8(repeating: $0) } }
 
@@ -332,7 +331,6 @@ final class SlidingVertical: VerticalPass {
     let phases: SlidingCosines.Phases
     let lanes: Int
     let state: UnsafeMutablePointer<Float>
-    let isSequential = true
 
     init(sums: SlidingCosines, width: Int, height: Int) {
         self.sums = sums

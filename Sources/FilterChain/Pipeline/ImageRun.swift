@@ -46,7 +46,6 @@ final class ImageRun: @unchecked Sendable {
     private final class StageRun {
         let stage: Plan.Stage
         let stride: Int
-        var verticals: [any VerticalPass] = []
         /// The previous stage's rows (its ring), and what it saved for a combination.
         var input: PlaneBuffer?
         var saved: PlaneBuffer?
@@ -125,11 +124,6 @@ final class ImageRun: @unchecked Sendable {
                 producer.save = saved
                 consumer.saved = saved
             }
-            if case .vertical(let kernel) = consumer.stage.source {
-                consumer.verticals = (0..<planes).map { _ in
-                    kernel.makeVerticalPass(width: previous.width, height: previous.height)
-                }
-            }
         }
         let last = stages[stages.count - 1]
         last.work = PlaneBuffer(rows: last.stage.stripHeight, stride: last.stride, opaque: opaque)
@@ -145,7 +139,7 @@ final class ImageRun: @unchecked Sendable {
     private enum Lane: Int { case decode = 1, source, rows, encode }
 
     private func priority(_ lane: Lane, _ index: Int) -> WorkerPool.Priority {
-        WorkerPool.Priority(image: order, lane: lane.rawValue, strip: index)
+        WorkerPool.Priority(order: order, lane: lane.rawValue, rank: index)
     }
 
     /// True when stage `j` can run its next strip in this tick.
@@ -221,14 +215,14 @@ final class ImageRun: @unchecked Sendable {
         switch stage.stage.source {
         case .decoder:
             submitRowWork(j, strip: strip, group: group)
-        case .vertical:
-            startVertical(j, strip: strip, group: group)
+        case .vertical(_, let passes):
+            startVertical(j, passes, strip: strip, group: group)
         case .geometry(let rows):
             startGeometry(j, rows, strip: strip, group: group)
         }
     }
 
-    private func startVertical(_ j: Int, strip: Int, group: TaskGroup) {
+    private func startVertical(_ j: Int, _ passes: [any VerticalPass], strip: Int, group: TaskGroup) {
         let stage = stages[j]
         let first = strip * stage.stage.stripHeight
         let count = stage.rows(in: strip)
@@ -244,7 +238,7 @@ final class ImageRun: @unchecked Sendable {
             let columns = (blocks * piece / pieces * 8)..<(blocks * (piece + 1) / pieces * 8)
             group.submit(priority(.source, j)) { [self] in
                 for p in 0..<planes {
-                    let pass = stage.verticals[p]
+                    let pass = passes[p]
                     for y in first..<(first + count) {
                         pass.run(y: y, input: { i in
                             UnsafePointer(input.row(p, min(max(i, 0), last) % ringRows))

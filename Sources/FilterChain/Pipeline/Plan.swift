@@ -9,8 +9,9 @@ struct Plan {
     enum Source {
         /// Stage 0: the decoded image.
         case decoder
-        /// The vertical pass of a separable kernel over the previous stage's rows.
-        case vertical(any SeparableKernel)
+        /// The vertical pass of a separable kernel over the previous stage's rows, one per
+        /// filtered plane.
+        case vertical(any SeparableKernel, passes: [any VerticalPass])
         /// A geometry step's rows, made from the previous stage's rows.
         case geometry(RowSource)
     }
@@ -46,8 +47,8 @@ struct Plan {
             switch source {
             case .decoder:
                 return first...last
-            case .vertical(let kernel):
-                // A sequential pass also reads the row that leaves its window.
+            case .vertical(let kernel, _):
+                // A pass with running sums also reads the row that leaves its window.
                 let r = kernel.radius + 1
                 return max(0, first - r)...min(previous.height - 1, last + r)
             case .geometry(let rows):
@@ -90,6 +91,11 @@ struct Plan {
             closeRun()
             stages[stages.count - 1].ops.append(op)
         }
+        let planes = self.planes
+        // A separable kernel's passes are made here, both of them, for the current size.
+        func vertical(_ kernel: any SeparableKernel) -> Source {
+            .vertical(kernel, passes: (0..<planes).map { _ in kernel.makeVerticalPass(width: size.width, height: size.height) })
+        }
         var tapStages = [Int](repeating: 0, count: taps.count)
         func addTaps(at position: Int) {
             for i in taps.indices where taps[i] == position {
@@ -108,13 +114,13 @@ struct Plan {
                 case .separable(let kernel):
                     if hasAlpha { run.append(Premultiply()) }
                     append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
-                    stages.append(Stage(source: .vertical(kernel), size: size, stripHeight: s))
+                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s))
                     if hasAlpha { run.append(Unpremultiply()) }
                 case .combine(let kernel, let combination):
                     if hasAlpha { run.append(Premultiply()) }
                     append(.saveInput)
                     append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
-                    stages.append(Stage(source: .vertical(kernel), size: size, stripHeight: s))
+                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s))
                     append(.combine(combination))
                     if hasAlpha { run.append(Unpremultiply()) }
                 case .geometry(let kernel):

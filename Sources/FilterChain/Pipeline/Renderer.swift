@@ -57,10 +57,10 @@ public final class Renderer: @unchecked Sendable {
         try checkSteps(outputs, in: chain, file: source.name)
         if cancel?.isCancelled == true { throw RenderCancelled() }
         let reader = try ImageReader.open(source, options: decode)
-        let logicalSize = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
-        var result = try render(chain, reader: reader, logicalSize: logicalSize, formats: formats, outputs: outputs,
-                                cancel: cancel, order: order)
-        if let logicalSize { result.shrunkOnLoad = logicalSize.width / reader.info.width }
+        let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
+        var result = try render(chain, reader: reader, logicalSize: shrink?.logicalSize, formats: formats,
+                                outputs: outputs, cancel: cancel, order: order)
+        result.shrunkOnLoad = shrink?.denominator ?? 1
         return result
     }
 
@@ -98,9 +98,11 @@ public final class Renderer: @unchecked Sendable {
     /// (a fast resize), the working space is sRGB (DCT scaling averages encoded values) and
     /// no output takes the image before that step, a JPEG is decoded at 1/2, 1/4 or 1/8 of
     /// its size, the largest reduction that keeps at least twice the resized size (before a
-    /// cover crop) on both axes. Returns the size the chain takes the image to have, when
-    /// the decoder shrank it.
-    private func shrinkOnLoad(_ chain: Chain, reader: ImageReader, outputs: [RenderOutput]) throws -> ImageSize? {
+    /// cover crop) on both axes. Returns, when the decoder shrank the image, the size the
+    /// chain takes the image to have and the reduction.
+    private func shrinkOnLoad(_ chain: Chain, reader: ImageReader, outputs: [RenderOutput]) throws
+        -> (logicalSize: ImageSize, denominator: Int)?
+    {
         guard chain.workingSpace == .srgb,
               let first = chain.steps.firstIndex(where: \.enabled),
               outputs.allSatisfy({ $0.step > first }),
@@ -110,7 +112,7 @@ public final class Renderer: @unchecked Sendable {
         // A step that cannot apply is reported by the plan.
         guard case .resample(let to, _)? = try? kernel.layout(for: size) else { return nil }
         let denominator = try reader.shrink(keepingAtLeast: ImageSize(width: 2 * to.width, height: 2 * to.height))
-        return denominator > 1 ? size : nil
+        return denominator > 1 ? (size, denominator) : nil
     }
 
     func render(_ chain: Chain, reader: PixelSource, logicalSize: ImageSize?, formats: [ImageFormat?],

@@ -5,9 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Where a tap's rows go: converted to stored samples by the tap (in parallel, any rows),
-/// then handed on in order by `encode`.
-class Sink {
+/// How a tap's rows are stored: the output's layout, the conversion into it, and the size
+/// of the image and of its strips.
+struct SinkRows {
     let layout: OutputLayout
     let conversion: OutputConversion
     let width: Int
@@ -26,26 +26,33 @@ class Sink {
     }
 
     var rowBytes: Int { width * layout.format.bytesPerPixel }
+}
 
+/// Where a tap's rows go: converted to stored samples by the tap (in parallel, any rows),
+/// then handed on in order by `enqueue`. The scheduler decides when; a sink only stores.
+protocol Sink: AnyObject {
+    var rows: SinkRows { get }
     /// Where row `row` (0..<stripHeight) of strip `strip` is to be stored.
-    func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer { fatalError("abstract") }
-
-    func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
-        conversion.convert(pixels, hasAlpha: imageHasAlpha, width: width, into: destination(strip: strip, row: row))
-    }
-
+    func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer
     /// Queues a converted strip to be handed on, in order, on `pool`.
-    func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) {}
+    func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority)
     /// Blocks until the buffer that strip `strip` converts into is free again.
-    func waitForBuffer(strip: Int) {}
+    func waitForBuffer(strip: Int)
     /// Waits until every queued strip has been handed on; throws what went wrong there.
-    func drain() throws {}
+    func drain() throws
     /// Ends the output after the last strip (still invisible at its destination).
-    func complete() throws {}
+    func complete() throws
     /// Makes the output appear.
-    func commit() throws {}
-    func abort() {}
-    var notes: [String] { [] }
+    func commit() throws
+    func abort()
+    var notes: [String] { get }
+}
+
+extension Sink {
+    func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
+        rows.conversion.convert(pixels, hasAlpha: rows.imageHasAlpha, width: rows.width,
+                                into: destination(strip: strip, row: row))
+    }
 }
 
 /// An encoder job that runs exactly once: on the pool, or inline by whoever needs it done.
@@ -91,6 +98,7 @@ final class JobSlot: @unchecked Sendable {
 /// are in flight, beyond that the encoder runs them itself, so memory stays bounded whatever
 /// the image's height.
 final class FileSink: Sink {
+    let rows: SinkRows
     private let writer: ImageWriter
     private let buffers: [UnsafeMutableRawPointer]
     static let bufferCount = 4
@@ -107,19 +115,19 @@ final class FileSink: Sink {
          linear: Bool, imageHasAlpha: Bool, jobLimit: Int) {
         self.writer = writer
         self.jobLimit = max(1, jobLimit)
-        let bytes = width * layout.format.bytesPerPixel * stripHeight
+        rows = SinkRows(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
+                        imageHasAlpha: imageHasAlpha)
+        let bytes = rows.rowBytes * stripHeight
         buffers = (0..<FileSink.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
-        super.init(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
-                   imageHasAlpha: imageHasAlpha)
     }
 
     deinit { for b in buffers { b.deallocate() } }
 
-    override func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
-        buffers[strip % FileSink.bufferCount] + row * rowBytes
+    func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
+        buffers[strip % FileSink.bufferCount] + row * rows.rowBytes
     }
 
-    override func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) {
+    func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) {
         let start: Bool = monitor.locked {
             queue.append((strip, rows))
             if encoding { return false }
@@ -156,7 +164,7 @@ final class FileSink: Sink {
 
     private func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {
         try writer.flush()
-        for job in try writer.write(rows: buffers[strip % FileSink.bufferCount], stride: rowBytes, count: rows) {
+        for job in try writer.write(rows: buffers[strip % FileSink.bufferCount], stride: self.rows.rowBytes, count: rows) {
             let slot = JobSlot(job)
             inFlight.append(slot)
             pool.submit(priority) { slot.runIfUnclaimed() }
@@ -168,13 +176,13 @@ final class FileSink: Sink {
         }
     }
 
-    override func waitForBuffer(strip: Int) {
+    func waitForBuffer(strip: Int) {
         monitor.locked {
             while encoded < strip - FileSink.bufferCount + 1 && failure == nil { monitor.wait() }
         }
     }
 
-    override func drain() throws {
+    func drain() throws {
         let error: (any Error)? = monitor.locked {
             while encoding { monitor.wait() }
             return failure
@@ -182,16 +190,16 @@ final class FileSink: Sink {
         if let error { throw error }
     }
 
-    override func complete() throws {
+    func complete() throws {
         try drain()
         for slot in inFlight { slot.complete() }
         inFlight.removeAll()
         try writer.complete()
     }
 
-    override func commit() throws { try writer.commit() }
+    func commit() throws { try writer.commit() }
 
-    override func abort() {
+    func abort() {
         monitor.locked {
             if failure == nil { failure = RenderCancelled() }
             while encoding { monitor.wait() }
@@ -201,12 +209,13 @@ final class FileSink: Sink {
         writer.abort()
     }
 
-    override var notes: [String] { writer.notes }
+    var notes: [String] { writer.notes }
 }
 
 /// Keeps the whole image in memory: for callers that want pixels, and for grey inputs whose
 /// output is grey only if every pixel turns out neutral (then written at the end).
 final class MemorySink: Sink {
+    let rows: SinkRows
     private var pixels: [UInt8]
     private let base: UnsafeMutableRawPointer
     /// Reduce to grey at the end when every pixel is neutral.
@@ -224,18 +233,23 @@ final class MemorySink: Sink {
         let bytes = width * height * layout.format.bytesPerPixel
         base = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes), alignment: 64)
         pixels = []
-        super.init(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
-                   imageHasAlpha: imageHasAlpha)
+        rows = SinkRows(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
+                        imageHasAlpha: imageHasAlpha)
     }
 
     deinit { base.deallocate() }
 
-    override func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
-        base + (strip * stripHeight + row) * rowBytes
+    func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
+        base + (strip * rows.stripHeight + row) * rows.rowBytes
     }
 
-    override func complete() throws {
-        var format = layout.format
+    func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) {}
+    func waitForBuffer(strip: Int) {}
+    func drain() throws {}
+
+    func complete() throws {
+        let width = rows.width, height = rows.height
+        var format = rows.layout.format
         var bytes = [UInt8](UnsafeRawBufferPointer(start: base, count: width * height * format.bytesPerPixel))
         if greyIfNeutral, let grey = MemorySink.greyVersion(of: bytes, format: format) {
             bytes = grey
@@ -255,9 +269,9 @@ final class MemorySink: Sink {
         }
     }
 
-    override func commit() throws { try writer?.commit() }
-    override func abort() { writer?.abort() }
-    override var notes: [String] { writer?.notes ?? [] }
+    func commit() throws { try writer?.commit() }
+    func abort() { writer?.abort() }
+    var notes: [String] { writer?.notes ?? [] }
 
     /// The samples with R, G, B reduced to one grey sample, or nil if some pixel is not
     /// neutral.

@@ -9,24 +9,26 @@ import Darwin
 /// every image in flight, so images in parallel and strips in parallel share the cores
 /// instead of multiplying threads.
 public final class WorkerPool: @unchecked Sendable {
-    /// Which task runs first: lower values first, compared in order.
+    /// Which task runs first: lower values first, compared in order: the image's `order`
+    /// among the images in flight, its lane (decode, stages, encode), and a rank in the lane.
     struct Priority: Comparable {
-        var image: Int
+        var order: Int
         var lane: Int
-        var strip: Int
+        var rank: Int
 
         static func < (a: Priority, b: Priority) -> Bool {
-            (a.image, a.lane, a.strip) < (b.image, b.lane, b.strip)
+            (a.order, a.lane, a.rank) < (b.order, b.lane, b.rank)
         }
     }
 
     private struct Task {
         var priority: Priority
-        var order: Int
+        /// Submission order, among tasks of the same priority.
+        var sequence: Int
         var work: () -> Void
 
         func runsBefore(_ other: Task) -> Bool {
-            priority < other.priority || (priority == other.priority && order < other.order)
+            priority < other.priority || (priority == other.priority && sequence < other.sequence)
         }
     }
 
@@ -77,7 +79,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     func submit(_ priority: Priority, _ work: @escaping () -> Void) {
         monitor.locked {
-            heap.append(Task(priority: priority, order: submitted, work: work))
+            heap.append(Task(priority: priority, sequence: submitted, work: work))
             queued.add(1, ordering: .relaxed)
             submitted += 1
             siftUp(heap.count - 1)

@@ -252,3 +252,105 @@ import Testing
             + #"", "parameters": "# + parameters + "}]}"
     }
 }
+
+/// Geometry never makes results depend on threads or strips: images wide enough that the
+/// vertical passes split into several column ranges, blurs on both the direct and the
+/// sliding path, and stages of different sizes one after another.
+@Suite struct GeometryScheduleTests {
+    static let renderers = [(1, 3), (2, 7), (4, 64), (3, 200)].map {
+        (label: "\($0.0) threads, strips of \($0.1)", renderer: Renderer(threads: $0.0, stripHeight: $0.1))
+    }
+
+    static func blur(_ sigma: Double) -> GaussianBlur {
+        var b = GaussianBlur()
+        b.sigma = sigma
+        return b
+    }
+
+    static let chains: [[any Filter]] = [
+        [Resize(scale: 0.37), blur(2), Crop(x: 10, y: 3, width: 200, height: 12), blur(20)],
+        [blur(1.2), Resize(width: 1000, height: 120, fit: .cover), Flip(direction: .horizontal), blur(18)],
+        [Rotate(angle: 90), blur(3), Resize(scale: 1.7), Flip(direction: .vertical), Rotate(angle: 180)],
+        [Crop(x: 0.05, y: 0.1, width: 0.9, height: 0.7, unit: .fraction), Resize(height: 90), blur(25), Rotate(angle: 270)],
+    ]
+
+    @Test(arguments: chains.indices)
+    func sameBytesForEveryThreadCountAndStripHeight(chain index: Int) throws {
+        for format in [PixelFormat(.rgba, .eight), PixelFormat(.rgb, .sixteen)] where format.depth == .eight || index % 2 == 0 {
+            // 704 wide: 88 blocks of 8 columns, split into 2 to 5 ranges by 1 to 4 threads.
+            let input = GeometryTests.image(width: 704, height: 48, format: format, seed: 31).raster
+            let chain = Chain(Self.chains[index])
+            let outputs = (0...chain.steps.count).map { RenderOutput(step: $0, .memory()) }
+            let first = try Self.renderers[0].renderer.render(chain, image: input, outputs: outputs).images
+            for (label, renderer) in Self.renderers.dropFirst() {
+                let other = try renderer.render(chain, image: input, outputs: outputs).images
+                #expect(other == first, "\(label), \(format)")
+            }
+        }
+    }
+}
+
+/// `fast: true`: a JPEG decoded at 1/2, 1/4 or 1/8 (DCT scaling), only where allowed, and
+/// close to the exact result on photographs.
+@Suite struct ShrinkOnLoadTests {
+    static let renderer = Renderer(threads: 2)
+
+    static func psnr(_ a: RasterImage, _ b: RasterImage) -> Double {
+        let x = Pixels(a).samples, y = Pixels(b).samples
+        let mse = zip(x, y).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) } / Double(x.count)
+        return 10 * log10(255 * 255 / mse)
+    }
+
+    /// A JPEG made from a photograph, at high quality.
+    static func jpeg(from png: String, in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent((png as NSString).lastPathComponent + ".jpg").path
+        let (pixels, _) = try Pixels.read(TestData.shared.appendingPathComponent("images/" + png).path)
+        try pixels.write(to: .file(path), format: .jpeg, options: EncodeOptions(quality: 95))
+        return path
+    }
+
+    @Test func photographsWithin40dBOfTheExactResize() throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let images = TestData.shared.appendingPathComponent("images")
+        let cases: [(String, Resize, Int)] = [
+            (images.appendingPathComponent("rocket.jpg").path, Resize(width: 100, fast: true), 2),
+            (images.appendingPathComponent("hubble_deep_field.jpg").path, Resize(width: 200, height: 200, fast: true), 2),
+            (try Self.jpeg(from: "coffee.png", in: folder), Resize(width: 30, fast: true), 8),
+            (try Self.jpeg(from: "astronaut.png", in: folder), Resize(width: 60, height: 40, fit: .cover, fast: true), 4),
+            (try Self.jpeg(from: "chelsea.png", in: folder), Resize(scale: 0.2, fast: true), 2),
+        ]
+        for (path, resize, denominator) in cases {
+            var exact = resize
+            exact.fast = false
+            let fast = try Self.renderer.render(Chain([resize]), source: .file(path), outputs: [RenderOutput(step: 1, .memory())])
+            let slow = try Self.renderer.render(Chain([exact]), source: .file(path), outputs: [RenderOutput(step: 1, .memory())])
+            #expect(fast.shrunkOnLoad == denominator, "\(path)")
+            #expect(slow.shrunkOnLoad == 1)
+            let a = fast.images[0]!, b = slow.images[0]!
+            #expect(a.width == b.width && a.height == b.height, "the size follows the full image's")
+            let db = Self.psnr(a, b)
+            #expect(db >= 40, "\(path): \(db) dB")
+        }
+    }
+
+    @Test func onlyWhereTheChainAllowsIt() throws {
+        let rocket = TestData.shared.appendingPathComponent("images/rocket.jpg").path
+        let fast = Resize(width: 100, fast: true)
+        var off = Resize(width: 100, fast: true)
+        off.fast = false
+        var disabled = Step(filter: GaussianBlur())
+        disabled.enabled = false
+        func shrink(_ chain: Chain, outputs: [Int] = [], source: String = rocket) throws -> Int {
+            let outs = (outputs.isEmpty ? [chain.steps.count] : outputs).map { RenderOutput(step: $0, .memory()) }
+            return try Self.renderer.render(chain, source: .file(source), outputs: outs).shrunkOnLoad
+        }
+        #expect(try shrink(Chain([fast])) == 2)
+        #expect(try shrink(Chain(steps: [disabled, Step(filter: fast)])) == 2, "the first enabled step")
+        #expect(try shrink(Chain([off])) == 1, "fast: false")
+        #expect(try shrink(Chain(workingSpace: .linear, [fast])) == 1, "linear chains")
+        #expect(try shrink(Chain([fast]), outputs: [0, 1]) == 1, "a preview before it")
+        #expect(try shrink(Chain([ColorControls(), fast])) == 1, "not the first step")
+        #expect(try shrink(Chain([fast]), source: TestData.shared.appendingPathComponent("images/coffee.png").path) == 1, "PNG")
+    }
+}
