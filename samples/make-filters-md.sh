@@ -19,6 +19,18 @@ picture resize samples/chains/resize.json samples/chelsea.png
 picture crop samples/chains/crop.json samples/chelsea.png
 picture rotate samples/chains/rotate.json samples/chelsea.png
 picture flip samples/chains/flip.json samples/chelsea.png
+picture exposure samples/chains/exposure.json samples/coffee.png
+picture gamma samples/chains/gamma.json samples/chelsea.png
+picture levels samples/chains/levels.json samples/camera.png
+picture hueAdjust samples/chains/hue-adjust.json samples/chelsea.png
+picture vibrance samples/chains/vibrance.json samples/coffee.png
+picture colorMatrix samples/chains/color-matrix.json samples/chelsea.png
+picture sepia samples/chains/sepia.json samples/coffee.png
+picture monochrome samples/chains/monochrome.json samples/chelsea.png
+picture invert samples/chains/invert.json samples/rocket.jpg
+picture lut samples/chains/lut.json samples/coffee.png
+picture unsharpMask samples/chains/unsharp-mask.json samples/camera.png
+picture vignette samples/chains/vignette.json samples/chelsea.png
 # The gamma-correct downscale: PNG, so that JPEG does not blur the stripes.
 $fc apply samples/chains/resize-srgb.json samples/gamma-stripes.png samples/filters/resize-stripes-srgb.png --strip
 $fc apply samples/chains/resize-linear.json samples/gamma-stripes.png samples/filters/resize-stripes-linear.png --strip
@@ -41,10 +53,13 @@ text `filterchain filters TYPE` prints and chain files are checked against).
   transformed.
 - Values are not clamped between filters. Written images are clamped to [0,1] and rounded to
   nearest: round(v * 255) or round(v * 65535).
-- Point filters (colorControls, toneCurve) work on straight colour. Neighbourhood filters
-  (gaussianBlur) work on premultiplied colour and alpha, then divide colour by alpha (colour
-  is 0 where alpha is 0), so transparent pixels never bleed colour into opaque ones. For
-  opaque images this is exactly the plain blur.
+- Point filters (colorControls, toneCurve, exposure, gamma, levels, hueAdjust, vibrance,
+  colorMatrix, sepia, monochrome, invert, lut, vignette) work on straight colour; below, c is
+  each colour channel and L = 0.2126 r + 0.7152 g + 0.0722 b. Neighbourhood filters
+  (gaussianBlur, unsharpMask) work on premultiplied colour and alpha, then divide colour by
+  alpha (colour is 0 where alpha is 0), so transparent pixels never bleed colour into opaque
+  ones. For opaque images this is exactly the plain blur. Alpha is unchanged unless a filter
+  says otherwise (colorMatrix may write it; an opaque image then gains an alpha channel).
 - A disabled filter (`"enabled": false`) is skipped but still counts as a step.
 - Geometry steps (resize, crop, rotate, flip) change the image's size or turn it. Every step
   after one works on the image as it then stands: its size, its positions. Previews and
@@ -53,7 +68,10 @@ text `filterchain filters TYPE` prints and chain files are checked against).
 
 INTRO
 for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket" \
-    "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea"; do
+    "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea" \
+    "exposure exposure coffee" "gamma gamma chelsea" "levels levels camera" "hueAdjust hue-adjust chelsea" \
+    "vibrance vibrance coffee" "colorMatrix color-matrix chelsea" "sepia sepia coffee" "monochrome monochrome chelsea" \
+    "invert invert rocket" "lut lut coffee" "unsharpMask unsharp-mask camera" "vignette vignette chelsea"; do
     set -- $spec
     $fc filters "$1" --markdown
     echo

@@ -95,7 +95,7 @@ enum FilterDocs {
         var out = "## \(info.type)\n\n\(info.summary)\n\n"
         out += "| parameter | allowed | default | meaning |\n|---|---|---|---|\n"
         for p in info.parameters {
-            let def = p.defaultValue.map { "`" + JSONWriter.compact($0) + "`" } ?? "absent"
+            let def = p.defaultValue.map { "`" + JSONWriter.compact($0) + "`" } ?? (p.kind.isRequired ? "required" : "absent")
             out += "| `\(p.name)` | \(p.kind.allowed) | \(def) | \(p.help) |\n"
         }
         out += "\n" + info.documentation + "\n"
@@ -106,7 +106,7 @@ enum FilterDocs {
         var out = "\(info.type): \(info.summary)\n"
         if full { out += "\n" + info.documentation.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n") + "\n\n" }
         for p in info.parameters {
-            let def = p.defaultValue.map { JSONWriter.compact($0) } ?? "none"
+            let def = p.defaultValue.map { JSONWriter.compact($0) } ?? (p.kind.isRequired ? "none (required)" : "none")
             out += "  \(p.name)\n      \(p.help)\n      allowed: \(p.kind.allowed); default: \(def)\n"
         }
         return out
@@ -155,5 +155,13 @@ struct Validate: ParsableCommand {
             }
         }
         if invalid > 0 { throw ExitCodeFailure(status: Status.invalidChain) }
+    }
+}
+
+extension ParameterKind {
+    /// A file path has no default: a chain must give it.
+    var isRequired: Bool {
+        if case .file = self { return true }
+        return false
     }
 }
