@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A power curve on every colour channel.
 public struct Gamma: Filter {
     public var power = 1.0
@@ -40,10 +34,12 @@ public struct Gamma: Filter {
 
         func apply(_ p: PlanarPixels, count: Int) {
             for plane in [p.red, p.green, p.blue] {
-                for i in 0..<count {
-                    let c = plane[i]
-                    let v = powf(abs(c), power)
-                    plane[i] = c < 0 ? -v : v
+                var i = 0
+                while i < count {
+                    let c = UnsafeRawPointer(plane + i).load(as: SIMD8<Float>.self)
+                    let v = FilterChain.power(pointwiseMax(c, -c), power)
+                    UnsafeMutableRawPointer(plane + i).storeBytes(of: v.replacing(with: -v, where: c .< 0), as: SIMD8<Float>.self)
+                    i += 8
                 }
             }
         }

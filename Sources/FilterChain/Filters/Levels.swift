@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Input and output levels with a mid-tone gamma, as the Levels dialog of photo editors.
 public struct Levels: Filter {
     public var inBlack = 0.0
@@ -66,9 +60,7 @@ public struct Levels: Filter {
                     var t = (UnsafeRawPointer(plane + i).load(as: SIMD8<Float>.self) - b) * s
                     t = t.replacing(with: 0, where: .!(t .> 0))   // NaN to 0
                     t = t.replacing(with: 1, where: t .> 1)
-                    if exponent != 1 {
-                        for k in 0..<8 { t[k] = powf(t[k], exponent) }
-                    }
+                    if exponent != 1 { t = power(t, exponent) }
                     UnsafeMutableRawPointer(plane + i).storeBytes(of: ob + or * t, as: SIMD8<Float>.self)
                     i += 8
                 }
