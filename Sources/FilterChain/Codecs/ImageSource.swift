@@ -59,6 +59,9 @@ final class OpenedInput {
         }
     }
 
+    /// All of standard input.
+    static func readStandardInput() throws -> [UInt8] { try readAll(0, name: "-") }
+
     private static func fromBytes(_ bytes: [UInt8], name: String) throws -> OpenedInput {
         guard !bytes.isEmpty else { throw CodecError(name, .empty) }
         let prefix = Array(bytes.prefix(32))

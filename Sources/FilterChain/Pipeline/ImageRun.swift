@@ -69,7 +69,7 @@ final class ImageRun: @unchecked Sendable {
     private let source: PixelSource
     private let pool: WorkerPool
     private let order: Int
-    private let cancel: CancellationFlag?
+    private let cancel: [CancellationFlag]
     private let sinks: [Sink]
     private let tapStages: [Int]
     private let planes: Int
@@ -86,7 +86,7 @@ final class ImageRun: @unchecked Sendable {
     static let pointChunk = 2048
 
     init(plan: Plan, source: PixelSource, sinks: [Sink], linear: Bool,
-         pool: WorkerPool, order: Int, cancel: CancellationFlag?) {
+         pool: WorkerPool, order: Int, cancel: [CancellationFlag]) {
         self.source = source
         self.pool = pool
         self.order = order
@@ -173,7 +173,7 @@ final class ImageRun: @unchecked Sendable {
         var decoded = 0
         var finished: [(stage: Int, strip: Int)] = []
         while true {
-            if cancel?.isCancelled == true { throw RenderCancelled() }
+            if cancel.contains(where: \.isCancelled) { throw RenderCancelled() }
             for (j, k) in finished {
                 for (i, sink) in sinks.enumerated() where tapStages[i] == j {
                     sink.enqueue(strip: k, rows: stages[j].rows(in: k), pool: pool, priority: priority(.encode, i))

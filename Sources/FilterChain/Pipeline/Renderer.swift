@@ -56,11 +56,18 @@ public final class Renderer: @unchecked Sendable {
         let formats = try outputFormats(outputs)
         try checkSteps(outputs, in: chain, file: source.name)
         if cancel?.isCancelled == true { throw RenderCancelled() }
-        let reader = try ImageReader.open(source, options: decode)
-        let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
-        var result = try render(chain, reader: reader, logicalSize: shrink?.logicalSize, formats: formats,
-                                outputs: outputs, cancel: cancel, order: order)
-        result.shrunkOnLoad = shrink?.denominator ?? 1
+        // Standard input is read once, so that the image can be read again.
+        var source = source
+        if source == .standardInput { source = .bytes(try OpenedInput.readStandardInput(), name: "-") }
+        var shrunk = 1
+        let open = { [self] () throws -> (PixelSource, ImageSize?) in
+            let reader = try ImageReader.open(source, options: decode)
+            let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
+            shrunk = shrink?.denominator ?? 1
+            return (reader, shrink?.logicalSize)
+        }
+        var result = try render(chain, open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)
+        result.shrunkOnLoad = shrunk
         return result
     }
 
@@ -69,7 +76,7 @@ public final class Renderer: @unchecked Sendable {
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
         let formats = try outputFormats(outputs)
         try checkSteps(outputs, in: chain, file: "<memory>")
-        return try render(chain, reader: RasterSource(image), logicalSize: nil, formats: formats, outputs: outputs,
+        return try render(chain, open: { (RasterSource(image), nil) }, formats: formats, outputs: outputs,
                           cancel: cancel, order: order)
     }
 
@@ -115,8 +122,43 @@ public final class Renderer: @unchecked Sendable {
         return denominator > 1 ? (size, denominator) : nil
     }
 
-    func render(_ chain: Chain, reader: PixelSource, logicalSize: ImageSize?, formats: [ImageFormat?],
-                outputs: [RenderOutput], cancel: CancellationFlag?, order: Int) throws -> RenderResult {
+    /// What an output stores, decided before its pixels exist: the layout, or, for a file
+    /// from a grey input whose chain may not keep pixels neutral, a layout that depends on
+    /// whether every stored pixel turns out neutral.
+    private struct OutputPolicy {
+        var layout: OutputLayout
+        /// Grey if every stored pixel of `layout` is neutral.
+        var greyIfNeutral: Bool
+    }
+
+    private func policy(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: Chain,
+                        gainsAlpha: Bool) -> OutputPolicy {
+        var input = info.format
+        if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
+        let keepsNeutral = chain.steps.prefix(output.step).allSatisfy { !$0.enabled || $0.filter.keepsNeutralNeutral }
+        let isGrey = info.format.channels.isGrey
+        switch output.target {
+        case .file(_, let options):
+            let bg = options.background
+            let neutralKnown = keepsNeutral
+                && (format != .jpeg || !input.channels.hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
+            return OutputPolicy(layout: OutputLayout.resolve(input: input, output: format, depth: options.depth,
+                                                             background: bg, neutral: neutralKnown),
+                                greyIfNeutral: isGrey && !neutralKnown)
+        case .memory(let depth):
+            return OutputPolicy(layout: OutputLayout.resolve(input: input, output: nil, depth: depth,
+                                                             background: .white, neutral: keepsNeutral),
+                                greyIfNeutral: isGrey && !keepsNeutral)
+        }
+    }
+
+    /// Opens the image (again, for a second pass), with the size the chain takes it to have
+    /// when the decoder shrank it.
+    typealias Open = () throws -> (PixelSource, ImageSize?)
+
+    func render(_ chain: Chain, open: Open, formats: [ImageFormat?], outputs: [RenderOutput],
+                cancel: CancellationFlag?, order: Int) throws -> RenderResult {
+        var (reader, logicalSize) = try open()
         let info = reader.info
         let linear = chain.workingSpace == .linear
         // An opaque image gains alpha when a step may write it.
@@ -132,16 +174,48 @@ public final class Renderer: @unchecked Sendable {
             throw RenderError(file: reader.name, .stepFailed(position: error.position, label: step.label,
                                                              reason: error.error.reason))
         }
+        var policies = outputs.indices.map { i in
+            policy(for: outputs[i], format: formats[i], info: info, chain: chain,
+                   gainsAlpha: alphaFrom.map { outputs[i].step > $0 } ?? false)
+        }
+        // Files from grey inputs whose chain may not keep pixels neutral: a first pass finds
+        // out (it stops at the first pixel that is not), then the image is read again. Memory
+        // stays fixed; only such images pay for the extra pass.
+        let undecided = outputs.indices.filter { i in
+            if case .file = outputs[i].target { return policies[i].greyIfNeutral }
+            return false
+        }
+        if !undecided.isEmpty {
+            let neutral = try neutrality(plan: plan, reader: reader, outputs: undecided, policies: policies,
+                                         linear: linear, cancel: cancel, order: order)
+            for (i, isNeutral) in zip(undecided, neutral) {
+                let layout = policies[i].layout
+                policies[i] = OutputPolicy(layout: OutputLayout(format: PixelFormat(
+                    Channels(grey: isNeutral, alpha: layout.format.channels.hasAlpha), layout.format.depth),
+                    background: layout.background), greyIfNeutral: false)
+            }
+            (reader, logicalSize) = try open()
+        }
         var sinks: [Sink] = []
         do {
             for (i, output) in outputs.enumerated() {
-                let gainsAlpha = alphaFrom.map { output.step > $0 } ?? false
-                sinks.append(try makeSink(for: output, format: formats[i], info: info, chain: chain,
-                                          size: plan.size(ofOutput: i), stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
-                                          gainsAlpha: gainsAlpha, imageHasAlpha: hasAlpha))
+                let size = plan.size(ofOutput: i)
+                let rows = SinkRows(layout: policies[i].layout, width: size.width, height: size.height,
+                                    stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
+                                    linear: linear, imageHasAlpha: hasAlpha)
+                switch output.target {
+                case .file(let destination, let options):
+                    let writer = try ImageWriter(destination, format: formats[i]!,
+                                                 header: EncodeHeader(width: size.width, height: size.height,
+                                                                      format: rows.layout.format, metadata: info.metadata),
+                                                 options: options)
+                    sinks.append(FileSink(writer: writer, rows: rows, jobLimit: 2 * pool.threadCount))
+                case .memory:
+                    sinks.append(MemorySink(rows: rows, greyIfNeutral: policies[i].greyIfNeutral, metadata: info.metadata))
+                }
             }
-            let run = ImageRun(plan: plan, source: reader, sinks: sinks, linear: linear, pool: pool,
-                               order: order, cancel: cancel)
+            let run = ImageRun(plan: plan, source: reader, sinks: sinks, linear: linear,
+                               pool: pool, order: order, cancel: [cancel].compactMap { $0 })
             try run.run()
             for sink in sinks { try sink.complete() }
             if cancel?.isCancelled == true { throw RenderCancelled() }
@@ -151,53 +225,34 @@ public final class Renderer: @unchecked Sendable {
             throw error
         }
         return RenderResult(info: info,
-                            images: zip(outputs, sinks).map { output, sink in
-                                if case .memory = output.target { return (sink as? MemorySink)?.image }
-                                return nil
-                            },
+                            images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(plan.size(ofOutput:)),
                             notes: sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }
 
-    /// The sink for one output: its stored layout (depth, alpha, grey, JPEG background) is
-    /// decided here; grey inputs whose output may not stay neutral are decided at the end.
-    private func makeSink(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: Chain,
-                          size: ImageSize, stripHeight: Int, gainsAlpha: Bool, imageHasAlpha: Bool) throws -> Sink {
-        let linear = chain.workingSpace == .linear
-        var input = info.format
-        if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
-        let hasAlpha = input.channels.hasAlpha
-        let keepsNeutral = chain.steps.prefix(output.step).allSatisfy { !$0.enabled || $0.filter.keepsNeutralNeutral }
-        let isGrey = info.format.channels.isGrey
-        switch output.target {
-        case .file(let destination, let options):
-            let format = format!
-            let bg = options.background
-            let neutralKnown = keepsNeutral
-                && (format != .jpeg || !hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
-            let layout = OutputLayout.resolve(input: input, output: format, depth: options.depth,
-                                              background: bg, neutral: neutralKnown)
-            if isGrey && !neutralKnown {
-                return MemorySink(layout: layout, greyIfNeutral: true,
-                                  file: (destination, format, options, info.metadata),
-                                  width: size.width, height: size.height, stripHeight: stripHeight,
-                                  linear: linear, imageHasAlpha: imageHasAlpha)
-            }
-            let writer = try ImageWriter(destination, format: format,
-                                         header: EncodeHeader(width: size.width, height: size.height,
-                                                              format: layout.format, metadata: info.metadata),
-                                         options: options)
-            return FileSink(writer: writer, layout: layout, width: size.width, height: size.height,
-                            stripHeight: stripHeight, linear: linear, imageHasAlpha: imageHasAlpha,
-                            jobLimit: 2 * pool.threadCount)
-        case .memory(let depth):
-            let layout = OutputLayout.resolve(input: input, output: nil, depth: depth,
-                                              background: .white, neutral: keepsNeutral)
-            return MemorySink(layout: layout, greyIfNeutral: isGrey && !keepsNeutral, file: nil,
-                              width: size.width, height: size.height, stripHeight: stripHeight,
-                              linear: linear, imageHasAlpha: imageHasAlpha)
+    /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would
+    /// store is neutral (R = G = B). Stops as soon as none of them can be.
+    private func neutrality(plan: Plan, reader: PixelSource, outputs: [Int], policies: [OutputPolicy],
+                            linear: Bool, cancel: CancellationFlag?, order: Int) throws -> [Bool] {
+        let done = CancellationFlag()
+        var probes: [NeutralityProbe] = []
+        for i in plan.tapStages.indices {
+            let size = plan.size(ofOutput: i)
+            let rows = SinkRows(layout: policies[i].layout, width: size.width, height: size.height,
+                                stripHeight: plan.stages[plan.tapStages[i]].stripHeight, linear: linear,
+                                imageHasAlpha: plan.planes == 4)
+            probes.append(NeutralityProbe(rows: rows, checks: outputs.contains(i)))
         }
+        let watched = outputs.map { probes[$0] }
+        for probe in watched { probe.onFound = { if watched.allSatisfy(\.foundColour) { done.cancel() } } }
+        do {
+            try ImageRun(plan: plan, source: reader, sinks: probes, linear: linear, pool: pool, order: order,
+                         cancel: [cancel, done].compactMap { $0 }).run()
+        } catch is RenderCancelled where cancel?.isCancelled != true {
+            // Every output is known to be in colour.
+        }
+        return watched.map { !$0.foundColour }
     }
 }
 

@@ -17,9 +17,9 @@ struct ResampleAxis: Sendable {
     let first: [Int]
     /// For each kept output: how many input samples it reads.
     let count: [Int]
-    /// `taps` weights per kept output (only the first `count` of each are used).
+    /// `taps` weights per kept output; past the output's `count`, zeros.
     let weights: [Float]
-    /// The largest number of input samples any output reads.
+    /// The largest number of input samples any output reads, rounded up to a multiple of 8.
     let taps: Int
 
     init(input nIn: Int, output nOut: Int, window: Range<Int>) {
@@ -38,7 +38,8 @@ struct ResampleAxis: Sendable {
             count.append(hi - lo)
             rows.append(w)
         }
-        let taps = max(1, count.max() ?? 1)
+        // Whole SIMD8 steps, the weights past each output's own count zero.
+        let taps = (max(1, count.max() ?? 1) + 7) & ~7
         var weights = [Float](repeating: 0, count: taps * rows.count)
         for (o, w) in rows.enumerated() {
             for (k, v) in w.enumerated() { weights[o * taps + k] = Float(v) }
@@ -83,8 +84,9 @@ struct Resample: Sendable {
     /// The input rows output row `y` reads.
     func inputRows(of y: Int) -> Range<Int> { vertical?.inputs(of: y) ?? y..<(y + 1) }
 
-    /// Scratch floats `run` needs: one input row.
-    var scratchCount: Int { (input.width + 7) & ~7 }
+    /// Scratch floats `run` needs: one input row, and room for the last horizontal taps
+    /// (zeros) past its end.
+    var scratchCount: Int { ((input.width + 7) & ~7) + (horizontal?.taps ?? 0) + 8 }
 
     /// Computes output row `y` of one plane into `destination`.
     func run(y: Int, input row: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
@@ -115,13 +117,18 @@ struct Resample: Sendable {
                 }
             }
             line = UnsafePointer(scratch)
+        } else if horizontal != nil {
+            scratch.update(from: row(y), count: input.width)
+            line = UnsafePointer(scratch)
         } else {
             line = row(y)
         }
         guard let horizontal else {
-            if line != UnsafePointer(destination) { destination.update(from: line, count: padded) }
+            destination.update(from: line, count: padded)
             return
         }
+        // Horizontal taps read whole SIMD8 steps: zeros past the row's last sample.
+        (scratch + input.width).update(repeating: 0, count: padded - input.width + horizontal.taps + 8)
         horizontal.weights.withUnsafeBufferPointer { w in
             horizontal.first.withUnsafeBufferPointer { first in
                 horizontal.count.withUnsafeBufferPointer { count in
@@ -129,9 +136,15 @@ struct Resample: Sendable {
                     for x in 0..<first.count {
                         let src = line + first[x]
                         let wx = w.baseAddress! + x * taps
-                        var sum: Float = 0
-                        for k in 0..<count[x] { sum += wx[k] * src[k] }
-                        destination[x] = sum
+                        // Whole SIMD8 steps; the weights past count are zero, and so are the
+                        // samples past the row.
+                        var sum = load8(src) * load8(wx)
+                        var k = 8
+                        while k < count[x] {
+                            sum += load8(src + k) * load8(wx + k)
+                            k += 8
+                        }
+                        destination[x] = sum.sum()
                     }
                 }
             }

@@ -34,6 +34,8 @@ protocol Sink: AnyObject {
     var rows: SinkRows { get }
     /// Where row `row` (0..<stripHeight) of strip `strip` is to be stored.
     func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer
+    /// Converts row `row` of strip `strip` into its destination (any thread, any order).
+    func convert(strip: Int, row: Int, _ pixels: PlanarPixels)
     /// Queues a converted strip to be handed on, in order, on `pool`.
     func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority)
     /// Blocks until the buffer that strip `strip` converts into is free again.
@@ -111,13 +113,11 @@ final class FileSink: Sink {
     private var encoded = 0
     private var failure: (any Error)?
 
-    init(writer: ImageWriter, layout: OutputLayout, width: Int, height: Int, stripHeight: Int,
-         linear: Bool, imageHasAlpha: Bool, jobLimit: Int) {
+    init(writer: ImageWriter, rows: SinkRows, jobLimit: Int) {
         self.writer = writer
         self.jobLimit = max(1, jobLimit)
-        rows = SinkRows(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
-                        imageHasAlpha: imageHasAlpha)
-        let bytes = rows.rowBytes * stripHeight
+        self.rows = rows
+        let bytes = rows.rowBytes * rows.stripHeight
         buffers = (0..<FileSink.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
     }
 
@@ -212,29 +212,20 @@ final class FileSink: Sink {
     var notes: [String] { writer.notes }
 }
 
-/// Keeps the whole image in memory: for callers that want pixels, and for grey inputs whose
-/// output is grey only if every pixel turns out neutral (then written at the end).
+/// Keeps the whole image in memory, for callers that want pixels. A grey input whose chain
+/// may not keep pixels neutral comes back grey if every pixel turns out neutral.
 final class MemorySink: Sink {
     let rows: SinkRows
-    private var pixels: [UInt8]
     private let base: UnsafeMutableRawPointer
-    /// Reduce to grey at the end when every pixel is neutral.
-    let greyIfNeutral: Bool
-    /// Where to write the image at the end, if anywhere.
-    private let file: (destination: ImageDestination, format: ImageFormat, options: EncodeOptions, metadata: ImageMetadata)?
-    private var writer: ImageWriter?
+    private let greyIfNeutral: Bool
+    private let metadata: ImageMetadata
     private(set) var image: RasterImage?
 
-    init(layout: OutputLayout, greyIfNeutral: Bool,
-         file: (destination: ImageDestination, format: ImageFormat, options: EncodeOptions, metadata: ImageMetadata)?,
-         width: Int, height: Int, stripHeight: Int, linear: Bool, imageHasAlpha: Bool) {
+    init(rows: SinkRows, greyIfNeutral: Bool, metadata: ImageMetadata) {
+        self.rows = rows
         self.greyIfNeutral = greyIfNeutral
-        self.file = file
-        let bytes = width * height * layout.format.bytesPerPixel
-        base = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes), alignment: 64)
-        pixels = []
-        rows = SinkRows(layout: layout, width: width, height: height, stripHeight: stripHeight, linear: linear,
-                        imageHasAlpha: imageHasAlpha)
+        self.metadata = metadata
+        base = UnsafeMutableRawPointer.allocate(byteCount: max(1, rows.rowBytes * rows.height), alignment: 64)
     }
 
     deinit { base.deallocate() }
@@ -248,30 +239,70 @@ final class MemorySink: Sink {
     func drain() throws {}
 
     func complete() throws {
-        let width = rows.width, height = rows.height
         var format = rows.layout.format
-        var bytes = [UInt8](UnsafeRawBufferPointer(start: base, count: width * height * format.bytesPerPixel))
-        if greyIfNeutral, let grey = MemorySink.greyVersion(of: bytes, format: format) {
+        var bytes = [UInt8](UnsafeRawBufferPointer(start: base, count: rows.rowBytes * rows.height))
+        if greyIfNeutral, let grey = NeutralityProbe.greyVersion(of: bytes, format: format) {
             bytes = grey
             format.channels = Channels(grey: true, alpha: format.channels.hasAlpha)
         }
-        let result = RasterImage(width: width, height: height, format: format,
-                                 metadata: file?.metadata ?? .none, pixels: bytes)
-        image = result
-        if let file {
-            let writer = try ImageWriter(file.destination, format: file.format,
-                                         header: EncodeHeader(width: width, height: height, format: format,
-                                                              metadata: file.metadata),
-                                         options: file.options)
-            self.writer = writer
-            try writer.write(result)
-            try writer.complete()
+        image = RasterImage(width: rows.width, height: rows.height, format: format, metadata: metadata, pixels: bytes)
+    }
+
+    func commit() throws {}
+    func abort() {}
+    var notes: [String] { [] }
+}
+
+/// The first pass for a grey input's file output whose chain may not keep pixels neutral:
+/// converts each strip as the output would store it and looks for a pixel with R, G, B not
+/// all equal. Two strip buffers: a strip is checked when the scheduler hands it on, at the
+/// start of the next tick, before its buffer is converted into again.
+final class NeutralityProbe: Sink {
+    let rows: SinkRows
+    /// False for outputs whose layout is already decided (they only take part in the plan).
+    private let checks: Bool
+    private let buffers: [UnsafeMutableRawPointer]
+    private let found = Atomic<Bool>(false)
+    var foundColour: Bool { found.load(ordering: .relaxed) }
+    /// Called (on the scheduler's thread) when the first non-neutral pixel is found.
+    var onFound: () -> Void = {}
+
+    init(rows: SinkRows, checks: Bool) {
+        self.rows = rows
+        self.checks = checks
+        buffers = (0..<2).map { _ in
+            UnsafeMutableRawPointer.allocate(byteCount: checks ? max(1, rows.rowBytes * rows.stripHeight) : 1, alignment: 64)
         }
     }
 
-    func commit() throws { try writer?.commit() }
-    func abort() { writer?.abort() }
-    var notes: [String] { writer?.notes ?? [] }
+    deinit { for b in buffers { b.deallocate() } }
+
+    func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer {
+        checks ? buffers[strip & 1] + row * rows.rowBytes : buffers[0]
+    }
+
+    func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
+        if checks && !foundColour {
+            rows.conversion.convert(pixels, hasAlpha: rows.imageHasAlpha, width: rows.width,
+                                    into: destination(strip: strip, row: row))
+        }
+    }
+
+    func enqueue(strip: Int, rows count: Int, pool: WorkerPool, priority: WorkerPool.Priority) {
+        guard checks, !foundColour else { return }
+        let bytes = UnsafeRawBufferPointer(start: buffers[strip & 1], count: rows.rowBytes * count)
+        if NeutralityProbe.greyVersion(of: Array(bytes), format: rows.layout.format) == nil {
+            found.store(true, ordering: .relaxed)
+            onFound()
+        }
+    }
+
+    func waitForBuffer(strip: Int) {}
+    func drain() throws {}
+    func complete() throws {}
+    func commit() throws {}
+    func abort() {}
+    var notes: [String] { [] }
 
     /// The samples with R, G, B reduced to one grey sample, or nil if some pixel is not
     /// neutral.
