@@ -35,6 +35,17 @@ public final class CubeLUT: @unchecked Sendable {
         public let domainMax: SIMD3<Double>
         /// Red's `size` values, then green's, then blue's.
         public let values: [Float]
+        /// Per channel: the domain's minimum and (size - 1) / (max - min), in float.
+        let low: SIMD3<Float>, scale: SIMD3<Float>
+
+        init(size: Int, domainMin: SIMD3<Double>, domainMax: SIMD3<Double>, values: [Float]) {
+            self.size = size
+            self.domainMin = domainMin
+            self.domainMax = domainMax
+            self.values = values
+            low = SIMD3<Float>(domainMin)
+            scale = SIMD3<Float>(Double(size - 1) / (domainMax - domainMin))
+        }
     }
 
     /// A 3D table of `size`^3 colours, red changing fastest, then green, then blue.
@@ -45,6 +56,17 @@ public final class CubeLUT: @unchecked Sendable {
         /// Entry i (r + g N + b N^2) at values[4 i ..< 4 i + 3], the fourth float 0: one
         /// aligned SIMD4 load per corner.
         let storage: UnsafeMutablePointer<Float>
+        /// Per channel: the domain's minimum and (size - 1) / (max - min), in float.
+        let low: SIMD3<Float>, scale: SIMD3<Float>
+
+        init(size: Int, domainMin: SIMD3<Double>, domainMax: SIMD3<Double>, storage: UnsafeMutablePointer<Float>) {
+            self.size = size
+            self.domainMin = domainMin
+            self.domainMax = domainMax
+            self.storage = storage
+            low = SIMD3<Float>(domainMin)
+            scale = SIMD3<Float>(Double(size - 1) / (domainMax - domainMin))
+        }
 
         /// The colour at table position (r, g, b).
         public func entry(_ r: Int, _ g: Int, _ b: Int) -> SIMD3<Float> {
@@ -157,9 +179,7 @@ extension CubeLUT.Table1D {
     /// Linear interpolation in one channel's table.
     @inline(__always)
     func lookup(_ v: SIMD8<Float>, channel: Int) -> SIMD8<Float> {
-        let low = Float(domainMin[channel])
-        let scale = Float(Double(size - 1) / (domainMax[channel] - domainMin[channel]))
-        let (index, f) = tablePosition(v, low: low, scale: scale, size: size)
+        let (index, f) = tablePosition(v, low: low[channel], scale: scale[channel], size: size)
         return values.withUnsafeBufferPointer { buffer in
             let t = buffer.baseAddress! + channel * size
             var a = SIMD8<Float>(), b = SIMD8<Float>()
@@ -180,10 +200,9 @@ extension CubeLUT.Table3D {
     /// issue's six cases.
     @inline(__always)
     func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
-        let n = Double(size - 1)
-        let (ir, fr) = tablePosition(r, low: Float(domainMin.x), scale: Float(n / (domainMax.x - domainMin.x)), size: size)
-        let (ig, fg) = tablePosition(g, low: Float(domainMin.y), scale: Float(n / (domainMax.y - domainMin.y)), size: size)
-        let (ib, fb) = tablePosition(b, low: Float(domainMin.z), scale: Float(n / (domainMax.z - domainMin.z)), size: size)
+        let (ir, fr) = tablePosition(r, low: low.x, scale: scale.x, size: size)
+        let (ig, fg) = tablePosition(g, low: low.y, scale: scale.y, size: size)
+        let (ib, fb) = tablePosition(b, low: low.z, scale: scale.z, size: size)
         let sR = SIMD8<Int32>(repeating: 1), sG = SIMD8<Int32>(repeating: Int32(size))
         let sB = SIMD8<Int32>(repeating: Int32(size * size))
         let base = ir &+ ig &* sG &+ ib &* sB
