@@ -66,8 +66,8 @@ struct Steps: ParsableCommand {
         if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
         if let sheetOutput {
             let images = result.images.compactMap { $0 }
-            let image = ContactSheet.make(images, labels: images.indices.map(String.init))
             do {
+                let image = try ContactSheet.make(images, labels: images.indices.map(String.init))
                 let writer = try ImageWriter(sheetOutput.destination, format: sheetOutput.format,
                                              header: EncodeHeader(width: image.width, height: image.height, format: image.format),
                                              options: sheetOutput.options)

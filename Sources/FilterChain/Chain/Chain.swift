@@ -51,8 +51,8 @@ public struct Chain: Sendable {
         self.init(workingSpace: workingSpace, steps: filters.map { Step(filter: $0) })
     }
 
-    /// The steps as far as position `position` (0: none).
+    /// The steps as far as position `position` (0 or less: none; past the end: all).
     public func prefix(through position: Int) -> Chain {
-        Chain(workingSpace: workingSpace, steps: Array(steps.prefix(position)))
+        Chain(workingSpace: workingSpace, steps: Array(steps.prefix(max(0, position))))
     }
 }

@@ -29,6 +29,17 @@ public struct EncodeOptions: Sendable, Hashable {
         self.background = background
     }
 
+    /// Throws RenderError for a value outside what it allows.
+    public func validate() throws(RenderError) {
+        guard (1...100).contains(quality) else { throw RenderError(.badOption("quality \(quality) is out of range; allowed 1...100")) }
+        guard (0...9).contains(compressionLevel) else {
+            throw RenderError(.badOption("compressionLevel \(compressionLevel) is out of range; allowed 0...9"))
+        }
+        for (name, v) in [("red", background.red), ("green", background.green), ("blue", background.blue)] where !(v.isFinite && (0...1).contains(v)) {
+            throw RenderError(.badOption("background \(name) \(v) is out of range; allowed 0...1"))
+        }
+    }
+
     /// The format an output at `destination` gets: `format`, else the path's extension.
     public func resolvedFormat(for destination: ImageDestination) throws -> ImageFormat {
         if let format { return format }

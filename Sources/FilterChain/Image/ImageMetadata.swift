@@ -1,5 +1,5 @@
 /// What an image carries besides its pixels, kept from input to output.
-public struct ImageMetadata: Hashable, Sendable {
+public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// The embedded ICC colour profile (PNG iCCP, JPEG APP2).
     public var iccProfile: [UInt8]?
     /// EXIF data: the TIFF structure (JPEG APP1 after "Exif\0\0", PNG eXIf).
@@ -14,6 +14,21 @@ public struct ImageMetadata: Hashable, Sendable {
     }
 
     public static let none = ImageMetadata()
+
+    /// What is present, with sizes, never the bytes: "ICC profile (RGB, 3144 bytes), EXIF (220 bytes)".
+    public var description: String {
+        var parts: [String] = []
+        if let icc = iccProfile {
+            parts.append("ICC profile (" + (iccColorSpace.map { $0.trimmingWhitespace + ", " } ?? "") + "\(icc.count) bytes)")
+        }
+        if let exif { parts.append("EXIF (\(exif.count) bytes)") }
+        if let c = pngColor {
+            if let intent = c.srgbIntent { parts.append("sRGB (intent \(intent))") }
+            if let g = c.gamma { parts.append("gAMA \(g)") }
+            if c.chromaticities != nil { parts.append("cHRM") }
+        }
+        return parts.isEmpty ? "no metadata" : parts.joined(separator: ", ")
+    }
 
     /// The colour space an ICC profile describes ("RGB ", "GRAY", "CMYK", ...), from its header.
     public var iccColorSpace: String? {

@@ -49,7 +49,7 @@ public final class Renderer: @unchecked Sendable {
     /// among images rendered at once (lower goes first).
     public func render(_ chain: Chain, source: ImageSource, decode: DecodeOptions = .init(),
                        outputs: [RenderOutput], cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        let formats = try outputFormats(outputs)
+        let formats = try outputFormats(chain, outputs)
         if cancel?.isCancelled == true { throw RenderCancelled() }
         let reader = try ImageReader.open(source, options: decode)
         return try render(chain, reader: reader, formats: formats, outputs: outputs, cancel: cancel, order: order)
@@ -58,7 +58,8 @@ public final class Renderer: @unchecked Sendable {
     /// Runs `chain` on an image in memory.
     public func render(_ chain: Chain, image: RasterImage, outputs: [RenderOutput],
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        let formats = try outputFormats(outputs)
+        try image.checked()
+        let formats = try outputFormats(chain, outputs)
         return try render(chain, reader: RasterSource(image), formats: formats, outputs: outputs, cancel: cancel, order: order)
     }
 
@@ -68,11 +69,18 @@ public final class Renderer: @unchecked Sendable {
         return result.images[0]!
     }
 
-    private func outputFormats(_ outputs: [RenderOutput]) throws -> [ImageFormat?] {
-        try outputs.map { output in
+    /// Checks the chain's values and the outputs' steps and options before anything is read.
+    private func outputFormats(_ chain: Chain, _ outputs: [RenderOutput]) throws -> [ImageFormat?] {
+        try chain.validate()
+        return try outputs.map { output in
+            guard (0...chain.steps.count).contains(output.step) else {
+                throw RenderError(.noSuchStep(output.step, count: chain.steps.count))
+            }
             switch output.target {
-            case .file(let destination, let options): try options.resolvedFormat(for: destination)
-            case .memory: nil
+            case .file(let destination, let options):
+                try options.validate()
+                return try options.resolvedFormat(for: destination)
+            case .memory: return nil
             }
         }
     }
@@ -85,7 +93,6 @@ public final class Renderer: @unchecked Sendable {
         var sinks: [Sink] = []
         do {
             for (i, output) in outputs.enumerated() {
-                precondition((0...chain.steps.count).contains(output.step), "no step \(output.step) in the chain")
                 let keepsNeutral = chain.steps.prefix(output.step).allSatisfy { !$0.enabled || $0.filter.keepsNeutralNeutral }
                 let isGrey = info.format.channels.isGrey
                 switch output.target {

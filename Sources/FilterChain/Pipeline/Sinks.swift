@@ -243,7 +243,7 @@ final class MemorySink: Sink {
             bytes = grey
             format.channels = Channels(grey: true, alpha: format.channels.hasAlpha)
         }
-        let result = RasterImage(width: width, height: height, format: format,
+        let result = try RasterImage(width: width, height: height, format: format,
                                  metadata: file?.metadata ?? .none, pixels: bytes)
         image = result
         if let file {
