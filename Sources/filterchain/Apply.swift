@@ -38,6 +38,9 @@ struct Apply: ParsableCommand {
     @Option(name: .customLong("preview-output"), help: ArgumentHelp("Where the --preview image goes (format from its extension).", valueName: "path"))
     var previewOutput: String?
 
+    @Flag(name: .customLong("in-place"), help: "Replace each INPUT with its result: atomically (a failure leaves it untouched), keeping its permissions and its format.")
+    var inPlace = false
+
     @OptionGroup(title: "Batch")
     var batch: BatchOptions
 
@@ -48,13 +51,19 @@ struct Apply: ParsableCommand {
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
         }
+        if inPlace {
+            if batch.outputDir != nil { throw ValidationError("--in-place replaces the inputs; it takes no --output-dir") }
+            if preview != nil { throw ValidationError("--in-place works without --preview; use 'filterchain steps' to see every step") }
+            if codec.format != nil { throw ValidationError("--in-place keeps each file's format; it takes no --format") }
+            if !batch.suffix.isEmpty { throw ValidationError("--in-place keeps each file's name; it takes no --suffix") }
+        }
     }
 
     func run() throws {
         let chain = try loadChain(self.chain)
-        if batch.isBatch {
+        if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
-            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec).run()
+            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec, inPlace: inPlace).run()
             return
         }
         guard paths.count == 2 else {
@@ -64,14 +73,18 @@ struct Apply: ParsableCommand {
         }
         let (input, output) = (paths[0], paths[1])
         var outputs = [RenderOutput(step: chain.steps.count, .file(try codec.destination(output), codec.encodeOptions))]
+        let guardInput = InputGuard(inputs: [input])
+        try guardInput.check(output)
+        if input != "-" && input == output {
+            throw Failure.usage("\(output): the output would replace the input; write to another path, or use --in-place to replace inputs on purpose")
+        }
         if let preview, let previewOutput {
             let position = try resolveStep(preview, in: chain, file: self.chain)
-            if previewOutput == output { throw Failure.usage("\(output): the preview and the output are the same file") }
+            let sameFile = FileIdentity(previewOutput).map { $0 == FileIdentity(output) } ?? false
+            if previewOutput == output || sameFile { throw Failure.usage("\(previewOutput): the preview and the output are the same file") }
+            try guardInput.check(previewOutput)
             let preview = try codec.output(previewOutput, ownFormat: true)
             outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
-        }
-        if input != "-" && input == output {
-            throw Failure.usage("\(output): the output would replace the input; write to another path")
         }
         let renderer = Renderer()
         let result: RenderResult

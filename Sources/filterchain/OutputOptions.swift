@@ -76,6 +76,9 @@ struct CodecOptions: ParsableArguments {
     /// a contact sheet beside the main output).
     func output(_ path: String, ownFormat: Bool = false) throws
         -> (destination: ImageDestination, options: EncodeOptions, format: ImageFormat) {
+        if path != "-" && isDirectory(path) {
+            throw Failure.usage("\(path): is a folder; give an output file name like \(joinPath(path, "out.png")) (or --output-dir for many inputs)")
+        }
         let destination: ImageDestination = path == "-" ? .standardOutput : .file(path)
         var options = encodeOptions
         if ownFormat && path != "-" { options.format = nil }

@@ -55,6 +55,8 @@ struct Steps: ParsableCommand {
         if sheetOutput != nil {
             for position in paths.indices { outputs.append(RenderOutput(step: position, .memory(depth: .eight))) }
         }
+        let guardInput = InputGuard(inputs: [input])
+        for path in paths + [sheet].compactMap({ $0 }) { try guardInput.check(path) }
         try makeDirectory(outputDir)
         let result: RenderResult
         do {
