@@ -134,6 +134,9 @@ struct BatchRun {
                         line.add("error", nil as String?)
                         line.add("width", result.info.width)
                         line.add("height", result.info.height)
+                        if (try? encode.resolvedFormat(for: .file(item.output))) == .jpeg {
+                            line.add("quality", encode.jpegSettings(for: result.info.metadata).quality)
+                        }
                     } catch is RenderCancelled {
                         state.finished(.cancelled)
                         continue

@@ -85,6 +85,7 @@ public final class ImageReader: @unchecked Sendable {
            let stored = Exif.orientation(in: exif), stored != .up {
             orientation = stored
             metadata.exif = Exif.withOrientationReset(exif)
+            metadata.xmp = metadata.xmp.map(XMP.withOrientationReset)
         }
         self.orientation = orientation
         let (w, h) = orientation.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)

@@ -50,7 +50,11 @@ public final class ImageWriter: @unchecked Sendable {
         self.name = destination.name
         let output = try OutputFile(destination)
         self.output = output
-        var metadata = options.stripMetadata ? .none : header.metadata
+        var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
+        if options.stripColorProfile {
+            metadata.iccProfile = nil
+            metadata.pngColor = nil
+        }
         if let space = metadata.iccColorSpace {
             let wanted = header.format.channels.isGrey ? "GRAY" : "RGB "
             if space != wanted {
@@ -60,9 +64,13 @@ public final class ImageWriter: @unchecked Sendable {
         }
         switch format {
         case .png:
-            encoder = try PNGEncoder(output, header: header, metadata: metadata, level: options.compressionLevel)
+            let png = try PNGEncoder(output, header: header, metadata: metadata, level: options.compressionLevel)
+            notes += png.notes
+            encoder = png
         case .jpeg:
-            encoder = try JPEGEncoder(output, header: header, metadata: metadata, options: options)
+            let jpeg = try JPEGEncoder(output, header: header, metadata: metadata, options: options)
+            notes += jpeg.notes
+            encoder = jpeg
         }
     }
 
