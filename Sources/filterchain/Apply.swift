@@ -5,25 +5,24 @@ import Foundation
 struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply a chain file to one image, or to many into a folder.",
+        // Paragraphs are single lines: the help is wrapped to the terminal as a whole, so
+        // line breaks written here would break lines mid-phrase.
         discussion: """
             One image, with the image as it stood after step 2 written from the same evaluation:
 
-              filterchain apply chain.json in.jpg out.jpg --preview 2 --preview-output step2.png
+              filterchain apply chain.json in.jpg out.jpg \\
+                --preview 2 --preview-output step2.png
 
-            STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at
-            least 4 characters, or a filter's name.
+            STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at least 4 characters, a step's name, or a filter type when exactly one step has that type.
 
             Many images into a folder, 4 at a time, as JPEG, named like photo-edit.jpg:
 
-              filterchain apply chain.json photos/*.png --output-dir out --format jpeg --suffix=-edit --jobs 4
+              filterchain apply chain.json photos/*.png --output-dir out \\
+                --format jpeg --suffix=-edit --jobs 4
 
-            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8`
-            processes only the 2nd of 8 deterministic shares, so 8 machines can split one list.
-            `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required).
+            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
 
-            Outputs appear only when complete: a failure leaves no partial file and never touches
-            an existing one. Exit status: 0 success; 1 an image could not be read, processed or
-            written; 64 usage error; 65 invalid chain file; 130 interrupted.
+            No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
 
     @Argument(help: "The chain file (JSON, version 1).")

@@ -101,3 +101,39 @@ import FilterChain
         #expect(r.stderr.contains("sub: is a folder; give an output file name"), "\(r.stderr)")
     }
 }
+
+/// Step names stay unique when chains are edited; a type names its only step.
+@Suite struct StepNameTests {
+    let folder = CLI.temporaryFolder()
+
+    @Test func chainAddAndSetRefuseADuplicateName() throws {
+        #expect(try CLI.run(["chain", "new", "c.json"], in: folder).status == 0)
+        #expect(try CLI.run(["chain", "add", "c.json", "colorControls", "--name", "pop"], in: folder).status == 0)
+        #expect(try CLI.run(["chain", "add", "c.json", "gaussianBlur"], in: folder).status == 0)
+        let before = try String(contentsOfFile: folder + "/c.json", encoding: .utf8)
+        let add = try CLI.run(["chain", "add", "c.json", "toneCurve", "--name", "pop"], in: folder)
+        #expect(add.status == 65)
+        #expect(add.stderr.contains("the name 'pop' is already used by filters[0] (step 1; this is step 3)"), "\(add.stderr)")
+        let set = try CLI.run(["chain", "set", "c.json", "2", "--name", "pop"], in: folder)
+        #expect(set.status == 65)
+        #expect(set.stderr.contains("the name 'pop' is already used by filters[0] (step 1; this is step 2)"), "\(set.stderr)")
+        #expect(try String(contentsOfFile: folder + "/c.json", encoding: .utf8) == before)
+        // Renaming to a free name works, and the unnamed blur is found by its type.
+        #expect(try CLI.run(["chain", "set", "c.json", "gaussianBlur", "--name", "soft", "sigma=3"], in: folder).status == 0)
+        #expect(try Chain.load(folder + "/c.json").steps[1].name == "soft")
+    }
+
+    @Test func previewTakesATypeWhenOneStepHasIt() throws {
+        var chain = Chain([ColorControls(saturation: 0), GaussianBlur(sigma: 1)])
+        try chain.save(to: folder + "/c.json")
+        let r = try CLI.run(["apply", "c.json", CLI.samples + "/chelsea.png", "out.png", "--preview", "gaussianBlur",
+                             "--preview-output", "p.png"], in: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        chain.steps.append(Step(filter: GaussianBlur(sigma: 2)))
+        try chain.save(to: folder + "/c.json")
+        let two = try CLI.run(["apply", "c.json", CLI.samples + "/chelsea.png", "out2.png", "--preview", "gaussianBlur",
+                               "--preview-output", "p2.png"], in: folder)
+        #expect(two.status == 64)
+        #expect(two.stderr.contains("ambiguous: it matches steps 2 and 3"), "\(two.stderr)")
+    }
+}
