@@ -5,6 +5,11 @@ extension Filter {
     public func validate() throws(ParameterError) {
         _ = try Self.declaration.decode(Self.declaration.encode(self))
     }
+
+    /// Whether `validate()` passes. Renders refuse invalid values before asking for an
+    /// operation; an operation asked for directly with invalid values is `.identity`
+    /// rather than a trap.
+    public var isValid: Bool { (try? validate()) != nil }
 }
 
 extension Chain {

@@ -39,7 +39,7 @@ public struct GaussianBlur: Filter {
         ])
 
     public func operation() -> FilterOperation {
-        sigma == 0 ? .identity : .separable(GaussianKernel(sigma: sigma))
+        sigma == 0 || !isValid ? .identity : .separable(GaussianKernel(sigma: sigma))
     }
 
     public var keepsNeutralNeutral: Bool { true }

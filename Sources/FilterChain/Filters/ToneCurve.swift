@@ -53,6 +53,7 @@ public struct ToneCurve: Filter {
         ])
 
     public func operation() -> FilterOperation {
+        guard isValid else { return .identity }
         let master = CurveTable(CurveFunction(points, interpolation))
         let channels = [red, green, blue].map { $0.map { CurveTable(CurveFunction($0, interpolation)) } }
         return .point(Kernel(master: master, red: channels[0], green: channels[1], blue: channels[2]))

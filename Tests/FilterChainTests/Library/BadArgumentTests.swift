@@ -59,6 +59,14 @@ import FilterChain
         #expect(throws: ParameterError.self) { _ = try GaussianBlur().setting("sigma", to: JSONNode(.number(-1))) }
     }
 
+    @Test func operationsOfInvalidFiltersAskedForDirectlyDoNotTrap() {
+        for filter in [GaussianBlur(sigma: -3), GaussianBlur(sigma: .nan), ToneCurve(points: [CurvePoint(0.5, 0.5)]),
+                       ToneCurve(points: [])] as [any Filter] {
+            #expect(!filter.isValid)
+            guard case .identity = filter.operation() else { Issue.record("\(filter)"); continue }
+        }
+    }
+
     @Test func pixelBuffersOfTheWrongSizeThrow() throws {
         #expect(Self.renderReason { _ = try RasterImage(width: 2, height: 2, format: Self.rgb8, pixels: [UInt8](repeating: 0, count: 11)) }
             == .wrongBufferSize(expected: 12, found: 11))
