@@ -71,7 +71,7 @@ final class PNGEncoder: RowEncoder {
         if code != 0 { throw CodecError(output.name, .writeFailed(String(cString: strerror(code)))) }
     }
 
-    private static func be32(_ v: UInt32) -> [UInt8] {
+    static func be32(_ v: UInt32) -> [UInt8] {
         [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
     }
 

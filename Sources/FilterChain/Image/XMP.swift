@@ -45,7 +45,7 @@ public enum XMP {
         let total = ext.packet.count
         while offset < total {
             let end = min(total, offset + room)
-            segments.append(jpegExtensionPrefix + guid + be32(UInt32(total)) + be32(UInt32(offset)) + Array(ext.packet[offset..<end]))
+            segments.append(jpegExtensionPrefix + guid + PNGEncoder.be32(UInt32(total)) + PNGEncoder.be32(UInt32(offset)) + Array(ext.packet[offset..<end]))
             offset = end
         }
         return segments
@@ -73,7 +73,6 @@ public enum XMP {
         return ExtendedXMP(guid: String(decoding: guid, as: UTF8.self), packet: packet)
     }
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     static func read32(_ b: [UInt8], _ i: Int) -> UInt32 {
         UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
     }
