@@ -55,6 +55,7 @@ struct Apply: ParsableCommand {
             if preview != nil { throw ValidationError("--in-place works without --preview; use 'filterchain steps' to see every step") }
             if codec.format != nil { throw ValidationError("--in-place keeps each file's format; it takes no --format") }
             if !batch.suffix.isEmpty { throw ValidationError("--in-place keeps each file's name; it takes no --suffix") }
+            if batch.skipExisting { throw ValidationError("--in-place replaces files that exist; it takes no --skip-existing") }
         }
     }
 

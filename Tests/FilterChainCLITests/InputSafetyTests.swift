@@ -82,6 +82,10 @@ import FilterChain
         #expect(try CLI.pixels(folder + "/a.png").1 == CLI.pixels(folder + "/expected.png").1)
         #expect(try CLI.pixels(folder + "/photo").0.sourceFormat == .jpeg)
         #expect(!CLI.files(in: folder).contains { $0.contains("filterchain-") })
+        // Combinations that make no sense in place are usage errors.
+        for extra in [["--skip-existing"], ["--output-dir", "o"], ["--format", "png"], ["--suffix=-x"]] {
+            #expect(try CLI.run(["apply", CLI.lookChain, "--in-place", "photo"] + extra, in: folder).status == 64, "\(extra)")
+        }
     }
 
     @Test func inPlaceLeavesADamagedInputUntouched() throws {
