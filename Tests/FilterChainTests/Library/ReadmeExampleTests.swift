@@ -15,7 +15,7 @@ func readmeExample() throws {
         RenderOutput(step: chain.steps.count, file: "out.jpg", EncodeOptions(quality: 92)),
         RenderOutput(step: 2, file: "step2.png"),
     ])
-    print(result.info)                 // 640 x 427 RGB 8-bit from JPEG, ICC profile (RGB, 560 bytes)
+    print(result.info)                 // 640 x 427 RGB 8-bit from JPEG, ICC profile (RGB, 560 bytes), 1 comment, 72 x 72 dpi
 
     // In memory: decode (with metadata), filter, encode.
     let photo = try RasterImage(contentsOf: "in.jpg")
