@@ -34,7 +34,12 @@ test -s "$work/client/Sources/client/main.swift"
 cp "$root/samples/chains/look.json" "$work/client/look.json"
 cp "$root/samples/rocket.jpg" "$work/client/in.jpg"
 cd "$work/client"
-swift build 2>&1 | tee build.log
+if ! swift build > build.log 2>&1; then
+    cat build.log
+    echo "client-package: the client does not build against filterchain 0.1.0" >&2
+    exit 1
+fi
+cat build.log
 if grep -E "main\.swift:[0-9]+:[0-9]+: (warning|error)" build.log; then
     echo "client-package: README's example does not build cleanly" >&2
     exit 1
