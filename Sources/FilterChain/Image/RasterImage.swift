@@ -29,8 +29,13 @@ public struct RasterImage: Sendable, Hashable, CustomStringConvertible {
         guard pixels.count == expected else { throw RenderError(.wrongBufferSize(expected: expected, found: pixels.count)) }
     }
 
-    /// Sample `channel` of pixel (x, y), as stored. The coordinates must be inside the image.
-    public func sample(x: Int, y: Int, channel: Int) -> Int {
+    /// Sample `channel` of pixel (x, y), as stored; throws for a pixel or channel outside
+    /// the image.
+    public func sample(x: Int, y: Int, channel: Int) throws(RenderError) -> Int {
+        guard (0..<width).contains(x), (0..<height).contains(y), (0..<format.channels.count).contains(channel) else {
+            throw RenderError(.mismatch("no sample (\(x), \(y)) channel \(channel) in a \(width) x \(height) \(format) image"))
+        }
+        try checked()
         let i = (y * width + x) * format.channels.count + channel
         if format.depth == .eight { return Int(pixels[i]) }
         return pixels.withUnsafeBytes { Int($0.load(fromByteOffset: i * 2, as: UInt16.self)) }

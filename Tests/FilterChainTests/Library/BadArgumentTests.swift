@@ -84,6 +84,14 @@ import FilterChain
         #expect(Self.renderReason { _ = try ContactSheet.make([image], labels: ["1"]) } == .wrongBufferSize(expected: 36, found: 35))
     }
 
+    @Test func samplesOutsideTheImageThrow() throws {
+        let image = try Self.image()
+        #expect(try image.sample(x: 3, y: 2, channel: 2) == (35 * 7) % 256)
+        for (x, y, c) in [(4, 0, 0), (0, 3, 0), (0, 0, 3), (-1, 0, 0)] {
+            #expect(throws: RenderError.self) { _ = try image.sample(x: x, y: y, channel: c) }
+        }
+    }
+
     @Test func contactSheetArgumentsAreChecked() throws {
         #expect(throws: RenderError.self) { _ = try ContactSheet.make([], labels: []) }
         #expect(throws: RenderError.self) { _ = try ContactSheet.make([try Self.image()], labels: ["1", "2"]) }
