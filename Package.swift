@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation --target FilterChain` (DocC).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev;
@@ -21,10 +23,10 @@ let package = Package(
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
-        .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"],
-                cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "CJPEG", dependencies: ["SystemJPEG"],
-                cSettings: [.unsafeFlags(["-O2"])]),
+        // No unsafe flags: a package that has them cannot be a versioned dependency. Release
+        // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
+        .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"]),
+        .target(name: "CJPEG", dependencies: ["SystemJPEG"]),
         .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",

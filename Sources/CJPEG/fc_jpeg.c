@@ -235,6 +235,7 @@ fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_
     else jpeg_mem_src(&d->cinfo, (unsigned char *)data, (unsigned long)size);
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_save_markers(&d->cinfo, JPEG_COM, 0xFFFF);
     jpeg_read_header(&d->cinfo, TRUE);
 
     fc_copy_exif(d);
@@ -401,6 +402,64 @@ void fc_jpeg_encoder_free(fc_jpeg_encoder *e) {
 
 const fc_jpeg_report *fc_jpeg_encoder_report(const fc_jpeg_encoder *e) { return &e->report; }
 
+// MARK: - Metadata markers (XMP, comments, density, quantisation): see fc_jpeg.h
+
+const uint8_t *fc_jpeg_decoder_marker(const fc_jpeg_decoder *d, int index, int *marker,
+                                      size_t *length) {
+    if (!d->created) return NULL;
+    int i = 0;
+    for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
+        if (m->marker != JPEG_APP0 + 1 && m->marker != JPEG_COM) continue;
+        if (i++ < index) continue;
+        *marker = m->marker;
+        *length = m->data_length;
+        return m->data;
+    }
+    return NULL;
+}
+
+int fc_jpeg_decoder_density(const fc_jpeg_decoder *d, int *unit, int *x, int *y) {
+    if (!d->created || !d->cinfo.saw_JFIF_marker) return 0;
+    *unit = d->cinfo.density_unit;
+    *x = d->cinfo.X_density;
+    *y = d->cinfo.Y_density;
+    return 1;
+}
+
+int fc_jpeg_decoder_quant_table(const fc_jpeg_decoder *d, int index, uint16_t table[64]) {
+    if (!d->created || index < 0 || index >= NUM_QUANT_TBLS) return 0;
+    const JQUANT_TBL *q = d->cinfo.quant_tbl_ptrs[index];
+    if (!q) return 0;
+    for (int i = 0; i < 64; i++) table[i] = q->quantval[i];
+    return 1;
+}
+
+int fc_jpeg_decoder_sampling(const fc_jpeg_decoder *d, int *h, int *v) {
+    if (!d->created || d->cinfo.num_components != 3) return 0;
+    const jpeg_component_info *c = d->cinfo.comp_info;
+    if (c[1].h_samp_factor != c[2].h_samp_factor || c[1].v_samp_factor != c[2].v_samp_factor ||
+        c[1].h_samp_factor == 0 || c[1].v_samp_factor == 0)
+        return 0;
+    *h = c[0].h_samp_factor / c[1].h_samp_factor;
+    *v = c[0].v_samp_factor / c[1].v_samp_factor;
+    return 1;
+}
+
+static void fc_jpeg_set_density(fc_jpeg_encoder *e, const fc_jpeg_encode_options *o) {
+    if (o->x_density <= 0 || o->y_density <= 0) return;
+    e->cinfo.density_unit = (UINT8)o->density_unit;
+    e->cinfo.X_density = (UINT16)o->x_density;
+    e->cinfo.Y_density = (UINT16)o->y_density;
+}
+
+static void fc_jpeg_write_markers(fc_jpeg_encoder *e, const fc_jpeg_encode_options *o) {
+    for (int i = 0; i < o->marker_count; i++) {
+        const fc_jpeg_marker *m = &o->markers[i];
+        if (m->length > 65533) continue;  // the Swift side splits or leaves out larger data
+        jpeg_write_marker(&e->cinfo, m->marker, m->data, (unsigned)m->length);
+    }
+}
+
 // The largest APP1 payload a marker can carry, less the "Exif\0\0" prefix.
 #define FC_EXIF_MAX (65533 - 6)
 
@@ -422,15 +481,16 @@ fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     jpeg_set_defaults(&e->cinfo);
     jpeg_set_quality(&e->cinfo, o->quality, TRUE);
     if (o->channels == 3) {
-        int f = o->subsample ? 2 : 1;
-        e->cinfo.comp_info[0].h_samp_factor = f;
-        e->cinfo.comp_info[0].v_samp_factor = f;
+        // subsample 1: 4:2:0, 2: 4:2:2, 0: 4:4:4.
+        e->cinfo.comp_info[0].h_samp_factor = o->subsample ? 2 : 1;
+        e->cinfo.comp_info[0].v_samp_factor = o->subsample == 1 ? 2 : 1;
         for (int i = 1; i < 3; i++) {
             e->cinfo.comp_info[i].h_samp_factor = 1;
             e->cinfo.comp_info[i].v_samp_factor = 1;
         }
     }
     if (o->progressive) jpeg_simple_progression(&e->cinfo);
+    fc_jpeg_set_density(e, o);
     jpeg_start_compress(&e->cinfo, TRUE);
     if (o->exif && o->exif_length > 0 && o->exif_length <= FC_EXIF_MAX) {
         jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned)(o->exif_length + 6));
@@ -440,6 +500,7 @@ fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     }
     if (o->icc && o->icc_length > 0)
         jpeg_write_icc_profile(&e->cinfo, o->icc, (unsigned)o->icc_length);
+    fc_jpeg_write_markers(e, o);
     e->started = 1;
     return FC_JPEG_OK;
 }

@@ -435,3 +435,46 @@ uint32_t fc_png_adler32_combine(uint32_t first, uint32_t second, size_t second_l
 }
 
 void fc_png_free(void *pointer) { free(pointer); }
+
+// MARK: - Text chunks (zTXt, compressed iTXt): see fc_png.h
+
+uint8_t *fc_png_zlib_uncompress(const uint8_t *data, size_t length, size_t limit, size_t *out) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return NULL;
+    size_t capacity = length * 4 + 256, used = 0;
+    uint8_t *buffer = malloc(capacity);
+    int status = Z_OK;
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)(length > 0x7fffffffu ? 0x7fffffffu : length);
+    while (buffer && status == Z_OK) {
+        if (used == capacity) {
+            if (capacity >= limit) break;
+            capacity = capacity * 2 > limit ? limit : capacity * 2;
+            uint8_t *bigger = realloc(buffer, capacity);
+            if (!bigger) break;
+            buffer = bigger;
+        }
+        z.next_out = buffer + used;
+        z.avail_out = (uInt)(capacity - used);
+        status = inflate(&z, Z_NO_FLUSH);
+        used = capacity - z.avail_out;
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) {
+        free(buffer);
+        return NULL;
+    }
+    *out = used;
+    return buffer;
+}
+
+uint32_t fc_png_crc32(uint32_t crc, const uint8_t *data, size_t length) {
+    uLong c = crc;
+    for (size_t done = 0; done < length;) {
+        size_t n = length - done > 0x40000000u ? 0x40000000u : length - done;
+        c = crc32(c, data + done, (uInt)n);
+        done += n;
+    }
+    return (uint32_t)c;
+}

@@ -5,25 +5,24 @@ import Foundation
 struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply a chain file to one image, or to many into a folder.",
+        // Paragraphs are single lines: the help is wrapped to the terminal as a whole, so
+        // line breaks written here would break lines mid-phrase.
         discussion: """
             One image, with the image as it stood after step 2 written from the same evaluation:
 
-              filterchain apply chain.json in.jpg out.jpg --preview 2 --preview-output step2.png
+              filterchain apply chain.json in.jpg out.jpg \\
+                --preview 2 --preview-output step2.png
 
-            STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at
-            least 4 characters, or a filter's name.
+            STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at least 4 characters, a step's name, or a filter type when exactly one step has that type.
 
             Many images into a folder, 4 at a time, as JPEG, named like photo-edit.jpg:
 
-              filterchain apply chain.json photos/*.png --output-dir out --format jpeg --suffix=-edit --jobs 4
+              filterchain apply chain.json photos/*.png --output-dir out \\
+                --format jpeg --suffix=-edit --jobs 4
 
-            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8`
-            processes only the 2nd of 8 deterministic shares, so 8 machines can split one list.
-            `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required).
+            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
 
-            Outputs appear only when complete: a failure leaves no partial file and never touches
-            an existing one. Exit status: 0 success; 1 an image could not be read, processed or
-            written; 64 usage error; 65 invalid chain file; 130 interrupted.
+            No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
 
     @Argument(help: "The chain file (JSON, version 1).")
@@ -38,6 +37,9 @@ struct Apply: ParsableCommand {
     @Option(name: .customLong("preview-output"), help: ArgumentHelp("Where the --preview image goes (format from its extension).", valueName: "path"))
     var previewOutput: String?
 
+    @Flag(name: .customLong("in-place"), help: "Replace each INPUT with its result: atomically (a failure leaves it untouched), keeping its permissions and its format.")
+    var inPlace = false
+
     @OptionGroup(title: "Batch")
     var batch: BatchOptions
 
@@ -48,13 +50,20 @@ struct Apply: ParsableCommand {
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
         }
+        if inPlace {
+            if batch.outputDir != nil { throw ValidationError("--in-place replaces the inputs; it takes no --output-dir") }
+            if preview != nil { throw ValidationError("--in-place works without --preview; use 'filterchain steps' to see every step") }
+            if codec.format != nil { throw ValidationError("--in-place keeps each file's format; it takes no --format") }
+            if !batch.suffix.isEmpty { throw ValidationError("--in-place keeps each file's name; it takes no --suffix") }
+            if batch.skipExisting { throw ValidationError("--in-place replaces files that exist; it takes no --skip-existing") }
+        }
     }
 
     func run() throws {
         let chain = try loadChain(self.chain)
-        if batch.isBatch {
+        if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
-            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec).run()
+            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec, inPlace: inPlace).run()
             return
         }
         guard paths.count == 2 else {
@@ -64,14 +73,18 @@ struct Apply: ParsableCommand {
         }
         let (input, output) = (paths[0], paths[1])
         var outputs = [RenderOutput(step: chain.steps.count, .file(try codec.destination(output), codec.encodeOptions))]
+        let guardInput = InputGuard(inputs: [input])
+        try guardInput.check(output)
+        if input != "-" && input == output {
+            throw Failure.usage("\(output): the output would replace the input; write to another path, or use --in-place to replace inputs on purpose")
+        }
         if let preview, let previewOutput {
             let position = try resolveStep(preview, in: chain, file: self.chain)
-            if previewOutput == output { throw Failure.usage("\(output): the preview and the output are the same file") }
+            let sameFile = FileIdentity(previewOutput).map { $0 == FileIdentity(output) } ?? false
+            if previewOutput == output || sameFile { throw Failure.usage("\(previewOutput): the preview and the output are the same file") }
+            try guardInput.check(previewOutput)
             let preview = try codec.output(previewOutput, ownFormat: true)
             outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
-        }
-        if input != "-" && input == output {
-            throw Failure.usage("\(output): the output would replace the input; write to another path")
         }
         let renderer = Renderer()
         let result: RenderResult

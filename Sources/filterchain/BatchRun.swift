@@ -14,10 +14,14 @@ struct BatchRun {
     let paths: [String]
     let options: BatchOptions
     let codec: CodecOptions
+    /// Each input is replaced by its result, in its own format.
+    var inPlace = false
 
     struct Item {
         var input: String
         var output: String
+        /// The format the output is written in; nil: from its name or --format.
+        var format: ImageFormat? = nil
     }
 
     func inputs() throws -> [String] {
@@ -35,7 +39,9 @@ struct BatchRun {
             list += text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         }
         if list.isEmpty { throw Failure.usage("no inputs") }
-        if list.contains("-") { throw Failure.usage("-: standard input works for one image, not with --output-dir") }
+        if list.contains("-") {
+            throw Failure.usage("-: standard input works for one image, not with " + (inPlace ? "--in-place" : "--output-dir"))
+        }
         return list
     }
 
@@ -65,17 +71,32 @@ struct BatchRun {
             _ = try codec.destination(output)   // a format it can be written in (and --depth 16 only for PNG)
             items.append(Item(input: input, output: output))
         }
+        let guardInputs = InputGuard(inputs: inputs)
+        for item in items { try guardInputs.check(item.output) }
         return items
     }
 
+    /// In place: every input is its own output (the file a symlink names, not the link),
+    /// written in the format its bytes are in.
+    func planInPlace(_ inputs: [String]) throws -> [Item] {
+        var seen: [FileIdentity: String] = [:]
+        return try inputs.map { input in
+            if let id = FileIdentity(input) {
+                if let other = seen[id] { throw Failure.usage("\(input) and \(other) are the same file; give it once") }
+                seen[id] = input
+            }
+            return Item(input: input, output: resolvedPath(input), format: sniffedFormat(input))
+        }
+    }
+
     func run() throws {
-        let folder = options.outputDir!
-        var planned = try plan(try inputs(), into: folder)
+        let inputs = try inputs()
+        var planned = try inPlace ? planInPlace(inputs) : plan(inputs, into: options.outputDir!)
         if let (index, count) = options.parsedShard {
             planned = planned.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
         }
         let items = planned
-        try makeDirectory(folder)
+        if let folder = options.outputDir { try makeDirectory(folder) }
         let jobs = max(1, min(options.jobs ?? WorkerPool.availableCores, max(1, items.count)))
         let renderer = Renderer()
         let state = BatchState(total: items.count, showProgress: Console.stderrIsTerminal && !options.quiet)
@@ -101,6 +122,8 @@ struct BatchRun {
                         continue
                     }
                     do {
+                        var encode = encode
+                        if let format = item.format { encode.format = format }
                         let result = try renderer.render(chain, source: .file(item.input), decode: decode,
                                                          outputs: [RenderOutput(step: chain.steps.count, .file(.file(item.output), encode))],
                                                          cancel: Signals.cancel, order: index)
@@ -111,6 +134,9 @@ struct BatchRun {
                         line.add("error", nil as String?)
                         line.add("width", result.sizes[0].width)
                         line.add("height", result.sizes[0].height)
+                        if (try? encode.resolvedFormat(for: .file(item.output))) == .jpeg {
+                            line.add("quality", encode.jpegSettings(for: result.info.metadata).quality)
+                        }
                     } catch is RenderCancelled {
                         state.finished(.cancelled)
                         continue

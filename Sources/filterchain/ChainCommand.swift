@@ -6,9 +6,7 @@ struct ChainCommand: ParsableCommand {
         commandName: "chain",
         abstract: "Create and edit chain files from scripts.",
         discussion: """
-            Every write is validated first and replaces the file atomically. Ids are made once
-            and never change. STEP is a position, a full id, an id prefix of at least 4
-            characters, or a name, as for 'apply --preview'.
+            Every write is validated first and replaces the file atomically. Ids are made once and never change; step names are unique. STEP is a position, a full id, an id prefix of at least 4 characters, a name, or a filter type when exactly one step has that type, as for 'apply --preview'.
 
               filterchain chain new look.json
               filterchain chain add look.json colorControls --name colour saturation=1.2
@@ -67,7 +65,7 @@ struct ChainCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a filter; prints its new id.",
-            discussion: "  filterchain chain add look.json toneCurve --at 1 'points=[[0,0],[0.5,0.6],[1,1]]'")
+            discussion: "  filterchain chain add look.json toneCurve --at 1 \\\n    'points=[[0,0],[0.5,0.6],[1,1]]'")
 
         @Argument(help: "The chain file.")
         var file: String
@@ -93,6 +91,7 @@ struct ChainCommand: ParsableCommand {
                 throw Failure.usage("--at \(position): allowed 1...\(chain.steps.count + 1)")
             }
             chain.steps.insert(step, at: position - 1)
+            do { try chain.checkUniqueNames(file: file) } catch { throw Failure.chain(error) }
             try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
             if let missing = chain.steps[position - 1].filter.missingParameters.first {
                 throw Failure.usage("\(type) needs \(missing)=... (see 'filterchain filters \(type)')")
@@ -116,13 +115,20 @@ struct ChainCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("Parameters as name=value.", valueName: "name=value"))
         var parameters: [String] = []
 
+        @Option(help: "A new name for the step (unique in the chain).")
+        var name: String?
+
         func validate() throws {
-            if parameters.isEmpty { throw ValidationError("give at least one name=value") }
+            if parameters.isEmpty && name == nil { throw ValidationError("give at least one name=value, or --name") }
         }
 
         func run() throws {
             var chain = try loadChain(file)
             let position = try stepPosition(step, chain, file)
+            if let name {
+                chain.steps[position - 1].name = name
+                do { try chain.checkUniqueNames(file: file) } catch { throw Failure.chain(error) }
+            }
             try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
             try ChainCommand.save(chain, to: file)
         }

@@ -117,8 +117,7 @@ struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check chain files without any image.",
         discussion: """
-            Prints each file's first problem with its JSON path, line and column. Exit status 0
-            when every file is valid, 65 when any is not.
+            Prints each file's first problem with its JSON path, line and column. Exit status 0 when every file is valid, 65 when any is not.
 
               filterchain validate chains/*.json
               filterchain validate look.json --json

@@ -6,14 +6,14 @@ struct CodecOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Output format: png or jpeg (default: from the output's extension; required when writing to stdout).", valueName: "png|jpeg"))
     var format: String?
 
-    @Option(help: ArgumentHelp("JPEG quality, 1 to 100.", valueName: "1-100"))
-    var quality: Int = 90
+    @Option(help: ArgumentHelp("JPEG quality, 1 to 100 (default: a JPEG input's own, estimated from its quantisation tables as ImageMagick does; else 90).", valueName: "1-100"))
+    var quality: Int?
 
     @Flag(help: "Write progressive JPEG.")
     var progressive = false
 
-    @Option(help: ArgumentHelp("JPEG chroma subsampling.", valueName: "4:2:0|4:4:4"))
-    var chroma: String = "4:2:0"
+    @Option(help: ArgumentHelp("JPEG chroma subsampling (default: a JPEG input's own; else 4:2:0).", valueName: "4:2:0|4:2:2|4:4:4"))
+    var chroma: String?
 
     @Option(help: ArgumentHelp("PNG compression level, 0 (none) to 9 (smallest): zlib's levels, with the match search of levels 3-6 cut to 16 candidates (about 6% larger, twice as fast on photographs).", valueName: "0-9"))
     var compression: Int = 6
@@ -21,8 +21,11 @@ struct CodecOptions: ParsableArguments {
     @Option(help: ArgumentHelp("PNG bit depth (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
-    @Flag(help: "Drop metadata: ICC profile, EXIF and PNG colour chunks.")
+    @Flag(help: "Drop metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour profile (ICC, PNG sRGB/gAMA/cHRM), which changes how the image looks.")
     var strip = false
+
+    @Flag(name: .customLong("strip-all"), help: "Drop all metadata, the colour profile too (a wide-gamut photo then looks different).")
+    var stripAll = false
 
     @Option(help: ArgumentHelp("Colour transparent pixels are composited over for JPEG: white, black, #rgb or #rrggbb.", valueName: "colour"))
     var background: String = "white"
@@ -40,8 +43,8 @@ struct CodecOptions: ParsableArguments {
         if let format, ImageFormat(pathExtension: format) == nil {
             throw ValidationError("--format: '\(format)' is not a format filterchain writes; use png or jpeg")
         }
-        if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is out of range; allowed 1 to 100") }
-        if ChromaSubsampling(rawValue: chroma) == nil { throw ValidationError("--chroma: '\(chroma)'; allowed 4:2:0 or 4:4:4") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is out of range; allowed 1 to 100") }
+        if let chroma, ChromaSubsampling(rawValue: chroma) == nil { throw ValidationError("--chroma: '\(chroma)'; allowed 4:2:0, 4:2:2 or 4:4:4") }
         if !(0...9).contains(compression) { throw ValidationError("--compression: \(compression) is out of range; allowed 0 to 9") }
         if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth: \(depth); allowed 8 or 16") }
         if RGBColor(parsing: background) == nil {
@@ -57,8 +60,8 @@ struct CodecOptions: ParsableArguments {
 
     var encodeOptions: EncodeOptions {
         EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, quality: quality,
-                      progressive: progressive, chroma: ChromaSubsampling(rawValue: chroma) ?? .yuv420,
-                      compressionLevel: compression, stripMetadata: strip,
+                      progressive: progressive, chroma: chroma.flatMap(ChromaSubsampling.init(rawValue:)),
+                      compressionLevel: compression, stripMetadata: strip || stripAll, stripColorProfile: stripAll,
                       background: RGBColor(parsing: background) ?? .white)
     }
 
@@ -76,6 +79,9 @@ struct CodecOptions: ParsableArguments {
     /// a contact sheet beside the main output).
     func output(_ path: String, ownFormat: Bool = false) throws
         -> (destination: ImageDestination, options: EncodeOptions, format: ImageFormat) {
+        if path != "-" && isDirectory(path) {
+            throw Failure.usage("\(path): is a folder; give an output file name like \(joinPath(path, "out.png")) (or --output-dir for many inputs)")
+        }
         let destination: ImageDestination = path == "-" ? .standardOutput : .file(path)
         var options = encodeOptions
         if ownFormat && path != "-" { options.format = nil }

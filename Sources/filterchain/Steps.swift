@@ -5,9 +5,7 @@ struct Steps: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the image after every step of a chain, from one evaluation.",
         discussion: """
-            Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too:
-            their image equals the one before), and with --sheet a contact sheet of every step's
-            thumbnail labelled with its position.
+            Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too: their image equals the one before), and with --sheet a contact sheet of every step's thumbnail labelled with its position.
 
               filterchain steps chain.json photo.jpg --output-dir steps --sheet steps/sheet.png
             """)
@@ -55,6 +53,8 @@ struct Steps: ParsableCommand {
         if sheetOutput != nil {
             for position in paths.indices { outputs.append(RenderOutput(step: position, .memory(depth: .eight))) }
         }
+        let guardInput = InputGuard(inputs: [input])
+        for path in paths + [sheet].compactMap({ $0 }) { try guardInput.check(path) }
         try makeDirectory(outputDir)
         let result: RenderResult
         do {
@@ -66,8 +66,8 @@ struct Steps: ParsableCommand {
         if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
         if let sheetOutput {
             let images = result.images.compactMap { $0 }
-            let image = ContactSheet.make(images, labels: images.indices.map(String.init))
             do {
+                let image = try ContactSheet.make(images, labels: images.indices.map(String.init))
                 let writer = try ImageWriter(sheetOutput.destination, format: sheetOutput.format,
                                              header: EncodeHeader(width: image.width, height: image.height, format: image.format),
                                              options: sheetOutput.options)

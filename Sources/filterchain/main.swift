@@ -13,11 +13,12 @@ struct FilterChainCommand: ParsableCommand {
         discussion: """
             A chain file is an ordered list of filters (see 'filterchain filters'). Try:
 
-              filterchain apply samples/chains/look.json samples/chelsea.png out.png --preview 1 --preview-output step1.png
+              filterchain apply samples/chains/look.json samples/chelsea.png out.png \\
+                --preview 1 --preview-output step1.png
 
-            Exit status: 0 success; 1 an image could not be read, processed or written;
-            64 usage error; 65 invalid chain file; 130 interrupted (Ctrl-C, SIGTERM).
+            Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted (Ctrl-C, SIGTERM).
             """,
+        version: filterChainVersion,
         subcommands: [Apply.self, Steps.self, Filters.self, Validate.self, ChainCommand.self])
 }
 

@@ -73,16 +73,42 @@ fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t str
 /// After the last row: reads to the end of the image (strict mode reports trailing damage).
 fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d);
 
+// MARK: - Metadata markers (XMP, extended XMP, comments, JFIF density)
+
+/// The saved APP1 and COM markers in file order: marker `index` (0-based), its code
+/// (0xE1, 0xFE) and its payload; NULL past the last one. Valid until the decoder is freed.
+const uint8_t *fc_jpeg_decoder_marker(const fc_jpeg_decoder *d, int index, int *marker,
+                                      size_t *length);
+/// The JFIF density (unit 0: aspect ratio only, 1: per inch, 2: per cm); 0 when the file
+/// has no JFIF marker.
+int fc_jpeg_decoder_density(const fc_jpeg_decoder *d, int *unit, int *x, int *y);
+/// The quantisation table `index` (0...3) in natural order (64 values); 0 when absent.
+int fc_jpeg_decoder_quant_table(const fc_jpeg_decoder *d, int index, uint16_t table[64]);
+/// Luma's sampling factors relative to the other components (2, 2 for 4:2:0); 0 when not
+/// a three-component image.
+int fc_jpeg_decoder_sampling(const fc_jpeg_decoder *d, int *h, int *v);
+
+/// A marker to write after the standard ones: code (0xE1 APP1, 0xFE COM) and payload.
+typedef struct {
+    int marker;
+    const uint8_t *data;
+    size_t length;
+} fc_jpeg_marker;
+
 typedef struct {
     uint32_t width, height;
     int channels;            // 1 (grey) or 3 (RGB)
     int quality;             // 1...100
     int progressive;
-    int subsample;           // 1: 4:2:0, 0: 4:4:4
+    int subsample;           // 1: 4:2:0, 2: 4:2:2, 0: 4:4:4
     const uint8_t *icc;      // optional
     size_t icc_length;
     const uint8_t *exif;     // optional: TIFF data, written as APP1 "Exif\0\0" + data
     size_t exif_length;
+    int density_unit;        // JFIF density: 0 aspect ratio, 1 per inch, 2 per cm
+    int x_density, y_density; // 0: libjpeg's default (1:1)
+    const fc_jpeg_marker *markers;  // written in order after EXIF and ICC (XMP, COM, ...)
+    int marker_count;
 } fc_jpeg_encode_options;
 
 typedef struct fc_jpeg_encoder fc_jpeg_encoder;

@@ -109,6 +109,14 @@ size_t fc_png_piece_capacity(size_t row_bytes, uint32_t row_count);
 /// How many context rows fc_png_compress_piece wants before a piece (at most).
 uint32_t fc_png_context_rows(size_t row_bytes);
 
+/// Inflates zlib data (zTXt, compressed iTXt) of at most `limit` bytes when inflated.
+/// Returns a malloc'd buffer (free with fc_png_free) or NULL when the data is damaged or
+/// larger than the limit.
+uint8_t *fc_png_zlib_uncompress(const uint8_t *data, size_t length, size_t limit, size_t *out);
+
+/// CRC-32 as PNG chunks use it, over `length` bytes continuing `crc` (start with 0).
+uint32_t fc_png_crc32(uint32_t crc, const uint8_t *data, size_t length);
+
 uint32_t fc_png_adler32_combine(uint32_t first, uint32_t second, size_t second_length);
 void fc_png_free(void *pointer);
 

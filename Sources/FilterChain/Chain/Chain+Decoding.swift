@@ -118,6 +118,10 @@ struct ChainDecoder {
             }
             seen[step.id.lowercased()] = i
             chain.steps.append(step)
+            do throws(ChainError) { try chain.checkUniqueNames(file: file) } catch {
+                let nameNode = (try? members(item, "", allowed: ["id", "type", "name", "enabled", "parameters"]))?["name"] ?? item
+                throw fail(error.path, nameNode, error.problem)
+            }
         }
         return chain
     }

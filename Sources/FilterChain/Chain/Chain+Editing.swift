@@ -14,6 +14,10 @@ extension Chain {
 
     /// Sets one parameter of the step at `index` (0-based), validated as a chain file's value.
     public mutating func setParameter(at index: Int, _ name: String, to value: JSONNode, file: String) throws(ChainError) {
+        guard steps.indices.contains(index) else {
+            throw ChainError(file: file, path: "filters[\(index)]", problem: .notAllowed(
+                "index \(index)", allowed: steps.isEmpty ? "none (the chain is empty)" : "0...\(steps.count - 1)", suggestion: nil))
+        }
         let step = steps[index]
         do throws(ParameterError) {
             steps[index].filter = try step.filter.setting(name, to: value, context: ParameterContext(chainFile: file))

@@ -51,8 +51,26 @@ public struct Chain: Sendable {
         self.init(workingSpace: workingSpace, steps: filters.map { Step(filter: $0) })
     }
 
-    /// The steps as far as position `position` (0: none).
+    /// The first step whose name an earlier step already has: (earlier index, its index).
+    public var duplicateName: (first: Int, second: Int)? {
+        var seen: [String: Int] = [:]
+        for (i, step) in steps.enumerated() {
+            guard let name = step.name else { continue }
+            if let first = seen[name] { return (first, i) }
+            seen[name] = i
+        }
+        return nil
+    }
+
+    /// Throws when two steps share a name (a name must pick one step), naming both.
+    public func checkUniqueNames(file: String) throws(ChainError) {
+        guard let (first, second) = duplicateName else { return }
+        throw ChainError(file: file, path: "filters[\(second)].name",
+                         problem: .duplicateName(steps[second].name ?? "", first: "filters[\(first)] (step \(first + 1); this is step \(second + 1))"))
+    }
+
+    /// The steps as far as position `position` (0 or less: none; past the end: all).
     public func prefix(through position: Int) -> Chain {
-        Chain(workingSpace: workingSpace, steps: Array(steps.prefix(position)))
+        Chain(workingSpace: workingSpace, steps: Array(steps.prefix(max(0, position))))
     }
 }

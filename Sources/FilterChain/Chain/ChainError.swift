@@ -16,6 +16,8 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case unknownParameter(String, filter: String, suggestion: String?, allowed: [String])
         case invalidID(String)
         case duplicateID(String, first: String)
+        /// A step name used twice: the name and the first step's path ("filters[0]").
+        case duplicateName(String, first: String)
         case unsupportedVersion(String)
         /// Parameters that are each allowed but not together: what is wrong, what is allowed.
         case combination(String)
@@ -44,7 +46,6 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let why): return "cannot read the chain file: \(why)"
         case .unwritable(let why): return "cannot write the chain file: \(why)"
         case .syntax(let why): return "invalid JSON: \(why)"
-        case .missingKey(let key): return "missing \"\(key)\""
         case .unknownKey(let key, let suggestion, let allowed):
             return "unknown key '\(key)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; allowed: " + allowed.joined(separator: ", "))
         case .wrongType(let expected, let found): return "expected \(expected), found \(found)"
@@ -58,7 +59,13 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case .unknownParameter(let name, let filter, let suggestion, let allowed):
             return "unknown parameter '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
                 + (allowed.isEmpty ? " (\(filter) takes no parameters)" : " (\(filter) takes \(allowed.joined(separator: ", ")))")
-        case .invalidID(let id): return "\"\(id)\" is not a UUID (like \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41\")"
+        case .invalidID(let id):
+            return "\"\(id)\" is not a UUID (like \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41\"); make one with 'uuidgen', or add steps with 'filterchain chain add'"
+        case .missingKey("id"):
+            return "missing \"id\": every step needs a UUID; make one with 'uuidgen', or add steps with 'filterchain chain add', which writes it"
+        case .duplicateName(let name, let first):
+            return "the name '\(name)' is already used by \(first); step names must be unique in a chain"
+        case .missingKey(let key): return "missing \"\(key)\""
         case .duplicateID(let id, let first): return "id \(id) is already used by \(first)"
         case .combination(let why): return why
         case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads version 1"

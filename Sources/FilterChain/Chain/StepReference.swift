@@ -1,5 +1,6 @@
 /// A STEP as people write it on the command line: a position (1-based; 0 is the decoded
-/// input), a full id, an id prefix of at least 4 characters unique in the chain, or a name.
+/// input), a full id, an id prefix of at least 4 characters unique in the chain, a name, or
+/// a filter type when exactly one step has that type.
 public struct StepReference: Sendable, Hashable, CustomStringConvertible {
     public var text: String
 
@@ -27,6 +28,10 @@ public struct StepReference: Sendable, Hashable, CustomStringConvertible {
             for (i, step) in chain.steps.enumerated() where step.id.lowercased().hasPrefix(lower) {
                 matches.insert(i + 1)
             }
+        }
+        if matches.isEmpty {
+            // A filter type names the one step of that type.
+            for (i, step) in chain.steps.enumerated() where step.type == t { matches.insert(i + 1) }
         }
         if matches.count == 1 { return matches.first! }
         if matches.isEmpty, position != nil {

@@ -4,21 +4,30 @@ public struct EncodeOptions: Sendable, Hashable {
     public var format: ImageFormat?
     /// PNG bit depth; nil follows the input (16-bit input gives 16-bit output).
     public var depth: BitDepth?
-    /// JPEG quality, 1...100.
-    public var quality: Int
+    /// JPEG quality, 1...100; nil: the quality estimated from a JPEG source's quantisation
+    /// tables, else 90.
+    public var quality: Int?
     public var progressive: Bool
-    public var chroma: ChromaSubsampling
+    /// JPEG chroma subsampling; nil: a JPEG source's own, else 4:2:0.
+    public var chroma: ChromaSubsampling?
     /// PNG zlib level, 0...9.
     public var compressionLevel: Int
-    /// Drop the ICC profile, EXIF and PNG colour chunks.
+    /// Drop the metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour
+    /// description (ICC profile, PNG sRGB/gAMA/cHRM), which changes how the image looks.
     public var stripMetadata: Bool
+    /// Drop the colour description too (ICC profile, PNG sRGB/gAMA/cHRM).
+    public var stripColorProfile: Bool
     /// JPEG has no alpha: transparent pixels are composited over this colour.
     public var background: RGBColor
 
-    public init(format: ImageFormat? = nil, depth: BitDepth? = nil, quality: Int = 90,
-                progressive: Bool = false, chroma: ChromaSubsampling = .yuv420,
-                compressionLevel: Int = 6, stripMetadata: Bool = false,
+    public static let defaultQuality = 90
+    public static let defaultChroma = ChromaSubsampling.yuv420
+
+    public init(format: ImageFormat? = nil, depth: BitDepth? = nil, quality: Int? = nil,
+                progressive: Bool = false, chroma: ChromaSubsampling? = nil,
+                compressionLevel: Int = 6, stripMetadata: Bool = false, stripColorProfile: Bool = false,
                 background: RGBColor = .white) {
+        self.stripColorProfile = stripColorProfile
         self.format = format
         self.depth = depth
         self.quality = quality
@@ -27,6 +36,26 @@ public struct EncodeOptions: Sendable, Hashable {
         self.compressionLevel = compressionLevel
         self.stripMetadata = stripMetadata
         self.background = background
+    }
+
+    /// Throws RenderError for a value outside what it allows.
+    public func validate() throws(RenderError) {
+        if let quality, !(1...100).contains(quality) {
+            throw RenderError(.badOption("quality \(quality) is out of range; allowed 1...100"))
+        }
+        guard (0...9).contains(compressionLevel) else {
+            throw RenderError(.badOption("compressionLevel \(compressionLevel) is out of range; allowed 0...9"))
+        }
+        for (name, v) in [("red", background.red), ("green", background.green), ("blue", background.blue)] where !(v.isFinite && (0...1).contains(v)) {
+            throw RenderError(.badOption("background \(name) \(v) is out of range; allowed 0...1"))
+        }
+    }
+
+    /// The JPEG quality and chroma subsampling an image with `metadata` is written with:
+    /// these options', else the source JPEG's, else 90 and 4:2:0.
+    public func jpegSettings(for metadata: ImageMetadata) -> (quality: Int, chroma: ChromaSubsampling) {
+        (quality ?? metadata.sourceJPEG?.quality ?? EncodeOptions.defaultQuality,
+         chroma ?? metadata.sourceJPEG?.chroma ?? EncodeOptions.defaultChroma)
     }
 
     /// The format an output at `destination` gets: `format`, else the path's extension.
@@ -46,6 +75,7 @@ public struct EncodeOptions: Sendable, Hashable {
 
 public enum ChromaSubsampling: String, Sendable, Hashable, CaseIterable {
     case yuv420 = "4:2:0"
+    case yuv422 = "4:2:2"
     case yuv444 = "4:4:4"
 }
 

@@ -22,7 +22,7 @@ public struct DecodeOptions: Sendable, Hashable {
 }
 
 /// What a reader delivers: the upright size, the stored pixel layout and the metadata.
-public struct ImageInfo: Sendable, Hashable {
+public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public var format: PixelFormat
@@ -42,6 +42,13 @@ public struct ImageInfo: Sendable, Hashable {
     }
 
     public var rowBytes: Int { width * format.bytesPerPixel }
+
+    /// "4000 x 3000 RGB 8-bit from JPEG, turned upright (rotate90), ICC profile (RGB, 3144 bytes)".
+    public var description: String {
+        var text = "\(width) x \(height) \(format) from \(sourceFormat.name)"
+        if let appliedOrientation { text += ", turned upright (\(appliedOrientation))" }
+        return text + ", " + metadata.description
+    }
 }
 
 /// A decoder of one stored image, as the C shims deliver it.
@@ -87,6 +94,7 @@ public final class ImageReader: @unchecked Sendable {
            let stored = Exif.orientation(in: exif), stored != .up {
             orientation = stored
             metadata.exif = Exif.withOrientationReset(exif)
+            metadata.xmp = metadata.xmp.map(XMP.withOrientationReset)
         }
         self.orientation = orientation
         let (w, h) = orientation.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)
@@ -98,6 +106,9 @@ public final class ImageReader: @unchecked Sendable {
     /// Opens an image, sniffing its format from its first bytes and checking its size
     /// against the pixel limit before any pixel memory is allocated.
     public static func open(_ source: ImageSource, options: DecodeOptions = .init()) throws -> ImageReader {
+        guard options.maxPixels >= 0 else {
+            throw RenderError(.badOption("maxPixels \(options.maxPixels) is negative; 0 means no limit"))
+        }
         let input = try OpenedInput.open(source)
         let decoder: StoredDecoder
         switch input.format {
@@ -137,7 +148,12 @@ public final class ImageReader: @unchecked Sendable {
 
     /// Reads the next `rows` rows into `destination`, rows `stride` bytes apart.
     public func read(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
-        precondition(rows >= 0 && nextRow + rows <= info.height, "read past the last row")
+        guard rows >= 0 && nextRow + rows <= info.height else {
+            throw RenderError(.mismatch("reading \(rows) rows from row \(nextRow) goes past the last row (\(info.height))"))
+        }
+        guard stride >= info.rowBytes else {
+            throw RenderError(.mismatch("rows \(stride) bytes apart are shorter than a row (\(info.rowBytes) bytes)"))
+        }
         if buffersWholeImage {
             if whole == nil { try loadWhole() }
             let rowBytes = info.rowBytes

@@ -40,13 +40,21 @@ public final class ImageWriter: @unchecked Sendable {
 
     public init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
                 options: EncodeOptions = .init()) throws {
-        precondition(header.width > 0 && header.height > 0, "empty image")
+        _ = try RenderError.elementCount(width: header.width, height: header.height, perPixel: header.format.bytesPerPixel)
+        if format == .jpeg && (header.format.depth != .eight || header.format.channels.hasAlpha) {
+            throw RenderError(.mismatch("JPEG rows are 8-bit grey or RGB, not \(header.format)"))
+        }
+        try options.validate()
         self.header = header
         self.format = format
         self.name = destination.name
         let output = try OutputFile(destination)
         self.output = output
-        var metadata = options.stripMetadata ? .none : header.metadata
+        var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
+        if options.stripColorProfile {
+            metadata.iccProfile = nil
+            metadata.pngColor = nil
+        }
         if let space = metadata.iccColorSpace {
             let wanted = header.format.channels.isGrey ? "GRAY" : "RGB "
             if space != wanted {
@@ -56,17 +64,24 @@ public final class ImageWriter: @unchecked Sendable {
         }
         switch format {
         case .png:
-            encoder = try PNGEncoder(output, header: header, metadata: metadata, level: options.compressionLevel)
+            let png = try PNGEncoder(output, header: header, metadata: metadata, level: options.compressionLevel)
+            notes += png.notes
+            encoder = png
         case .jpeg:
-            precondition(header.format.depth == .eight && !header.format.channels.hasAlpha,
-                         "JPEG rows are 8-bit grey or RGB")
-            encoder = try JPEGEncoder(output, header: header, metadata: metadata, options: options)
+            let jpeg = try JPEGEncoder(output, header: header, metadata: metadata, options: options)
+            notes += jpeg.notes
+            encoder = jpeg
         }
     }
 
     /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`.
     public func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
-        precondition(rowsWritten + count <= header.height, "more rows than the header says")
+        guard count >= 0, rowsWritten + count <= header.height else {
+            throw RenderError(.mismatch("\(rowsWritten) + \(count) rows: more rows than the header's \(header.height)"))
+        }
+        guard stride >= header.width * header.format.bytesPerPixel else {
+            throw RenderError(.mismatch("rows \(stride) bytes apart are shorter than a row (\(header.width * header.format.bytesPerPixel) bytes)"))
+        }
         rowsWritten += count
         return try encoder.write(rows: rows, stride: stride, count: count)
     }
@@ -82,8 +97,10 @@ public final class ImageWriter: @unchecked Sendable {
 
     /// Writes every row of an image in memory, laid out as the header says.
     public func write(_ image: RasterImage) throws {
-        precondition(image.width == header.width && image.height == header.height && image.format == header.format,
-                     "the image does not match the header")
+        try image.checked()
+        guard image.width == header.width && image.height == header.height && image.format == header.format else {
+            throw RenderError(.mismatch("a \(image.width) x \(image.height) \(image.format) image does not match the header's \(header.width) x \(header.height) \(header.format)"))
+        }
         try image.pixels.withUnsafeBytes { p in
             try writeNow(rows: p.baseAddress!, stride: image.rowBytes, count: image.height)
         }
@@ -97,7 +114,9 @@ public final class ImageWriter: @unchecked Sendable {
 
     /// After the last row and its jobs: ends the encoding, still in the temporary file.
     public func complete() throws {
-        precondition(rowsWritten == header.height, "fewer rows than the header says")
+        guard rowsWritten == header.height else {
+            throw RenderError(.mismatch("\(rowsWritten) rows written: fewer than the header's \(header.height)"))
+        }
         try encoder.flush()
         try encoder.finish()
     }

@@ -43,6 +43,7 @@ final class JPEGDecoder: StoredDecoder {
            metadata.iccColorSpace != "RGB " {
             metadata.iccProfile = nil
         }
+        JPEGDecoder.readMarkers(d, into: &metadata)
         self.metadata = metadata
         do {
             try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
@@ -69,6 +70,54 @@ final class JPEGDecoder: StoredDecoder {
         height = Int(h)
     }
 
+
+    /// XMP, extended XMP and comments from the saved markers; JFIF density; the quality
+    /// estimated from the quantisation tables and the chroma subsampling.
+    static func readMarkers(_ d: OpaquePointer, into metadata: inout ImageMetadata) {
+        var extensionSegments: [[UInt8]] = []
+        var index: Int32 = 0
+        var marker: Int32 = 0
+        var length = 0
+        while let p = fc_jpeg_decoder_marker(d, index, &marker, &length) {
+            index += 1
+            let bytes = Array(UnsafeBufferPointer(start: p, count: length))
+            if marker == 0xFE {
+                metadata.comments.append(bytes)
+            } else if bytes.starts(with: XMP.jpegPrefix), metadata.xmp == nil {
+                metadata.xmp = Array(bytes[XMP.jpegPrefix.count...])
+            } else if bytes.starts(with: XMP.jpegExtensionPrefix) {
+                extensionSegments.append(bytes)
+            }
+        }
+        metadata.extendedXMP = XMP.extended(fromJPEGSegments: extensionSegments)
+        var unit: Int32 = 0, x: Int32 = 0, y: Int32 = 0
+        // 1:1 with no unit says nothing (it is what libjpeg writes by default).
+        if fc_jpeg_decoder_density(d, &unit, &x, &y) != 0, x > 0, y > 0, !(unit == 0 && x == y) {
+            let u: Resolution.Unit = switch unit {
+            case 1: .perInch
+            case 2: .perCentimetre
+            default: .aspectRatio
+            }
+            metadata.resolution = Resolution(x: Double(x), y: Double(y), unit: u)
+        }
+        var tables: [[UInt16]?] = []
+        for i in Int32(0)..<4 {
+            var table = [UInt16](repeating: 0, count: 64)
+            tables.append(fc_jpeg_decoder_quant_table(d, i, &table) != 0 ? table : nil)
+        }
+        while tables.count > 1, tables.last! == nil { tables.removeLast() }
+        var h: Int32 = 0, v: Int32 = 0
+        var chroma: ChromaSubsampling?
+        if fc_jpeg_decoder_sampling(d, &h, &v) != 0 {
+            switch (h, v) {
+            case (1, 1): chroma = .yuv444
+            case (2, 1): chroma = .yuv422
+            case (2, 2): chroma = .yuv420
+            default: chroma = nil
+            }
+        }
+        metadata.sourceJPEG = JPEGEncoding(quality: JPEGEncoding.estimateQuality(tables), chroma: chroma)
+    }
 
     static func failure(_ d: OpaquePointer, _ status: fc_jpeg_status, _ name: String) -> CodecError {
         if status == FC_JPEG_NO_MEMORY { return CodecError(name, .outOfMemory) }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,13 +9,33 @@ import Darwin
 public enum ImageDestination: Sendable, Hashable {
     case file(String)
     case standardOutput
+    /// Bytes in memory: the encoded file is put in the buffer when the render succeeds.
+    case memory(OutputBuffer)
 
     public var name: String {
         switch self {
         case .file(let path): path
         case .standardOutput: "-"
+        case .memory(let buffer): buffer.name
         }
     }
+}
+
+/// Receives an encoded image in memory (`ImageDestination.memory`).
+public final class OutputBuffer: Sendable, Hashable {
+    /// What errors call this output.
+    public let name: String
+    private let stored = Mutex<[UInt8]>([])
+
+    public init(name: String = "<memory>") { self.name = name }
+
+    /// The encoded file; empty until a render that writes it succeeds.
+    public var bytes: [UInt8] { stored.withLock { $0 } }
+
+    func set(_ bytes: [UInt8]) { stored.withLock { $0 = bytes } }
+
+    public static func == (a: OutputBuffer, b: OutputBuffer) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// An output that appears whole or not at all. Encoders write to a temporary file in the
@@ -27,11 +48,13 @@ final class OutputFile {
     private let finalPath: String?
     private let temporaryPath: String?
     private var done = false
+    private var buffer: OutputBuffer?
 
     init(_ destination: ImageDestination) throws {
         name = destination.name
+        if case .memory(let buffer) = destination { self.buffer = buffer }
         switch destination {
-        case .standardOutput:
+        case .standardOutput, .memory:
             guard let f = tmpfile() else {
                 throw CodecError(name, .writeFailed("cannot create a temporary file: \(String(cString: strerror(errno)))"))
             }
@@ -98,6 +121,23 @@ final class OutputFile {
                 throw CodecError(name, .writeFailed(String(cString: strerror(renameCode))))
             }
             TemporaryFiles.shared.remove(temporaryPath)
+        } else if let buffer {
+            // Memory: read the finished bytes back.
+            rewind(f)
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = fread(&chunk, 1, chunk.count, f)
+                if n == 0 { break }
+                bytes.append(contentsOf: chunk[0..<n])
+            }
+            let failed = ferror(f) != 0
+            let code = errno
+            fclose(f)
+            file = nil
+            done = true
+            if failed { throw CodecError(name, .writeFailed(String(cString: strerror(code)))) }
+            buffer.set(bytes)
         } else {
             // Standard output: copy the finished bytes.
             rewind(f)

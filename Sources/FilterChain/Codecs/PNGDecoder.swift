@@ -44,11 +44,17 @@ final class PNGDecoder: StoredDecoder {
         if let exif = fc_png_decoder_exif(d, &length), length > 0 {
             metadata.exif = Array(UnsafeBufferPointer(start: exif, count: length))
         }
+        // libpng reports gAMA and cHRM values that sRGB implies as if stored: keep only the
+        // chunks the file has, so that outputs add nothing.
+        let scan = PNGChunkScan(input)
         var color = PNGColorChunks()
-        if h.has_srgb != 0 { color.srgbIntent = Int(h.srgb_intent) }
-        if h.has_gamma != 0 { color.gamma = h.gamma }
-        if h.has_chrm != 0 { color.chromaticities = withUnsafeBytes(of: h.chrm) { Array($0.bindMemory(to: UInt32.self)) } }
+        if h.has_srgb != 0, scan.present.contains("sRGB") { color.srgbIntent = Int(h.srgb_intent) }
+        if h.has_gamma != 0, scan.present.contains("gAMA") { color.gamma = h.gamma }
+        if h.has_chrm != 0, scan.present.contains("cHRM") {
+            color.chromaticities = withUnsafeBytes(of: h.chrm) { Array($0.bindMemory(to: UInt32.self)) }
+        }
         if !color.isEmpty { metadata.pngColor = color }
+        PNGDecoder.readTextAndResolution(scan.chunks, into: &metadata)
         self.metadata = metadata
         do {
             try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
@@ -57,6 +63,22 @@ final class PNGDecoder: StoredDecoder {
         }
     }
 
+
+    /// XMP (iTXt "XML:com.adobe.xmp"), pHYs, and the other text and time chunks as stored.
+    static func readTextAndResolution(_ chunks: [PNGChunk], into metadata: inout ImageMetadata) {
+        for chunk in chunks {
+            if chunk.type == "pHYs" {
+                guard chunk.data.count == 9, metadata.resolution == nil else { continue }
+                let x = Double(XMP.read32(chunk.data, 0)), y = Double(XMP.read32(chunk.data, 4))
+                guard x > 0, y > 0 else { continue }
+                metadata.resolution = Resolution(x: x, y: y, unit: chunk.data[8] == 1 ? .perMetre : .aspectRatio)
+            } else if chunk.type == "iTXt", metadata.xmp == nil, let text = chunk.text, text.keyword == XMP.pngKeyword {
+                metadata.xmp = text.text
+            } else {
+                metadata.pngChunks.append(chunk)
+            }
+        }
+    }
 
     static func failure(_ d: OpaquePointer, _ status: fc_png_status, _ name: String) -> CodecError {
         if status == FC_PNG_NO_MEMORY { return CodecError(name, .outOfMemory) }

@@ -41,6 +41,9 @@ final class PNGEncoder: RowEncoder {
     /// large enough that the seams cost nothing measurable in size.
     static let pieceBytes = 1 << 20
 
+    /// Metadata that has no place in a PNG.
+    private(set) var notes: [String] = []
+
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, level: Int) throws {
         self.output = output
         self.header = header
@@ -68,7 +71,7 @@ final class PNGEncoder: RowEncoder {
         if code != 0 { throw CodecError(output.name, .writeFailed(String(cString: strerror(code)))) }
     }
 
-    private static func be32(_ v: UInt32) -> [UInt8] {
+    static func be32(_ v: UInt32) -> [UInt8] {
         [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
     }
 
@@ -97,7 +100,28 @@ final class PNGEncoder: RowEncoder {
         } else if let intent = color?.srgbIntent {
             try chunk("sRGB", [UInt8(intent)])
         }
+        if let r = metadata.resolution {
+            let v = r.pngValues
+            try chunk("pHYs", PNGEncoder.be32(v.x) + PNGEncoder.be32(v.y) + [v.unit])
+        }
         if let exif = metadata.exif { try chunk("eXIf", exif) }
+        try writeText(metadata)
+    }
+
+    /// XMP as iTXt "XML:com.adobe.xmp", the source PNG's text and time chunks as stored, and
+    /// a JPEG source's comments as "Comment" text.
+    private func writeText(_ metadata: ImageMetadata) throws {
+        if let xmp = metadata.xmp {
+            try chunk("iTXt", Array(XMP.pngKeyword.utf8) + [0, 0, 0, 0, 0] + xmp)
+        }
+        if metadata.extendedXMP != nil {
+            notes.append("the extended XMP has no place in a PNG and was not written (the main XMP was)")
+        }
+        for c in metadata.pngChunks { try chunk(c.type, c.data) }
+        for comment in metadata.comments {
+            let c = PNGChunk.text("Comment", comment)
+            try chunk(c.type, c.data)
+        }
     }
 
     func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {

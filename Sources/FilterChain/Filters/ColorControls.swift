@@ -1,10 +1,17 @@
 /// Saturation, brightness and contrast, as Core Image's CIColorControls names them.
 public struct ColorControls: Filter {
-    public var saturation = 1.0
-    public var brightness = 0.0
-    public var contrast = 1.0
+    public var saturation: Double
+    public var brightness: Double
+    public var contrast: Double
 
-    public init() {}
+    /// Values are checked when a chain with this filter is rendered (see `validate()`).
+    public init(saturation: Double = 1, brightness: Double = 0, contrast: Double = 1) {
+        self.saturation = saturation
+        self.brightness = brightness
+        self.contrast = contrast
+    }
+
+    public init() { self.init(saturation: 1) }
 
     public static let declaration = FilterDeclaration<ColorControls>(
         type: "colorControls",

@@ -6,9 +6,12 @@ import Darwin
 
 /// A Gaussian blur that never bleeds colour out of transparent pixels.
 public struct GaussianBlur: Filter {
-    public var sigma = 2.0
+    public var sigma: Double
 
-    public init() {}
+    /// Values are checked when a chain with this filter is rendered (see `validate()`).
+    public init(sigma: Double = 2) { self.sigma = sigma }
+
+    public init() { self.init(sigma: 2) }
 
     public static let declaration = FilterDeclaration<GaussianBlur>(
         type: "gaussianBlur",
@@ -36,7 +39,7 @@ public struct GaussianBlur: Filter {
         ])
 
     public func operation() -> FilterOperation {
-        sigma == 0 ? .identity : .separable(GaussianKernel(sigma: sigma))
+        sigma == 0 || !isValid ? .identity : .separable(GaussianKernel(sigma: sigma))
     }
 
     public var keepsNeutralNeutral: Bool { true }

@@ -64,6 +64,7 @@ extension Parameter {
             guard case .string(let path) = node.value else {
                 throw ParameterError(node: node, problem: .wrongType(expected: "a path to a .cube file", found: node.typeName))
             }
+            guard context.readsFiles else { return }
             do throws(CubeLUTError) {
                 filter[keyPath: keyPath] = try CubeFile(path, relativeTo: context.directory)
             } catch {
@@ -104,9 +105,13 @@ func readNumbers(_ node: JSONNode, count: Int, in range: ClosedRange<Double>, wh
 /// start from (the chain file's).
 public struct ParameterContext: Sendable {
     public var directory: String
+    /// False when values are only checked (a filter already holding its file is validated):
+    /// file parameters then check their JSON type but do not read the file again.
+    public var readsFiles: Bool
 
-    public init(directory: String = ".") {
+    public init(directory: String = ".", readsFiles: Bool = true) {
         self.directory = directory
+        self.readsFiles = readsFiles
     }
 
     /// The context of a chain file at `chainFile`: its folder.

@@ -1,13 +1,25 @@
 /// A tone curve on every colour channel, then optional curves per channel.
 public struct ToneCurve: Filter {
-    public var points: [CurvePoint] = [CurvePoint(0, 0), CurvePoint(0.25, 0.25), CurvePoint(0.5, 0.5),
-                                       CurvePoint(0.75, 0.75), CurvePoint(1, 1)]
+    public var points: [CurvePoint]
     public var red: [CurvePoint]?
     public var green: [CurvePoint]?
     public var blue: [CurvePoint]?
-    public var interpolation = CurveInterpolation.monotone
+    public var interpolation: CurveInterpolation
 
-    public init() {}
+    /// The identity curve through five points, by default. Values are checked when a chain
+    /// with this filter is rendered (see `validate()`).
+    public init(points: [CurvePoint] = [CurvePoint(0, 0), CurvePoint(0.25, 0.25), CurvePoint(0.5, 0.5),
+                                        CurvePoint(0.75, 0.75), CurvePoint(1, 1)],
+                red: [CurvePoint]? = nil, green: [CurvePoint]? = nil, blue: [CurvePoint]? = nil,
+                interpolation: CurveInterpolation = .monotone) {
+        self.points = points
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.interpolation = interpolation
+    }
+
+    public init() { self.init(interpolation: .monotone) }
 
     public static let declaration = FilterDeclaration<ToneCurve>(
         type: "toneCurve",
@@ -41,6 +53,7 @@ public struct ToneCurve: Filter {
         ])
 
     public func operation() -> FilterOperation {
+        guard isValid else { return .identity }
         let master = CurveTable(CurveFunction(points, interpolation))
         let channels = [red, green, blue].map { $0.map { CurveTable(CurveFunction($0, interpolation)) } }
         return .point(Kernel(master: master, red: channels[0], green: channels[1], blue: channels[2]))

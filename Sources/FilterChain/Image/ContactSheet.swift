@@ -8,9 +8,14 @@ public enum ContactSheet {
     static let columns = 4
 
     /// An 8-bit RGB sheet of `images` (any layout; alpha shown over a checkerboard), labelled
-    /// with `labels` (digits are drawn; other characters are left out).
-    public static func make(_ images: [RasterImage], labels: [String]) -> RasterImage {
-        precondition(!images.isEmpty && images.count == labels.count, "one label per image")
+    /// with `labels` (digits are drawn; other characters are left out). Throws RenderError
+    /// for no images, a label count that differs from the image count, or a damaged image.
+    public static func make(_ images: [RasterImage], labels: [String]) throws(RenderError) -> RasterImage {
+        guard !images.isEmpty else { throw RenderError(.mismatch("a contact sheet needs at least one image")) }
+        guard images.count == labels.count else {
+            throw RenderError(.mismatch("\(images.count) images and \(labels.count) labels: a contact sheet takes one label per image"))
+        }
+        for image in images { try image.checked() }
         let scale = images.map { img in min(1, Double(thumbnailSize) / Double(max(img.width, img.height))) }
         let sizes = zip(images, scale).map { img, s in
             (max(1, Int((Double(img.width) * s).rounded())), max(1, Int((Double(img.height) * s).rounded())))
@@ -40,7 +45,7 @@ public enum ContactSheet {
                 drawDigit(digit, x: tx + k * 12, y: ty, into: &pixels, width: width)
             }
         }
-        return RasterImage(width: width, height: height, format: PixelFormat(.rgb, .eight), pixels: pixels)
+        return try RasterImage(width: width, height: height, format: PixelFormat(.rgb, .eight), pixels: pixels)
     }
 
     /// Box-averaged thumbnail as 8-bit RGB; alpha over a light checkerboard.

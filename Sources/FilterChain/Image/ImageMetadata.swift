@@ -1,19 +1,65 @@
 /// What an image carries besides its pixels, kept from input to output.
-public struct ImageMetadata: Hashable, Sendable {
+public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// The embedded ICC colour profile (PNG iCCP, JPEG APP2).
     public var iccProfile: [UInt8]?
     /// EXIF data: the TIFF structure (JPEG APP1 after "Exif\0\0", PNG eXIf).
     public var exif: [UInt8]?
-    /// PNG colour chunks, written back to PNG outputs.
+    /// PNG colour chunks, written back to PNG outputs (only those the source had).
     public var pngColor: PNGColorChunks?
+    /// The XMP packet (JPEG APP1 "http://ns.adobe.com/xap/1.0/", PNG iTXt
+    /// "XML:com.adobe.xmp"), UTF-8 XML as stored.
+    public var xmp: [UInt8]?
+    /// JPEG extended XMP: the part of the XMP too large for one segment, reassembled.
+    public var extendedXMP: ExtendedXMP?
+    /// Comments: JPEG COM segments as stored. PNG outputs write them as "Comment" text.
+    public var comments: [[UInt8]]
+    /// Pixel density (JFIF density, PNG pHYs).
+    public var resolution: Resolution?
+    /// PNG text and time chunks (tEXt, zTXt, iTXt other than XMP, tIME), as stored; written
+    /// back to PNG outputs, and their "Comment" texts to JPEG outputs as COM.
+    public var pngChunks: [PNGChunk]
+    /// How the source JPEG was encoded (estimated quality, chroma subsampling): JPEG outputs
+    /// follow it when their options leave quality or chroma unset. Not written as such.
+    public var sourceJPEG: JPEGEncoding?
 
-    public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, pngColor: PNGColorChunks? = nil) {
+    public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, pngColor: PNGColorChunks? = nil,
+                xmp: [UInt8]? = nil, extendedXMP: ExtendedXMP? = nil, comments: [[UInt8]] = [],
+                resolution: Resolution? = nil, pngChunks: [PNGChunk] = []) {
         self.iccProfile = iccProfile
         self.exif = exif
         self.pngColor = pngColor
+        self.xmp = xmp
+        self.extendedXMP = extendedXMP
+        self.comments = comments
+        self.resolution = resolution
+        self.pngChunks = pngChunks
     }
 
+    /// Everything but the colour description (ICC profile, PNG colour chunks) left out,
+    /// as `--strip` writes it.
+    public var keepingColourOnly: ImageMetadata { ImageMetadata(iccProfile: iccProfile, pngColor: pngColor) }
+
     public static let none = ImageMetadata()
+
+    /// What is present, with sizes, never the bytes: "ICC profile (RGB, 3144 bytes), EXIF (220 bytes)".
+    public var description: String {
+        var parts: [String] = []
+        if let icc = iccProfile {
+            parts.append("ICC profile (" + (iccColorSpace.map { $0.trimmingWhitespace + ", " } ?? "") + "\(icc.count) bytes)")
+        }
+        if let exif { parts.append("EXIF (\(exif.count) bytes)") }
+        if let xmp { parts.append("XMP (\(xmp.count) bytes)") }
+        if let extendedXMP { parts.append("extended XMP (\(extendedXMP.packet.count) bytes)") }
+        if !comments.isEmpty { parts.append("\(comments.count) comment\(comments.count == 1 ? "" : "s")") }
+        if let resolution { parts.append("\(resolution)") }
+        if !pngChunks.isEmpty { parts.append(pngChunks.map(\.type).joined(separator: " ")) }
+        if let c = pngColor {
+            if let intent = c.srgbIntent { parts.append("sRGB (intent \(intent))") }
+            if let g = c.gamma { parts.append("gAMA \(g)") }
+            if c.chromaticities != nil { parts.append("cHRM") }
+        }
+        return parts.isEmpty ? "no metadata" : parts.joined(separator: ", ")
+    }
 
     /// The colour space an ICC profile describes ("RGB ", "GRAY", "CMYK", ...), from its header.
     public var iccColorSpace: String? {

@@ -1,13 +1,16 @@
 /// An image in memory: rows of stored samples (16-bit in host byte order), top row first.
-public struct RasterImage: Sendable, Hashable {
+public struct RasterImage: Sendable, Hashable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public var format: PixelFormat
     public var metadata: ImageMetadata
     public var pixels: [UInt8]
 
-    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none, pixels: [UInt8]) {
-        precondition(pixels.count == width * height * format.bytesPerPixel, "pixel count does not match the size")
+    /// Throws RenderError when the size is not at least 1 x 1 or `pixels` does not hold
+    /// width x height x bytes per pixel bytes.
+    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none, pixels: [UInt8]) throws(RenderError) {
+        let expected = try RenderError.elementCount(width: width, height: height, perPixel: format.bytesPerPixel)
+        guard pixels.count == expected else { throw RenderError(.wrongBufferSize(expected: expected, found: pixels.count)) }
         self.width = width
         self.height = height
         self.format = format
@@ -17,8 +20,22 @@ public struct RasterImage: Sendable, Hashable {
 
     public var rowBytes: Int { width * format.bytesPerPixel }
 
-    /// Sample `channel` of pixel (x, y), as stored.
-    public func sample(x: Int, y: Int, channel: Int) -> Int {
+    /// "640 x 480 RGB 8-bit, ICC profile (RGB, 3144 bytes)": never the pixels or metadata bytes.
+    public var description: String { "\(width) x \(height) \(format), \(metadata)" }
+
+    /// Throws RenderError when `pixels` no longer matches the size (it is a public var).
+    func checked() throws(RenderError) {
+        let expected = try RenderError.elementCount(width: width, height: height, perPixel: format.bytesPerPixel)
+        guard pixels.count == expected else { throw RenderError(.wrongBufferSize(expected: expected, found: pixels.count)) }
+    }
+
+    /// Sample `channel` of pixel (x, y), as stored; throws for a pixel or channel outside
+    /// the image.
+    public func sample(x: Int, y: Int, channel: Int) throws(RenderError) -> Int {
+        guard (0..<width).contains(x), (0..<height).contains(y), (0..<format.channels.count).contains(channel) else {
+            throw RenderError(.mismatch("no sample (\(x), \(y)) channel \(channel) in a \(width) x \(height) \(format) image"))
+        }
+        try checked()
         let i = (y * width + x) * format.channels.count + channel
         if format.depth == .eight { return Int(pixels[i]) }
         return pixels.withUnsafeBytes { Int($0.load(fromByteOffset: i * 2, as: UInt16.self)) }
@@ -31,8 +48,9 @@ public struct RasterImage: Sendable, Hashable {
     }
 
     /// An image from integer samples (clamped to the depth's range).
-    public init(width: Int, height: Int, format: PixelFormat, samples: [Int], metadata: ImageMetadata = .none) {
-        precondition(samples.count == width * height * format.channels.count, "sample count does not match the size")
+    public init(width: Int, height: Int, format: PixelFormat, samples: [Int], metadata: ImageMetadata = .none) throws(RenderError) {
+        let expected = try RenderError.elementCount(width: width, height: height, perPixel: format.channels.count)
+        guard samples.count == expected else { throw RenderError(.wrongBufferSize(expected: expected, found: samples.count)) }
         let maxValue = format.depth.maxValue
         var bytes = [UInt8](repeating: 0, count: samples.count * format.depth.bytes)
         if format.depth == .eight {
@@ -43,7 +61,7 @@ public struct RasterImage: Sendable, Hashable {
                 for (i, s) in samples.enumerated() { u[i] = UInt16(min(max(s, 0), maxValue)) }
             }
         }
-        self.init(width: width, height: height, format: format, metadata: metadata, pixels: bytes)
+        try self.init(width: width, height: height, format: format, metadata: metadata, pixels: bytes)
     }
 }
 

@@ -53,8 +53,7 @@ public final class Renderer: @unchecked Sendable {
     /// among images rendered at once (lower goes first).
     public func render(_ chain: Chain, source: ImageSource, decode: DecodeOptions = .init(),
                        outputs: [RenderOutput], cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        let formats = try outputFormats(outputs)
-        try checkSteps(outputs, in: chain, file: source.name)
+        let formats = try outputFormats(chain, outputs)
         if cancel?.isCancelled == true { throw RenderCancelled() }
         // Standard input is read once, so that the image can be read again.
         var source = source
@@ -74,8 +73,8 @@ public final class Renderer: @unchecked Sendable {
     /// Runs `chain` on an image in memory.
     public func render(_ chain: Chain, image: RasterImage, outputs: [RenderOutput],
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        let formats = try outputFormats(outputs)
-        try checkSteps(outputs, in: chain, file: "<memory>")
+        try image.checked()
+        let formats = try outputFormats(chain, outputs)
         return try render(chain, open: { (RasterSource(image), nil) }, formats: formats, outputs: outputs,
                           cancel: cancel, order: order)
     }
@@ -86,20 +85,22 @@ public final class Renderer: @unchecked Sendable {
         return result.images[0]!
     }
 
-    private func outputFormats(_ outputs: [RenderOutput]) throws -> [ImageFormat?] {
-        try outputs.map { output in
+    /// Checks the chain's values and the outputs' steps and options before anything is read.
+    private func outputFormats(_ chain: Chain, _ outputs: [RenderOutput]) throws -> [ImageFormat?] {
+        try chain.validate()
+        return try outputs.map { output in
+            guard (0...chain.steps.count).contains(output.step) else {
+                throw RenderError(.noSuchStep(output.step, count: chain.steps.count))
+            }
             switch output.target {
-            case .file(let destination, let options): try options.resolvedFormat(for: destination)
-            case .memory: nil
+            case .file(let destination, let options):
+                try options.validate()
+                return try options.resolvedFormat(for: destination)
+            case .memory: return nil
             }
         }
     }
 
-    private func checkSteps(_ outputs: [RenderOutput], in chain: Chain, file: String) throws {
-        for output in outputs where !(0...chain.steps.count).contains(output.step) {
-            throw RenderError(file: file, .noSuchStep(output.step, count: chain.steps.count))
-        }
-    }
 
     /// Shrink-on-load: when the chain's first enabled step is a geometry step that allows it
     /// (a fast resize), the working space is sRGB (DCT scaling averages encoded values) and
@@ -171,8 +172,8 @@ public final class Renderer: @unchecked Sendable {
                             stripHeight: stripHeight)
         } catch {
             let step = chain.steps[error.position - 1]
-            throw RenderError(file: reader.name, .stepFailed(position: error.position, label: step.label,
-                                                             reason: error.error.reason))
+            throw RenderError(.stepFailed(position: error.position, label: step.label, reason: error.error.reason),
+                              file: reader.name)
         }
         var policies = outputs.indices.map { i in
             policy(for: outputs[i], format: formats[i], info: info, chain: chain,
@@ -254,33 +255,4 @@ public final class Renderer: @unchecked Sendable {
         }
         return watched.map { !$0.foundColour }
     }
-}
-
-/// Why a render could not run on an image: the image's name and the reason.
-public struct RenderError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Reason: Sendable, Hashable {
-        /// An output asked for a position the chain does not have.
-        case noSuchStep(Int, count: Int)
-        /// A step cannot apply to the image as it stands (a crop reaching outside it).
-        case stepFailed(position: Int, label: String, reason: String)
-    }
-
-    public var file: String
-    public var reason: Reason
-
-    public init(file: String, _ reason: Reason) {
-        self.file = file
-        self.reason = reason
-    }
-
-    public var message: String {
-        switch reason {
-        case .noSuchStep(let step, let count):
-            "no step \(step) in the chain (positions 0...\(count); 0 is the input)"
-        case .stepFailed(let position, let label, let reason):
-            "step \(position) (\(label)): \(reason)"
-        }
-    }
-
-    public var description: String { "\(file): \(message)" }
 }

@@ -245,7 +245,7 @@ final class MemorySink: Sink {
             bytes = grey
             format.channels = Channels(grey: true, alpha: format.channels.hasAlpha)
         }
-        image = RasterImage(width: rows.width, height: rows.height, format: format, metadata: metadata, pixels: bytes)
+        image = try RasterImage(width: rows.width, height: rows.height, format: format, metadata: metadata, pixels: bytes)
     }
 
     func commit() throws {}

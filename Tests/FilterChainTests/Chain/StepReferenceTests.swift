@@ -21,4 +21,26 @@ import Testing
             #expect(error.reason == .noSuchPosition(2))
         }
     }
+
+    @Test func aTypeNamesTheOnlyStepOfThatType() throws {
+        // gaussianBlur is unnamed: its type finds it; colour's type works too.
+        #expect(try StepReference("gaussianBlur").resolve(in: Self.chain) == 2)
+        #expect(try StepReference("colorControls").resolve(in: Self.chain) == 1)
+        var two = Self.chain
+        two.steps.append(Step(filter: GaussianBlur(sigma: 5)))
+        let error = try #require(throws: StepError.self) { try StepReference("gaussianBlur").resolve(in: two) }
+        #expect(error.reason == .ambiguous([2, 3]))
+        // A name wins over a type.
+        two.steps[0].name = "gaussianBlur"
+        #expect(try StepReference("gaussianBlur").resolve(in: two) == 1)
+    }
+
+    @Test func duplicateNamesAreFound() throws {
+        var chain = Self.chain
+        #expect(chain.duplicateName == nil)
+        chain.steps.append(Step(name: "colour", filter: ToneCurve()))
+        #expect(chain.duplicateName! == (0, 2))
+        let error = try #require(throws: ChainError.self) { try chain.checkUniqueNames(file: "c.json") }
+        #expect(error.description == "c.json: filters[2].name: the name 'colour' is already used by filters[0] (step 1; this is step 3); step names must be unique in a chain")
+    }
 }

@@ -43,6 +43,19 @@ import Testing
                                 "look.json: filters[0].parameters.intensity: 1.5 is out of range; allowed 0...1")
     }
 
+    /// A lut without a file is refused by a render (as a chain file without one is), and a
+    /// lut with a file relative to another folder renders: its table was read when it was made.
+    @Test func rendersCheckTheFile() throws {
+        let input = Catalogue.allValues(alpha: false)
+        do {
+            _ = try FilterReferenceTests.renderer.apply(Chain([LUT()]), to: input.raster)
+            Issue.record("a lut without a file was rendered")
+        } catch {
+            #expect("\(error)".contains("missing \"file\""), "\(error)")
+        }
+        _ = try FilterReferenceTests.renderer.apply(Chain([try Self.lut(size: 3, seed: 9)]), to: input.raster)
+    }
+
     @Test func libraryInitialiserThrows() {
         #expect(throws: CubeLUTError(line: nil, "no such file")) { try LUT(file: "/nonexistent/look.cube") }
     }

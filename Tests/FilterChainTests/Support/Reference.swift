@@ -215,7 +215,7 @@ enum Reference {
 }
 
 extension Pixels {
-    var raster: RasterImage { RasterImage(width: width, height: height, format: format, samples: samples) }
+    var raster: RasterImage { try! RasterImage(width: width, height: height, format: format, samples: samples) }
     init(_ image: RasterImage) {
         self.init(width: image.width, height: image.height, format: image.format, samples: image.samples)
     }

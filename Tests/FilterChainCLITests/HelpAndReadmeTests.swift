@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import FilterChain
+
+/// What a new user meets first: README's first command, --version, and help that reads well.
+@Suite struct HelpAndReadmeTests {
+    /// README's first command up to the build: installs the libraries.
+    static func installPart() throws -> String {
+        let readme = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("README.md").path, encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "```sh"))
+        let command = lines[start + 1]
+        let cut = try #require(command.range(of: " && swift run"))
+        #expect(command[cut.upperBound...].hasPrefix(" -c release filterchain apply samples/"))
+        return String(command[..<cut.lowerBound])
+    }
+
+    /// Runs the install part with only fake `apt-get` (and `sudo` when given) on PATH;
+    /// returns what they were called with.
+    static func runInstall(withSudo: Bool) throws -> (status: Int32, log: String) {
+        let folder = CLI.temporaryFolder()
+        let bin = folder + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let log = folder + "/log"
+        func script(_ name: String, _ body: String) throws {
+            CLI.write("#!/bin/sh\n" + body + "\n", to: bin + "/" + name)
+            chmod(bin + "/" + name, 0o755)
+        }
+        try script("apt-get", "echo \"apt-get $*\" >> \(log)")
+        if withSudo { try script("sudo", "echo \"sudo $1\" >> \(log); exec \"$@\"") }
+        symlink("/bin/sh", bin + "/sh")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", try installPart()]
+        process.environment = ["PATH": bin]
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test(arguments: [false, true])
+    func readmesFirstCommandInstallsAsRootWithoutSudoAndAsAUserWithSudo(withSudo: Bool) throws {
+        let (status, log) = try Self.runInstall(withSudo: withSudo)
+        #expect(status == 0)
+        var expected = "apt-get update\napt-get install -y libpng-dev libjpeg-dev zlib1g-dev pkg-config\n"
+        if withSudo { expected = "sudo sh\n" + expected }
+        #expect(log == expected)
+    }
+
+    @Test func versionIsPrinted() throws {
+        let r = try CLI.run(["--version"])
+        #expect(r.status == 0)
+        #expect(r.out == filterChainVersion + "\n")
+    }
+
+    static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"],
+                                       ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"]]
+
+    /// Wrapped lines are full: each continuation line's first word could not have fitted on
+    /// the line before (ArgumentParser fills lines to 79 columns), so no line breaks
+    /// mid-phrase.
+    @Test(arguments: commands)
+    func helpIsWrappedCleanly(command: [String]) throws {
+        let r = try CLI.run(command + ["--help"])
+        #expect(r.status == 0)
+        let lines = r.out.components(separatedBy: "\n")
+        func indent(_ s: String) -> Int { s.prefix { $0 == " " }.count }
+        for (a, b) in zip(lines, lines.dropFirst()) where !a.isEmpty && !b.isEmpty && !a.hasPrefix("USAGE:") {
+            #expect(a.count <= 79, "too long: \(a)")
+            // Continuations: prose at the margin, and option help continued under itself.
+            let prose = indent(a) == 0 && indent(b) == 0
+            func helpStartsAtColumn(_ line: String, _ column: Int) -> Bool {
+                let c = Array(line)
+                return c.count > column && c[column - 1] == " " && c[column] != " "
+            }
+            let optionHelp = indent(b) >= 10 && (indent(a) == indent(b) || (indent(a) == 2 && helpStartsAtColumn(a, indent(b))))
+            guard prose || optionHelp, !a.hasSuffix("\\") else { continue }
+            let word = b.drop { $0 == " " }.prefix { $0 != " " }
+            #expect(a.count + 1 + word.count > 79, "broken early: '\(a)' / '\(b)'")
+        }
+    }
+}
