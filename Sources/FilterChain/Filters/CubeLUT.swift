@@ -133,22 +133,39 @@ public final class CubeLUT: @unchecked Sendable {
     /// Replaces each colour by c + intensity (LUT(c) - c), `count` (a multiple of 8) pixels.
     func apply(_ p: PlanarPixels, count: Int, intensity: Float) {
         let t = SIMD8<Float>(repeating: intensity)
-        var i = 0
-        while i < count {
-            let r0 = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
-            let g0 = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
-            let b0 = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
-            var (r, g, b) = (r0, g0, b0)
-            if let shaper {
-                r = shaper.lookup(r, channel: 0)
-                g = shaper.lookup(g, channel: 1)
-                b = shaper.lookup(b, channel: 2)
+        // The 3D lookup runs pixel by pixel through this buffer: its table reads are per
+        // pixel anyway, and scalar code needs no lane shuffles (measured: half the time of
+        // the SIMD8 version on W8).
+        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 3) { lanes in
+            let buffer = UnsafeMutableRawPointer(lanes.baseAddress!).assumingMemoryBound(to: Float.self)
+            var i = 0
+            while i < count {
+                let r0 = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
+                let g0 = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
+                let b0 = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
+                var (r, g, b) = (r0, g0, b0)
+                if let shaper {
+                    r = shaper.lookup(r, channel: 0)
+                    g = shaper.lookup(g, channel: 1)
+                    b = shaper.lookup(b, channel: 2)
+                }
+                if let cube {
+                    lanes[0] = r
+                    lanes[1] = g
+                    lanes[2] = b
+                    for k in 0..<8 {
+                        let v = cube.lookup(buffer[k], buffer[8 + k], buffer[16 + k])
+                        buffer[k] = v[0]
+                        buffer[8 + k] = v[1]
+                        buffer[16 + k] = v[2]
+                    }
+                    (r, g, b) = (lanes[0], lanes[1], lanes[2])
+                }
+                UnsafeMutableRawPointer(p.red + i).storeBytes(of: r0 + t * (r - r0), as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(p.green + i).storeBytes(of: g0 + t * (g - g0), as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(p.blue + i).storeBytes(of: b0 + t * (b - b0), as: SIMD8<Float>.self)
+                i += 8
             }
-            if let cube { (r, g, b) = cube.lookup(r, g, b) }
-            UnsafeMutableRawPointer(p.red + i).storeBytes(of: r0 + t * (r - r0), as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(p.green + i).storeBytes(of: g0 + t * (g - g0), as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(p.blue + i).storeBytes(of: b0 + t * (b - b0), as: SIMD8<Float>.self)
-            i += 8
         }
     }
 }
@@ -199,45 +216,40 @@ extension CubeLUT.Table3D {
     /// (1 - f_max) c000 + (f_max - f_mid) c_L + (f_mid - f_min) c_LM + f_min c111, which is the
     /// issue's six cases.
     @inline(__always)
-    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
-        let (ir, fr) = tablePosition(r, low: low.x, scale: scale.x, size: size)
-        let (ig, fg) = tablePosition(g, low: low.y, scale: scale.y, size: size)
-        let (ib, fb) = tablePosition(b, low: low.z, scale: scale.z, size: size)
-        let sR = SIMD8<Int32>(repeating: 1), sG = SIMD8<Int32>(repeating: Int32(size))
-        let sB = SIMD8<Int32>(repeating: Int32(size * size))
-        let base = ir &+ ig &* sG &+ ib &* sB
-        // The largest fraction's axis, then the smallest of the other two.
-        let rLargest = (fr .>= fg) .& (fr .>= fb)
-        let gLargest = .!rLargest .& (fg .>= fb)
-        let bLargest = .!rLargest .& .!gLargest
-        var first = sB
-        first.replace(with: sG, where: gLargest)
-        first.replace(with: sR, where: rLargest)
-        var smallest = SIMD8<Int32>(repeating: 0)
-        smallest.replace(with: (fg .<= fb).replacing(sG, sB), where: rLargest)
-        smallest.replace(with: (fr .<= fb).replacing(sR, sB), where: gLargest)
-        smallest.replace(with: (fr .<= fg).replacing(sR, sG), where: bLargest)
-        let all = sR &+ sG &+ sB
-        let second = all &- smallest
-        let fMax = pointwiseMax(fr, pointwiseMax(fg, fb))
-        let fMin = pointwiseMin(fr, pointwiseMin(fg, fb))
-        let fMid = pointwiseMax(pointwiseMin(fr, fg), pointwiseMin(pointwiseMax(fr, fg), fb))
-        let w0 = 1 - fMax, w1 = fMax - fMid, w2 = fMid - fMin, w3 = fMin
-        var outR = SIMD8<Float>(), outG = SIMD8<Float>(), outB = SIMD8<Float>()
-        let table = UnsafeRawPointer(storage)
-        let diagonal = Int(all[0]) &* 16
-        for k in 0..<8 {
-            let c = table + Int(base[k]) &* 16
-            let c0 = c.load(as: SIMD4<Float>.self)
-            let c1 = c.load(fromByteOffset: Int(first[k]) &* 16, as: SIMD4<Float>.self)
-            let c2 = c.load(fromByteOffset: Int(second[k]) &* 16, as: SIMD4<Float>.self)
-            let c3 = c.load(fromByteOffset: diagonal, as: SIMD4<Float>.self)
-            let v = w0[k] * c0 + w1[k] * c1 + w2[k] * c2 + w3[k] * c3
-            outR[k] = v[0]
-            outG[k] = v[1]
-            outB[k] = v[2]
-        }
-        return (outR, outG, outB)
+    func lookup(_ r: Float, _ g: Float, _ b: Float) -> SIMD4<Float> {
+        let (ir, fr) = position(r, low.x, scale.x)
+        let (ig, fg) = position(g, low.y, scale.y)
+        let (ib, fb) = position(b, low.z, scale.z)
+        let n = size, nn = size &* size
+        // The corners walked from c000 along the largest fraction's axis, then the middle
+        // one's (offsets in entries), with the fractions sorted: without branches, which
+        // photographs would mispredict. The largest is looked for in r, g, b order, the
+        // smallest in b, g, r order, so that with ties they are still two different axes
+        // (equal fractions weigh their corner by 0 anyway).
+        let fMax = max(fr, max(fg, fb)), fMin = min(fr, min(fg, fb))
+        let fMid = (fr + fg + fb) - fMax - fMin
+        let first = fr == fMax ? 1 : (fg == fMax ? n : nn)
+        let last = fb == fMin ? nn : (fg == fMin ? n : 1)
+        let second = (1 &+ n &+ nn) &- last
+        let c = UnsafeRawPointer(storage) + (ir &+ ig &* n &+ ib &* nn) &* 16
+        let c0 = c.load(as: SIMD4<Float>.self)
+        let c1 = c.load(fromByteOffset: first &* 16, as: SIMD4<Float>.self)
+        let c2 = c.load(fromByteOffset: second &* 16, as: SIMD4<Float>.self)
+        let c3 = c.load(fromByteOffset: (1 &+ n &+ nn) &* 16, as: SIMD4<Float>.self)
+        return (1 - fMax) * c0 + (fMax - fMid) * c1 + (fMid - fMin) * c2 + fMin * c3
+    }
+
+    /// Position along one axis: x clamped to [0, size - 1] (NaN to 0), the lower corner at
+    /// most size - 2, and the fraction past it.
+    @inline(__always)
+    private func position(_ v: Float, _ low: Float, _ scale: Float) -> (Int, Float) {
+        var x = (v - low) * scale
+        if !(x > 0) { x = 0 }
+        let top = Float(size &- 1)
+        if x > top { x = top }
+        // x >= 0: truncation is the floor.
+        let corner = min(Int(x), size &- 2)
+        return (corner, x - Float(corner))
     }
 }
 
