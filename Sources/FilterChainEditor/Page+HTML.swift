@@ -1,0 +1,5 @@
+extension Page {
+    static let html = #"""
+<!doctype html><title>x</title>
+"""#
+}
