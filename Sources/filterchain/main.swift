@@ -18,7 +18,7 @@ struct FilterChainCommand: ParsableCommand {
             Exit status: 0 success; 1 an image could not be read, processed or written;
             64 usage error; 65 invalid chain file; 130 interrupted (Ctrl-C, SIGTERM).
             """,
-        subcommands: [Apply.self, Steps.self, Filters.self, Validate.self, ChainCommand.self])
+        subcommands: [Apply.self, Steps.self, Filters.self, Validate.self, ChainCommand.self, Edit.self])
 }
 
 Console.setUp()

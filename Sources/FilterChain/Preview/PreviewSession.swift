@@ -88,6 +88,12 @@ public final class PreviewSession: @unchecked Sendable {
         monitor.locked { cache.removeAll() }
     }
 
+    // For tests: act as if a render were running, so that calls queue up behind it.
+    func holdForTesting() { monitor.locked { busy = true } }
+    func releaseForTesting() { monitor.locked { busy = false; monitor.broadcast() } }
+    /// Calls in flight or waiting.
+    var waitingRenders: Int { monitor.locked { tickets.count } }
+
     private func renderAlone(_ chain: Chain, keys: [String], positions: [Int], cancel: CancellationFlag) throws -> [RasterImage] {
         var found: [Int: RasterImage] = [0: image]
         let cachedPositions: [Int] = monitor.locked {
