@@ -29,6 +29,7 @@ const state = {
   generation: 0, syncing: false,
   showingInput: false,
   images: { left: null, right: null, input: null },
+  curveRedraws: [],   // redraw the curve editors (when the interpolation changes)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -71,8 +72,9 @@ function newID() {
 // ---- Edits, undo and redo ----
 
 // Applies `change` to a copy of the chain. Edits with the same `coalesce` key in a row (one
-// slider drag) make one undo entry.
-function edit(change, coalesce = null) {
+// slider drag) make one undo entry. A parameter's own control keeps its elements (so a drag
+// goes on): `rebuild` false.
+function edit(change, coalesce = null, rebuild = true) {
   const before = clone(state.chain);
   const after = clone(state.chain);
   change(after);
@@ -83,7 +85,7 @@ function edit(change, coalesce = null) {
   state.coalesce = coalesce;
   state.redo = [];
   state.chain = after;
-  afterChange();
+  afterChange(rebuild);
 }
 
 function restore(from, to) {
@@ -301,6 +303,7 @@ function renderCatalogue() {
 // ---- Parameters of the selected step ----
 
 function renderParams() {
+  state.curveRedraws = [];
   const box = $("param-list");
   box.replaceChildren();
   const step = state.chain.filters[state.selected];
@@ -311,7 +314,7 @@ function renderParams() {
     el("div", { class: "head" }, el("label", { class: "name", for: "step-name" }, "name"),
       el("span", { class: "help" }, `${step.type}${info ? " · " + info.summary : ""}`)),
     el("div", { class: "row" }, el("input", { id: "step-name", type: "text", value: step.name || "", placeholder: step.type,
-      onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }) }))));
+      onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }, null, false) }))));
   if (!info) { box.append(el("p", { class: "error" }, `unknown filter type ${step.type}`)); return; }
   for (const p of info.parameters) box.append(parameterControl(step, i, p));
   showErrors();
@@ -326,7 +329,7 @@ function setParam(i, name, value, coalesce = null) {
     c.filters[i].parameters = c.filters[i].parameters || {};
     if (value === undefined) delete c.filters[i].parameters[name];
     else c.filters[i].parameters[name] = value;
-  }, coalesce);
+  }, coalesce, false);
 }
 
 function parameterControl(step, i, p) {
@@ -354,7 +357,10 @@ function parameterControl(step, i, p) {
     wrap.append(el("div", { class: "row" }, range, field, reset),
       el("div", { class: "help" }, `${p.minimum} to ${p.maximum}, default ${p.default}`));
   } else if (p.kind === "choice") {
-    const menu = el("select", { id, "data-param": p.name, onchange: (e) => setParam(i, p.name, e.target.value) });
+    const menu = el("select", { id, "data-param": p.name, onchange: (e) => {
+      setParam(i, p.name, e.target.value);
+      state.curveRedraws.forEach((draw) => draw());
+    } });
     for (const c of p.choices) menu.append(el("option", { value: c, selected: c === value }, c));
     wrap.append(el("div", { class: "row" }, menu));
   } else if (p.kind === "points") {
@@ -446,6 +452,7 @@ function curveEditor(step, i, p, id, value) {
   const commit = (coalesce) => setParam(i, p.name, clone(points), coalesce);
 
   function draw() {
+    svg.style.display = help.style.display = enabled.checked ? "" : "none";
     svg.replaceChildren();
     for (let g = 0; g <= 4; g++) {
       for (const [x1, y1, x2, y2] of [[g / 4, 0, g / 4, 1], [0, g / 4, 1, g / 4]]) {
@@ -554,6 +561,8 @@ function curveEditor(step, i, p, id, value) {
   });
 
   const enabled = el("input", { type: "checkbox", checked: !optional, id: id + "-on" });
+  const help = el("div", { class: "help" },
+    `${p.minimumPoints} to ${p.maximumPoints} points · click adds, drag moves, arrows nudge, double-click or Delete removes`);
   const container = el("div", {});
   if (p.optional) {
     enabled.addEventListener("change", () => {
@@ -564,9 +573,9 @@ function curveEditor(step, i, p, id, value) {
   } else {
     enabled.checked = true;
   }
-  container.append(svg, el("div", { class: "help" },
-    `${p.minimumPoints} to ${p.maximumPoints} points · click adds, drag moves, arrows nudge, double-click or Delete removes`));
+  container.append(svg, help);
   draw();
+  state.curveRedraws.push(draw);
   return container;
 }
 

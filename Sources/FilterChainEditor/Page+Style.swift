@@ -7,6 +7,7 @@ extension Page {
   color: var(--ink); background: var(--bg);
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html, body { margin: 0; height: 100%; }
 body { display: flex; flex-direction: column; min-height: 100vh; }
 button, select, input, textarea { font: inherit; color: inherit; }
@@ -53,7 +54,7 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .param textarea { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; min-height: 3.2em; }
 .param .error { font-size: 12px; }
 .param.invalid input, .param.invalid textarea { border-color: var(--error); }
-.curve { width: 100%; max-width: 300px; aspect-ratio: 1; display: block; background: #fafafa; border: 1px solid var(--line); border-radius: 4px; touch-action: none; }
+.curve { width: 100%; max-width: 260px; aspect-ratio: 1; display: block; background: #fafafa; border: 1px solid var(--line); border-radius: 4px; touch-action: none; }
 .curve .grid { stroke: #e4e4e8; stroke-width: .004; }
 .curve .diag { stroke: #c9c9cf; stroke-width: .004; stroke-dasharray: .02 .02; }
 .curve .line { fill: none; stroke: var(--ink); stroke-width: .008; }
@@ -63,16 +64,16 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .previews { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: 1fr auto; gap: 10px; padding: 10px; min-height: 0; }
 .pane { margin: 0; display: flex; flex-direction: column; min-height: 0; min-width: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .pane figcaption { padding: 6px 10px; font-size: 13px; border-bottom: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.frame { flex: 1; min-height: 200px; display: flex; align-items: center; justify-content: center; padding: 6px;
-  background: repeating-conic-gradient(#ececec 0% 25%, #ffffff 0% 50%) 50% / 16px 16px; }
-.frame img { max-width: 100%; max-height: 100%; object-fit: contain; display: block; }
+.frame { flex: 1; min-height: 200px; display: flex; align-items: center; justify-content: center; padding: 8px; background: #e9e9ec; }
+.frame img { max-width: 100%; max-height: 100%; object-fit: contain; display: block;
+  background: repeating-conic-gradient(#dcdcdc 0% 25%, #ffffff 0% 50%) 50% / 16px 16px; }
 .compare { grid-column: 1 / -1; display: flex; align-items: center; gap: 10px; }
 .showing-input .pane figcaption::after { content: " · input"; color: var(--accent); }
 @media (max-width: 860px) {
-  main { grid-template-columns: 1fr; }
-  .side { border-right: 0; border-bottom: 1px solid var(--line); max-height: none; }
+  main { display: block; flex: none; }
+  .side { border-right: 0; border-bottom: 1px solid var(--line); overflow: visible; }
   .previews { grid-template-columns: 1fr; grid-template-rows: auto auto auto; }
-  .frame { min-height: 160px; }
+  .frame { min-height: 120px; flex: none; }
   .frame img { max-height: 60vh; }
 }
 @media (min-width: 861px) {

@@ -1,0 +1,139 @@
+"""The editor in a real browser: Debian's chromium and chromium-driver through Selenium.
+
+Loads the page, selects step 2, changes one of its parameters through its control (a point
+of the tone curve, nudged with the arrow keys as a keyboard user would), waits until both
+previews have changed pixels, saves, and checks the chain file on disk: the parameter
+changed, the ids are the same, and `filterchain validate` passes. Takes the screenshot that
+README shows (samples/editor.png).
+
+Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
+FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("FILTERCHAIN_BIN", os.path.join(ROOT, ".build", "debug"))
+TIMEOUT = 60
+
+# A checksum of an <img>'s pixels, drawn into a canvas (same-origin blob URLs, so readable).
+PIXELS = """
+const img = document.getElementById(arguments[0]);
+if (!img.complete || img.naturalWidth === 0) return null;
+const c = document.createElement('canvas');
+c.width = img.naturalWidth; c.height = img.naturalHeight;
+const g = c.getContext('2d');
+g.drawImage(img, 0, 0);
+const d = g.getImageData(0, 0, c.width, c.height).data;
+let h = 2166136261;
+for (let i = 0; i < d.length; i += 1) { h ^= d[i]; h = Math.imul(h, 16777619) >>> 0; }
+return c.width + 'x' + c.height + ':' + h;
+"""
+
+
+@pytest.fixture
+def editor():
+    folder = tempfile.mkdtemp(prefix="filterchain-browser-")
+    chain = os.path.join(folder, "look.json")
+    shutil.copy(os.path.join(ROOT, "samples", "chains", "look.json"), chain)
+    image = os.path.join(ROOT, "samples", "coffee.png")
+    process = subprocess.Popen(
+        [os.path.join(BIN, "filterchain"), "edit", chain, image, "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = process.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:") and "?token=" in url, (url, process.stderr.read())
+    yield {"url": url, "chain": chain, "process": process}
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        # SIGTERM ends the editor with status 0.
+        assert process.wait(timeout=20) == 0
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,800", "--hide-scrollbars", "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        options.binary_location = chromium
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    yield driver
+    driver.quit()
+
+
+def previews(driver):
+    return (driver.execute_script(PIXELS, "left"), driver.execute_script(PIXELS, "right"))
+
+
+def wait(driver, condition, message):
+    return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1).until(lambda d: condition(d), message)
+
+
+def test_edit_a_parameter_and_save(editor, browser):
+    with open(editor["chain"]) as f:
+        before = json.load(f)
+    ids_before = [step["id"] for step in before["filters"]]
+
+    # Load the page: both previews appear.
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+
+    # Select step 2 (the tone curve); the left preview becomes "after step 2".
+    browser.find_element(By.CSS_SELECTOR, '#steps li[data-index="1"] .label').click()
+    wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2"), "step 2 not selected")
+    wait(browser, lambda d: d.find_element(By.ID, "left").get_attribute("src")
+         and d.find_element(By.CSS_SELECTOR, "#param-list svg.curve"), "no curve editor")
+    time.sleep(0.5)
+    settled = wait(browser, lambda d: (lambda p: p if all(p) else None)(previews(d)), "previews not ready")
+    wait(browser, lambda d: previews(d) == settled, "previews did not settle")
+
+    # Change a parameter through its control: point 2 of the curve, up by 0.05 (five arrows).
+    point = browser.find_element(By.CSS_SELECTOR, '#param-list svg.curve circle[data-index="1"]')
+    point.click()
+    for _ in range(5):
+        browser.switch_to.active_element.send_keys(Keys.ARROW_UP)
+        time.sleep(0.05)
+
+    # Both previews change pixels.
+    wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)),
+         "the previews did not both change")
+    time.sleep(0.3)
+    browser.save_screenshot(os.path.join(ROOT, "samples", "editor.png"))
+    narrow = os.environ.get("FILTERCHAIN_NARROW_SCREENSHOT")
+    if narrow:
+        browser.set_window_size(420, 1400)
+        time.sleep(0.5)
+        browser.save_screenshot(narrow)
+        browser.set_window_size(1280, 800)
+
+    # Save, and check the file on disk.
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        after = json.load(f)
+    assert [step["id"] for step in after["filters"]] == ids_before
+    points = after["filters"][1]["parameters"]["points"]
+    assert points[1][1] == pytest.approx(before["filters"][1]["parameters"]["points"][1][1] + 0.05, abs=1e-9)
+    assert points[1][0] == before["filters"][1]["parameters"]["points"][1][0]
+    assert after["filters"][0]["parameters"] == before["filters"][0]["parameters"]
+    assert after["filters"][2]["parameters"] == before["filters"][2]["parameters"]
+    validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
+                              capture_output=True, text=True)
+    assert validate.returncode == 0, validate.stderr
