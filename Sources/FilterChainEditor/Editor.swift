@@ -129,7 +129,11 @@ public final class Editor: @unchecked Sendable {
     public func renderPNG(step: String, size: Int = Editor.defaultPreviewSize) throws -> [UInt8] {
         guard size >= 1 else { throw EditorError(status: 400, "size: \(size) is not allowed; allowed: a whole number of pixels, at least 1") }
         let chain = try lock.withLock { () throws -> Chain in
-            guard let current else { throw invalidFileError() }
+            // The input is there to see even while the chain file is invalid.
+            guard let current else {
+                if step.trimmingCharacters(in: .whitespaces) == "0" { return Chain() }
+                throw invalidFileError()
+            }
             return current
         }
         let position: Int

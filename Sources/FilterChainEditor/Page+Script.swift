@@ -582,6 +582,7 @@ function curveEditor(step, i, p, id, value) {
 // ---- A chain file with an error: its text, mended here ----
 
 function showFix(answer) {
+  $("add").disabled = $("add-type").disabled = true;
   $("fix").hidden = false;
   $("params").hidden = true;
   $("fix-error").textContent = answer.error;
@@ -601,6 +602,7 @@ async function applyFix() {
   if (!response.ok) { showFix({ ...answer, text: $("fix-text").value }); return; }
   $("fix").hidden = true;
   $("params").hidden = false;
+  $("add").disabled = $("add-type").disabled = false;
   state.chain = answer;
   state.chainError = null;
   status("mended; not saved yet");
@@ -610,6 +612,8 @@ async function applyFix() {
 // ---- Save, reload, export ----
 
 async function save(force = false) {
+  // The server saves its current chain: let the latest edit reach it first.
+  while (state.syncing) await new Promise((resolve) => setTimeout(resolve, 20));
   if ($("save").disabled) return;
   const sent = chainText(state.chain);
   const response = await api("POST", "/api/save" + (force ? "?force=1" : ""));
@@ -724,7 +728,9 @@ async function start() {
     renderSteps();
     updateButtons();
     showFix(answer);
-    renderPreviews(state.generation);
+    const input = await fetchImage("0");
+    if (input.url) { state.images.input = input.url; setImage("left", input.url); setImage("right", input.url); }
+    $("left-label").textContent = $("right-label").textContent = "input (mend the chain file to see its steps)";
     return;
   }
   state.chain = answer;

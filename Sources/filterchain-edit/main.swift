@@ -10,10 +10,11 @@ struct EditCommand: ParsableCommand {
         commandName: "filterchain edit",
         abstract: "Edit a chain live in the browser: the image after the selected step and the final image.",
         discussion: """
-            Serves a page on 127.0.0.1 and prints its address with the session token as the
-            first line on stdout. CHAIN is created as an empty chain if it does not exist; an
-            invalid CHAIN still opens, with its error shown on the page. Runs until Ctrl-C or
-            SIGTERM, then exits 0; unsaved edits are not written.
+            Serves a page on 127.0.0.1 and prints its address with the session
+            token as the first line on stdout. CHAIN is created as an empty chain
+            if it does not exist; an invalid CHAIN still opens, with its error
+            shown on the page. Runs until Ctrl-C or SIGTERM, then exits 0;
+            unsaved edits are not written.
 
               filterchain edit look.json photo.jpg
               filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg

@@ -20,20 +20,10 @@ struct Edit: ParsableCommand {
               filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
             """)
 
-    @Argument(help: "The chain file (created if missing).")
-    var chain: String
-
-    @Argument(help: "The image to preview (decoded once).")
-    var image: String
-
-    @Option(help: "The port on 127.0.0.1 (0: a free port).")
-    var port: Int = 0
-
-    @Flag(name: .customLong("no-browser"), help: "Do not open the default browser.")
-    var noBrowser = false
-
-    @Option(help: "Where Export writes the full-size image (PNG or JPEG by extension).")
-    var output: String?
+    /// Everything after `edit`, handed to filterchain-edit, which parses it (CHAIN IMAGE
+    /// [--port N] [--no-browser] [--output PATH]; see its --help).
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("CHAIN IMAGE [--port N] [--no-browser] [--output PATH]", valueName: "arguments"))
+    var arguments: [String] = []
 
     func run() throws {
         let program = Edit.besideThisProgram("filterchain-edit")
@@ -41,11 +31,7 @@ struct Edit: ParsableCommand {
             throw Failure(message: "\(program): not found; build it with 'swift build -c release --product filterchain-edit'",
                           status: Status.failure)
         }
-        var arguments = [program, "--port", String(port)]
-        if noBrowser { arguments.append("--no-browser") }
-        if let output { arguments += ["--output", output] }
-        arguments += ["--", chain, image]
-        let cArguments = arguments.map { strdup($0) } + [nil]
+        let cArguments = ([program] + arguments).map { strdup($0) } + [nil]
         execv(program, cArguments)
         throw Failure(message: "\(program): cannot run: \(String(cString: strerror(errno)))", status: Status.failure)
     }
