@@ -53,6 +53,13 @@ public final class PreviewSession: @unchecked Sendable {
         self.cacheLimit = max(2, cacheLimit)
     }
 
+    /// A session on an image file (or bytes), decoded once here.
+    public convenience init(source: ImageSource, decode: DecodeOptions = .init(), maxSize: Int = 1024,
+                            renderer: Renderer, cacheLimit: Int = 8) throws {
+        let decoded = try renderer.render(Chain(), source: source, decode: decode, outputs: [RenderOutput(step: 0, .memory())])
+        self.init(image: decoded.images[0]!, maxSize: maxSize, renderer: renderer, cacheLimit: cacheLimit)
+    }
+
     /// The position the latest render started from (0: the scaled input), for callers that
     /// report or test how much was recomputed.
     public var lastStart: Int { monitor.locked { started } }

@@ -54,6 +54,14 @@ import Testing
         #expect(small.samples[7] == 65535)
     }
 
+    @Test func aSessionOnAFileDecodesItOnce() throws {
+        let session = try PreviewSession(source: .file(TestData.samples.appendingPathComponent("chelsea.png").path),
+                                         maxSize: 150, renderer: Renderer(threads: 2))
+        // chelsea.png is 451 x 300.
+        #expect(session.image.width == 150 && session.image.height == 100)
+        #expect(abs(session.scale - 150.0 / 451) < 1e-12)
+    }
+
     @Test func anImageThatFitsIsNotScaled() {
         let image = Self.image(width: 40, height: 30)
         let session = PreviewSession(image: image, maxSize: 64, renderer: Renderer(threads: 2))
