@@ -65,6 +65,7 @@ extension Page {
     </div>
   </section>
 </main>
+<script src="/curve.js?token={{TOKEN}}"></script>
 <script src="/app.js?token={{TOKEN}}"></script>
 </body>
 </html>

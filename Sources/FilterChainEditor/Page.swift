@@ -13,6 +13,7 @@ enum Page {
         switch path {
         case "/", "/index.html": Asset(contentType: "text/html; charset=utf-8", body: html, templated: true)
         case "/app.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
+        case "/curve.js": Asset(contentType: "text/javascript; charset=utf-8", body: curveScript)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)
         default: nil
         }

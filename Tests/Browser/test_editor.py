@@ -144,3 +144,31 @@ def test_edit_a_parameter_and_save(editor, browser):
     validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
                               capture_output=True, text=True)
     assert validate.returncode == 0, validate.stderr
+
+
+def test_the_curve_editor_draws_the_filters_curve(editor, browser):
+    """The page's curve (curve.js) against scipy's PchipInterpolator, which filters.md names as
+    the tone curve's definition, and straight lines for `linear`."""
+    from scipy.interpolate import PchipInterpolator
+    import numpy
+
+    browser.get(editor["url"])
+    wait(browser, lambda d: d.execute_script("return typeof curveValue === 'function'"), "no curve.js")
+    cases = [
+        [[0, 0], [0.25, 0.2], [0.5, 0.5], [0.75, 0.82], [1, 1]],
+        [[0, 0.1], [0.3, 0.9], [0.6, 0.2], [1, 0.8]],
+        [[0.1, 0.2], [0.9, 0.7]],
+        [[0, 1], [0.2, 0.95], [0.4, 0.3], [0.5, 0.28], [0.9, 0.0]],
+    ]
+    xs = [i / 64 for i in range(65)]
+    for points in cases:
+        x = [p[0] for p in points]
+        y = [p[1] for p in points]
+        pchip = PchipInterpolator(x, y)
+        got = browser.execute_script(
+            "return arguments[1].map(v => curveValue(arguments[0], 'monotone', v))", points, xs)
+        want = [float(pchip(min(max(v, x[0]), x[-1]))) for v in xs]
+        assert numpy.allclose(got, want, rtol=0, atol=1e-9), (points, got, want)
+        lines = browser.execute_script(
+            "return arguments[1].map(v => curveValue(arguments[0], 'linear', v))", points, xs)
+        assert numpy.allclose(lines, numpy.interp(xs, x, y), rtol=0, atol=1e-12)

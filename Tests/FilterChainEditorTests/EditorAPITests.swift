@@ -129,6 +129,7 @@ import Testing
         #expect(page.text.contains("/app.js?token=\(e.server.token)"))
         #expect(!page.text.contains("{{TOKEN}}"))
         #expect(try await e.request("GET", "/app.js").text.contains("/api/render"))
+        #expect(try await e.request("GET", "/curve.js").text.contains("function curveValue"))
         #expect(try await e.request("GET", "/style.css").headers["content-type"]?.hasPrefix("text/css") == true)
         #expect(try await e.request("POST", "/").status == 405)
         #expect(try await e.request("DELETE", "/api/chain").status == 405)
