@@ -172,3 +172,28 @@ def test_the_curve_editor_draws_the_filters_curve(editor, browser):
         lines = browser.execute_script(
             "return arguments[1].map(v => curveValue(arguments[0], 'linear', v))", points, xs)
         assert numpy.allclose(lines, numpy.interp(xs, x, y), rtol=0, atol=1e-12)
+
+
+def test_a_kind_the_page_does_not_know_gets_a_json_field_checked_by_the_server(editor, browser):
+    """New parameter kinds must never break the page: one it does not know (here a made-up
+    colour parameter added to the catalogue the page holds) is a JSON text field, and the
+    server's verdict appears at that field."""
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    browser.execute_script("""
+        state.filters.find(f => f.type === 'colorControls').parameters.push(
+            {name: 'tint', kind: 'colour', default: [1, 1, 1], allowed: '[r, g, b]', help: 'a made-up kind'});
+        renderParams();""")
+    field = browser.find_element(By.CSS_SELECTOR, '#param-list textarea[data-param="tint"]')
+    assert field.get_attribute("value") == "[1,1,1]"
+    field.clear()
+    field.send_keys("[1, 0.5")
+    browser.find_element(By.ID, "step-name").click()
+    wait(browser, lambda d: "invalid JSON" in d.find_element(
+        By.CSS_SELECTOR, '.param[data-param="tint"] .error').text, "no JSON syntax error shown")
+    field.clear()
+    field.send_keys("[1, 0.5, 0.5]")
+    browser.find_element(By.ID, "step-name").click()
+    wait(browser, lambda d: "unknown parameter 'tint'" in d.find_element(
+        By.CSS_SELECTOR, '.param[data-param="tint"] .error').text, "the server's error is not at the field")
+    assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
