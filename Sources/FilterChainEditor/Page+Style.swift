@@ -61,18 +61,18 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .curve .point { fill: var(--panel); stroke: var(--accent); stroke-width: .008; cursor: grab; }
 .curve .point.active, .curve .point:focus { fill: var(--accent); outline: none; }
 #fix textarea { width: 100%; min-height: 16em; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
-.previews { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: 1fr auto; gap: 10px; padding: 10px; min-height: 0; }
+.previews { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); grid-template-rows: 1fr auto; gap: 10px; padding: 10px; min-height: 0; }
 .pane { margin: 0; display: flex; flex-direction: column; min-height: 0; min-width: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .pane figcaption { padding: 6px 10px; font-size: 13px; border-bottom: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .frame { flex: 1; min-height: 200px; display: flex; align-items: center; justify-content: center; padding: 8px; background: #e9e9ec; }
-.frame img { max-width: 100%; max-height: 100%; object-fit: contain; display: block;
+.frame img { max-width: 100%; max-height: 100%; min-width: 0; object-fit: contain; display: block;
   background: repeating-conic-gradient(#dcdcdc 0% 25%, #ffffff 0% 50%) 50% / 16px 16px; }
 .compare { grid-column: 1 / -1; display: flex; align-items: center; gap: 10px; }
 .showing-input .pane figcaption::after { content: " · input"; color: var(--accent); }
 @media (max-width: 860px) {
   main { display: block; flex: none; }
   .side { border-right: 0; border-bottom: 1px solid var(--line); overflow: visible; }
-  .previews { grid-template-columns: 1fr; grid-template-rows: auto auto auto; }
+  .previews { grid-template-columns: minmax(0, 1fr); grid-template-rows: auto auto auto; }
   .frame { min-height: 120px; flex: none; }
   .frame img { max-height: 60vh; }
 }
