@@ -44,6 +44,34 @@ public final class EditorServer: @unchecked Sendable {
     /// Serves until the task is cancelled.
     public func run() async throws { try await server.run() }
 
+    /// Starts serving in the background; returns the port once listening, or throws at once
+    /// when the server cannot listen (the port is taken, ...). `served` ends when it stops.
+    public func start() async throws -> (port: UInt16, served: Task<Void, any Error>) {
+        let server = self.server
+        let failure = FailureBox()
+        let served = Task {
+            do { try await server.run() } catch {
+                failure.set(error)
+                throw error
+            }
+        }
+        while true {
+            if case .ip4(_, let port)? = await server.listeningAddress {
+                lock.withLock { boundPort = port }
+                return (port, served)
+            }
+            if let error = failure.get() { throw error }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    private final class FailureBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var error: (any Error)?
+        func set(_ e: any Error) { lock.withLock { error = e } }
+        func get() -> (any Error)? { lock.withLock { error } }
+    }
+
     /// Waits until the server listens; returns its port.
     public func waitUntilListening() async throws -> UInt16 {
         try await server.waitUntilListening(timeout: 30)

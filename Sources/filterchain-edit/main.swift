@@ -82,9 +82,12 @@ for sig in [SIGINT, SIGTERM] {
     signalSources.append(source)
 }
 
-let serving = Task { try await server.run() }
 let boundPort: UInt16
-do { boundPort = try await server.waitUntilListening() } catch { fail("cannot listen on 127.0.0.1:\(command.port): \(error)", 1) }
+let serving: Task<Void, any Error>
+do { (boundPort, serving) = try await server.start() } catch {
+    let why = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+    fail("cannot listen on 127.0.0.1:\(command.port): \(why)", 1)
+}
 let address = server.url(port: boundPort)
 FileHandle.standardOutput.write(Data((address + "\n").utf8))
 
