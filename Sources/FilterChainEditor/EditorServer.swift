@@ -41,9 +41,6 @@ public final class EditorServer: @unchecked Sendable {
         return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
-    /// Serves until the task is cancelled.
-    public func run() async throws { try await server.run() }
-
     /// Starts serving in the background; returns the port once listening, or throws at once
     /// when the server cannot listen (the port is taken, ...). `served` ends when it stops.
     public func start() async throws -> (port: UInt16, served: Task<Void, any Error>) {
@@ -70,16 +67,6 @@ public final class EditorServer: @unchecked Sendable {
         private var error: (any Error)?
         func set(_ e: any Error) { lock.withLock { error = e } }
         func get() -> (any Error)? { lock.withLock { error } }
-    }
-
-    /// Waits until the server listens; returns its port.
-    public func waitUntilListening() async throws -> UInt16 {
-        try await server.waitUntilListening(timeout: 30)
-        guard case .ip4(_, let port) = await server.listeningAddress else {
-            throw EditorError(status: 500, "the server has no address")
-        }
-        lock.withLock { boundPort = port }
-        return port
     }
 
     public func stop() async { await server.stop() }

@@ -30,9 +30,7 @@ import Testing
             editor = try Editor(chainPath: chainPath, imagePath: EditorAPITests.chelsea,
                                 outputPath: output.map { folder + "/" + $0 }, renderer: Renderer(threads: 2))
             server = try EditorServer(editor: editor, port: 0)
-            let server = self.server
-            task = Task { try await server.run() }
-            port = try await server.waitUntilListening()
+            (port, task) = try await server.start()
         }
 
         func stop() async {
