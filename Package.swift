@@ -7,11 +7,15 @@ let package = Package(
     products: [
         .library(name: "FilterChain", targets: ["FilterChain"]),
         .executable(name: "filterchain", targets: ["filterchain"]),
+        // The browser editor, a separate program so that `filterchain apply` never builds
+        // the HTTP server; `filterchain edit` runs it from beside itself.
+        .executable(name: "filterchain-edit", targets: ["filterchain-edit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation --target FilterChain` (DocC).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev;
@@ -32,7 +36,17 @@ let package = Package(
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The editor's HTTP API and embedded page (FlyingFox: no dependencies of its own).
+        .target(name: "FilterChainEditor", dependencies: [
+            "FilterChain",
+            .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
+        .executableTarget(name: "filterchain-edit", dependencies: [
+            "FilterChainEditor",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "FilterChainTests", dependencies: ["FilterChain"]),
+        .testTarget(name: "FilterChainEditorTests", dependencies: ["FilterChainEditor", "FilterChain"]),
         .testTarget(name: "FilterChainCLITests", dependencies: ["filterchain", "FilterChain"]),
     ]
 )

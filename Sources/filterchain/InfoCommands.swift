@@ -33,7 +33,7 @@ struct Filters: ParsableCommand {
             infos = [info]
         }
         if json {
-            let nodes = infos.map(FilterDocs.json)
+            let nodes = infos.map(\.jsonNode)
             print(JSONWriter.pretty(JSONNode(.array(nodes))))
             return
         }
@@ -46,51 +46,6 @@ struct Filters: ParsableCommand {
 }
 
 enum FilterDocs {
-    static func json(_ info: FilterInfo) -> JSONNode {
-        JSONNode(.object([
-            ("type", JSONNode(.string(info.type))),
-            ("summary", JSONNode(.string(info.summary))),
-            ("parameters", JSONNode(.array(info.parameters.map { p in
-                var members: [(key: String, value: JSONNode)] = [("name", JSONNode(.string(p.name)))]
-                switch p.kind {
-                case .number(let r):
-                    members += [("kind", JSONNode(.string("number"))),
-                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
-                case .choice(let options):
-                    members += [("kind", JSONNode(.string("choice"))), ("choices", JSONNode(.array(options.map { JSONNode(.string($0)) })))]
-                case .integer(let r):
-                    members += [("kind", JSONNode(.string("integer"))),
-                                ("minimum", JSONNode(.number(Double(r.lowerBound)))), ("maximum", JSONNode(.number(Double(r.upperBound))))]
-                case .integerChoice(let options):
-                    members += [("kind", JSONNode(.string("integerChoice"))),
-                                ("choices", JSONNode(.array(options.map { JSONNode(.number(Double($0))) })))]
-                case .boolean:
-                    members += [("kind", JSONNode(.string("boolean")))]
-                case .points(let count, let optional):
-                    members += [("kind", JSONNode(.string("points"))), ("minimumPoints", JSONNode(.number(Double(count.lowerBound)))),
-                                ("maximumPoints", JSONNode(.number(Double(count.upperBound)))), ("optional", JSONNode(.bool(optional)))]
-                case .color(let r, let positiveLuma):
-                    members += [("kind", JSONNode(.string("color"))),
-                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound))),
-                                ("positiveLuma", JSONNode(.bool(positiveLuma)))]
-                case .point(let r):
-                    members += [("kind", JSONNode(.string("point"))),
-                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
-                case .matrix(let rows, let columns, let r):
-                    members += [("kind", JSONNode(.string("matrix"))), ("rows", JSONNode(.number(Double(rows)))),
-                                ("columns", JSONNode(.number(Double(columns)))),
-                                ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
-                case .file(let ext):
-                    members += [("kind", JSONNode(.string("file"))), ("extension", JSONNode(.string(ext))),
-                                ("required", JSONNode(.bool(true)))]
-                }
-                members += [("default", p.defaultValue ?? JSONNode(.null)), ("allowed", JSONNode(.string(p.kind.allowed))),
-                            ("help", JSONNode(.string(p.help)))]
-                return JSONNode(.object(members))
-            }))),
-        ]))
-    }
-
     static func markdown(_ info: FilterInfo) -> String {
         var out = "## \(info.type)\n\n\(info.summary)\n\n"
         out += "| parameter | allowed | default | meaning |\n|---|---|---|---|\n"

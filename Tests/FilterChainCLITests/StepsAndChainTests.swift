@@ -36,6 +36,9 @@ import FilterChain
         #expect(list.map { $0["type"] as! String } == FilterRegistry.names)
         let sigma = (list[2]["parameters"] as! [[String: Any]])[0]
         #expect(sigma["name"] as? String == "sigma" && sigma["maximum"] as? Double == 500 && sigma["default"] as? Double == 2)
+        // Parameters in pixels say so (a preview at another scale scales them).
+        #expect(sigma["unit"] as? String == "pixels")
+        #expect((list[0]["parameters"] as! [[String: Any]]).allSatisfy { $0["unit"] == nil })
         #expect(try CLI.run(["filters", "blur"]).status == 64)
     }
 

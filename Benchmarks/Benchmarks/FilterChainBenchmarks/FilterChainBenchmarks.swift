@@ -157,4 +157,55 @@ let benchmarks: @Sendable () -> Void = {
             try? FileManager.default.removeItem(atPath: folder)
         }
     }
+
+    // The editor's re-render: an edit of step 3 of a five-step chain, on the 12 MP image's
+    // 1024-pixel preview (PreviewSession), both previews ("after step 3" and "final"). Each
+    // iteration changes the blur's sigma, so steps 3 to 5 run again from the cached image
+    // after step 2, as when a slider moves.
+    // With each preview encoded as the editor's server sends it: 8-bit PNG, zlib level 0 or 1.
+    for encode in [nil, 0, 1] as [Int?] {
+        Benchmark("Preview 1024: edit step 3 of 5, both previews" + (encode.map { " + PNG level \($0)" } ?? ""),
+                  configuration: .init(metrics: [.wallClock, .throughput, .peakMemoryResident],
+                                       maxDuration: .seconds(5), maxIterations: 200)) { benchmark, edit in
+            for _ in benchmark.scaledIterations {
+                blackHole(try edit.next(encode: encode))
+            }
+        } setup: {
+            try PreviewEdit()
+        }
+    }
+}
+
+/// One slider step after another on a preview session.
+final class PreviewEdit: @unchecked Sendable {
+    let session: PreviewSession
+    var chain: Chain
+    var count = 0
+    let folder: String
+
+    init() throws {
+        session = PreviewSession(image: syntheticImage(alpha: false), maxSize: 1024, renderer: Renderer(stripHeight: 32))
+        chain = Chain([colorControls(), toneCurve(), gaussianBlur(8), colorControls(), toneCurve()])
+        folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("filterchain-preview-benchmark-\(ProcessInfo.processInfo.processIdentifier)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try session.render(chain, at: [3, 5])
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    func next(encode: Int?) throws -> [RasterImage] {
+        count += 1
+        chain.steps[2].filter = gaussianBlur(8 + Double(count % 8) / 4)
+        let images = [try session.render(chain, at: [3])[0], try session.render(chain, at: [5])[0]]
+        if let level = encode {
+            for (i, image) in images.enumerated() {
+                _ = try session.renderer.render(Chain(), image: image, outputs: [
+                    RenderOutput(step: 0, .file(.file(folder + "/preview\(i).png"),
+                                                 EncodeOptions(format: .png, depth: .eight, compressionLevel: level))),
+                ])
+            }
+        }
+        return images
+    }
 }

@@ -129,12 +129,21 @@ public enum ParameterKind: Sendable, Equatable {
     }
 }
 
+/// What a parameter's numbers measure, when a caller that rescales the image must know.
+public enum ParameterUnit: String, Sendable, Equatable {
+    /// Lengths in pixels of the image the step sees (a blur's sigma, a crop rectangle, a
+    /// size): a preview at scale s multiplies every number of the value by s.
+    case pixels
+}
+
 public struct ParameterInfo: Sendable {
     public let name: String
     public let help: String
     public let kind: ParameterKind
     /// The default as JSON; nil when the parameter is optional and absent by default.
     public let defaultValue: JSONNode?
+    /// nil: the value does not depend on the image's scale.
+    public var unit: ParameterUnit? = nil
 }
 
 /// A parameter: its name, what it takes, one line of help, and how to read and write it in
@@ -143,6 +152,8 @@ public struct Parameter<F: Filter>: Sendable {
     public let name: String
     public let help: String
     public let kind: ParameterKind
+    /// nil: the value does not depend on the image's scale.
+    public private(set) var unit: ParameterUnit? = nil
     let get: @Sendable (F) -> JSONNode?
     let set: @Sendable (inout F, JSONNode) throws(ParameterError) -> Void
     /// Used instead of `set` by parameters that need the chain file's folder (file paths).
@@ -151,7 +162,14 @@ public struct Parameter<F: Filter>: Sendable {
     var required = false
 
     public var info: ParameterInfo {
-        ParameterInfo(name: name, help: help, kind: kind, defaultValue: get(F()))
+        ParameterInfo(name: name, help: help, kind: kind, defaultValue: get(F()), unit: unit)
+    }
+
+    /// The same parameter, marked as measured in `unit` (`.number(...).in(.pixels)`).
+    public func measured(in unit: ParameterUnit) -> Parameter {
+        var copy = self
+        copy.unit = unit
+        return copy
     }
 
     public static func number(_ name: String, _ keyPath: WritableKeyPath<F, Double> & Sendable,

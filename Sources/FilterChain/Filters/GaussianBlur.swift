@@ -35,7 +35,8 @@ public struct GaussianBlur: Filter {
             average on 8-bit photographs.
             """,
         parameters: [
-            .number("sigma", \.sigma, in: 0...500, help: "standard deviation in pixels; the blur reaches ceil(4 sigma) pixels"),
+            .number("sigma", \.sigma, in: 0...500, help: "standard deviation in pixels; the blur reaches ceil(4 sigma) pixels")
+                .measured(in: .pixels),
         ])
 
     public func operation() -> FilterOperation {

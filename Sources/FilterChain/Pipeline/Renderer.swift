@@ -79,6 +79,12 @@ public final class Renderer: @unchecked Sendable {
                           cancel: cancel, order: order)
     }
 
+    /// Runs `chain` on rows from any pixel source (one that reports progress, say).
+    public func render(_ chain: Chain, pixels source: PixelSource, outputs: [RenderOutput],
+                       cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
+        try render(chain, reader: source, formats: try outputFormats(outputs), outputs: outputs, cancel: cancel, order: order)
+    }
+
     /// The image after `step` steps of `chain` (by default all of them).
     public func apply(_ chain: Chain, to image: RasterImage, step: Int? = nil, depth: BitDepth? = nil) throws -> RasterImage {
         let result = try render(chain, image: image, outputs: [RenderOutput(step: step ?? chain.steps.count, .memory(depth: depth))])

@@ -24,6 +24,11 @@ func readmeExample() throws {
     let afterStep1 = try renderer.apply(chain, to: photo, step: 1)
     let jpeg: [UInt8] = try edited.encoded(as: .jpeg, options: EncodeOptions(quality: 85))
     print(edited.width, afterStep1.height, jpeg.count)
+
+    // Interactive previews: a 1024-pixel copy, cached steps, stale renders cancelled.
+    let session = PreviewSession(image: photo, maxSize: 1024, renderer: renderer)
+    let previews = try session.render(chain, at: [2, chain.steps.count])   // after step 2, final
+    print(previews.count)
     // README end
 }
 

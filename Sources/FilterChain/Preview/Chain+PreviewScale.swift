@@ -1,0 +1,55 @@
+extension Chain {
+    /// The chain as it should run on a copy of the image scaled by `scale` (0.25: a quarter
+    /// of the width), so that the result looks like the full-size result scaled: every
+    /// parameter declared in pixels (`ParameterUnit.pixels`: a blur's sigma, a crop
+    /// rectangle, a size) has each of its numbers multiplied by `scale`, then clamped to the
+    /// parameter's range; a value its parameter refuses that way (an integer) is rounded,
+    /// at least 1, and a value still refused keeps its full-size setting. Ids, names and
+    /// enabled flags are unchanged.
+    public func scaledForPreview(by scale: Double) -> Chain {
+        guard scale != 1 else { return self }
+        var copy = self
+        for (i, step) in steps.enumerated() {
+            copy.steps[i].filter = Chain.scaled(step.filter, by: scale)
+        }
+        return copy
+    }
+
+    static func scaled<F: Filter>(_ filter: F, by scale: Double) -> F {
+        var result = filter
+        let values = filter.parametersJSON
+        guard case .object(let members) = values.value else { return filter }
+        for parameter in F.declaration.parameters where parameter.unit == .pixels {
+            guard let value = members.first(where: { $0.key == parameter.name })?.value else { continue }
+            let range: ClosedRange<Double>? = if case .number(let r) = parameter.kind { r } else { nil }
+            let candidates = [
+                multiplied(value, by: scale, range: range, rounded: false),
+                multiplied(value, by: scale, range: range, rounded: true),
+            ]
+            for candidate in candidates {
+                if let set = try? result.setting(parameter.name, to: candidate) {
+                    result = set
+                    break
+                }
+            }
+        }
+        return result
+    }
+
+    /// `node` with every number in it multiplied by `scale`.
+    static func multiplied(_ node: JSONNode, by scale: Double, range: ClosedRange<Double>?, rounded: Bool) -> JSONNode {
+        switch node.value {
+        case .number(let v):
+            var scaled = v * scale
+            if rounded { scaled = v == 0 ? 0 : max(1, scaled.rounded()) }
+            if let range { scaled = min(max(scaled, range.lowerBound), range.upperBound) }
+            return JSONNode(.number(scaled))
+        case .array(let items):
+            return JSONNode(.array(items.map { multiplied($0, by: scale, range: range, rounded: rounded) }))
+        case .object(let members):
+            return JSONNode(.object(members.map { ($0.key, multiplied($0.value, by: scale, range: range, rounded: rounded)) }))
+        default:
+            return node
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import FilterChain
+import Foundation
+
+/// What `filterchain edit` serves, apart from HTTP: the chain being edited (the current,
+/// unsaved one), the image decoded once, previews, saving and export. Every method is safe
+/// to call from any thread.
+public final class Editor: @unchecked Sendable {
+    /// The chain file; errors name it as the command line does.
+    public let chainPath: String
+    public let imagePath: String
+    /// Where Export writes, when `--output` was given.
+    public let outputPath: String?
+    /// The image as decoded, full size.
+    public let image: RasterImage
+    public let renderer: Renderer
+    /// The preview size the page asks for unless told otherwise.
+    public static let defaultPreviewSize = 1024
+    /// Sessions kept for other preview sizes besides the default.
+    static let extraSessionLimit = 2
+
+    private let lock = NSLock()
+    /// nil while the file on disk is invalid and has not been mended through `put`.
+    private var current: Chain?
+    private var loadError: ChainError?
+    /// The file's bytes when it was loaded or last saved (409 when they differ on save).
+    private var diskBytes: [UInt8]?
+    private var sessions: [Int: PreviewSession] = [:]
+    private var sessionUse: [Int: Int] = [:]
+    private var useClock = 0
+    private let scratch: String
+    public let export: ExportJob?
+
+    /// Loads CHAIN (creating it as an empty version 1 chain when it does not exist; an
+    /// invalid one is kept as text with its error) and decodes IMAGE once.
+    public init(chainPath: String, imagePath: String, outputPath: String? = nil,
+                renderer: Renderer = Renderer(), decode: DecodeOptions = .init()) throws {
+        self.chainPath = chainPath
+        self.imagePath = imagePath
+        self.outputPath = outputPath
+        self.renderer = renderer
+        if !FileManager.default.fileExists(atPath: chainPath) {
+            try Chain().save(to: chainPath)
+        }
+        let decoded = try renderer.render(Chain(), source: .file(imagePath), decode: decode,
+                                          outputs: [RenderOutput(step: 0, .memory())])
+        image = decoded.images[0]!
+        var template = Array((NSTemporaryDirectory() + "/filterchain-edit-XXXXXX").utf8CString)
+        guard let dir = mkdtemp(&template) else {
+            throw EditorError(status: 500, "cannot create a temporary folder: \(String(cString: strerror(errno)))")
+        }
+        scratch = String(cString: dir)
+        export = outputPath.map { ExportJob(path: $0) }
+        reloadFromDisk()
+        sessions[Editor.defaultPreviewSize] = PreviewSession(image: image, maxSize: Editor.defaultPreviewSize,
+                                                               renderer: renderer)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: scratch) }
+
+    // MARK: The chain
+
+    /// The current chain as version 1 JSON; 422 with the file's text and its error while the
+    /// file is invalid and not yet mended.
+    public func chainJSON() throws -> JSONNode {
+        try lock.withLock { () throws -> JSONNode in
+            guard let current else { throw invalidFileError() }
+            return current.jsonNode
+        }
+    }
+
+    /// Validates a whole chain (as a chain file is validated) and makes it current.
+    @discardableResult
+    public func put(_ body: [UInt8]) throws -> JSONNode {
+        let chain: Chain
+        do { chain = try Chain.parse(body, file: chainPath) } catch { throw EditorError(chainError: error, status: 422) }
+        lock.withLock { current = chain }
+        return chain.jsonNode
+    }
+
+    /// Reads the file again, dropping unsaved edits.
+    @discardableResult
+    public func reload() throws -> JSONNode {
+        reloadFromDisk()
+        return try chainJSON()
+    }
+
+    private func reloadFromDisk() {
+        let bytes = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+        lock.withLock {
+            diskBytes = bytes
+            do {
+                current = try Chain.parse(bytes ?? [], file: chainPath)
+                loadError = nil
+            } catch let error as ChainError {
+                current = nil
+                loadError = error
+            } catch {
+                current = nil
+            }
+        }
+    }
+
+    private func invalidFileError() -> EditorError {
+        var error = EditorError(chainError: loadError ?? ChainError(file: chainPath, problem: .unreadable("no chain")), status: 422)
+        let text = diskBytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        error.extra.append(("text", JSONNode(.string(text))))
+        return error
+    }
+
+    /// Writes the current chain to CHAIN atomically, validated as `chain set` validates.
+    /// 409 when the file changed on disk since it was loaded or saved, unless `force`.
+    public func save(force: Bool = false) throws {
+        try lock.withLock { () throws in
+            guard let chain = current else { throw invalidFileError() }
+            let onDisk = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+            if !force && onDisk != diskBytes {
+                throw EditorError(status: 409, "\(chainPath): the file changed on disk since it was loaded or saved; reload it or overwrite it")
+            }
+            do { try chain.save(to: chainPath) } catch let error as ChainError { throw EditorError(chainError: error, status: 500) }
+            diskBytes = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+            loadError = nil
+        }
+    }
+
+    // MARK: Rendering
+
+    /// The image after STEP (a position, an id, an id prefix or a name) of the current chain,
+    /// its long side at most `size`, as an 8-bit PNG.
+    public func renderPNG(step: String, size: Int = Editor.defaultPreviewSize) throws -> [UInt8] {
+        guard size >= 1 else { throw EditorError(status: 400, "size: \(size) is not allowed; allowed: a whole number of pixels, at least 1") }
+        let chain = try lock.withLock { () throws -> Chain in
+            // The input is there to see even while the chain file is invalid.
+            guard let current else {
+                if step.trimmingCharacters(in: .whitespaces) == "0" { return Chain() }
+                throw invalidFileError()
+            }
+            return current
+        }
+        let position: Int
+        do { position = try StepReference(step).resolve(in: chain) } catch {
+            throw EditorError(status: 404, "\(chainPath): \(error)")
+        }
+        let session = session(for: size)
+        do {
+            let image = try session.render(chain, at: [position])[0]
+            return try encodePNG(image)
+        } catch is RenderCancelled {
+            throw EditorError(status: 503, "cancelled: a newer edit superseded this render")
+        } catch let error as EditorError {
+            throw error
+        } catch {
+            throw EditorError(status: 500, "\(error)")
+        }
+    }
+
+    private func session(for size: Int) -> PreviewSession {
+        let longSide = min(size, max(image.width, image.height))
+        let key = size >= Editor.defaultPreviewSize && longSide <= Editor.defaultPreviewSize ? Editor.defaultPreviewSize : longSide
+        return lock.withLock {
+            useClock += 1
+            sessionUse[key] = useClock
+            if let session = sessions[key] { return session }
+            let session = PreviewSession(image: image, maxSize: key, renderer: renderer)
+            sessions[key] = session
+            let extra = sessions.keys.filter { $0 != Editor.defaultPreviewSize }
+            if extra.count > Editor.extraSessionLimit,
+               let oldest = extra.min(by: { sessionUse[$0, default: 0] < sessionUse[$1, default: 0] }) {
+                sessions[oldest] = nil
+            }
+            return session
+        }
+    }
+
+    /// An image as 8-bit PNG bytes (zlib level 1: previews favour speed).
+    func encodePNG(_ image: RasterImage) throws -> [UInt8] {
+        let path = scratch + "/" + UUID().uuidString + ".png"
+        defer { unlink(path) }
+        _ = try renderer.render(Chain(), image: image, outputs: [
+            RenderOutput(step: 0, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1))),
+        ])
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EditorError(status: 500, "cannot read the preview back")
+        }
+        return Array(data)
+    }
+
+    // MARK: Export
+
+    /// Starts rendering the current chain at full size to `--output`.
+    public func startExport() throws {
+        guard let export else { throw EditorError(status: 404, "no --output was given, so there is nothing to export to") }
+        let chain = try lock.withLock { () throws -> Chain in
+            guard let current else { throw invalidFileError() }
+            return current
+        }
+        try export.start(chain, image: image, renderer: renderer)
+    }
+
+    // MARK: Catalogue and facts
+
+    /// The catalogue, as `filterchain filters --json` prints it.
+    public static var filtersJSON: JSONNode { JSONNode(.array(FilterRegistry.infos.map(\.jsonNode))) }
+
+    /// What the page shows in its header.
+    public var infoJSON: JSONNode {
+        let preview = lock.withLock { sessions[Editor.defaultPreviewSize] }.map { [("previewWidth", JSONNode(.number(Double($0.image.width)))),
+                                                                  ("previewHeight", JSONNode(.number(Double($0.image.height))))] } ?? []
+        return JSONNode(.object([
+            ("chain", JSONNode(.string(chainPath))),
+            ("image", JSONNode(.string(imagePath))),
+            ("width", JSONNode(.number(Double(image.width)))),
+            ("height", JSONNode(.number(Double(image.height)))),
+            ("output", outputPath.map { JSONNode(.string($0)) } ?? JSONNode(.null)),
+        ] + preview))
+    }
+}
+
+/// A refusal as the API sends it: an HTTP status and `{"error": "..."}`, with the same text
+/// as the command line's message.
+public struct EditorError: Error, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var message: String
+    /// More members of the JSON object (a chain error's path, line and column, ...).
+    public var extra: [(String, JSONNode)] = []
+
+    public init(status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    init(chainError: ChainError, status: Int) {
+        self.init(status: status, chainError.description)
+        if !chainError.path.isEmpty { extra.append(("path", JSONNode(.string(chainError.path)))) }
+        if let line = chainError.line { extra.append(("line", JSONNode(.number(Double(line))))) }
+        if let column = chainError.column { extra.append(("column", JSONNode(.number(Double(column))))) }
+    }
+
+    public var description: String { message }
+
+    public var json: JSONNode {
+        JSONNode(.object([("error", JSONNode(.string(message)))] + extra.map { (key: $0.0, value: $0.1) }))
+    }
+}

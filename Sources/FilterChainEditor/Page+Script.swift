@@ -1,0 +1,565 @@
+extension Page {
+    static let script = #"""
+"use strict";
+// filterchain edit: the page. It talks only to the HTTP API (README, "The editor").
+
+const token = new URLSearchParams(location.search).get("token") || sessionStorage.getItem("filterchain-token") || "";
+sessionStorage.setItem("filterchain-token", token);
+
+// Catalogue groups by filter type; a type not listed here goes under "colour".
+const GROUPS = ["colour", "tone", "detail", "geometry"];
+const GROUP_OF = {
+  colorControls: "colour", hueAdjust: "colour", vibrance: "colour", colorMatrix: "colour", sepia: "colour",
+  monochrome: "colour", invert: "colour", lut: "colour",
+  toneCurve: "tone", exposure: "tone", gamma: "tone", levels: "tone", vignette: "tone",
+  gaussianBlur: "detail", unsharpMask: "detail",
+  resize: "geometry", crop: "geometry", rotate: "geometry", flip: "geometry",
+};
+const PREVIEW_SIZE = 1024;
+
+const state = {
+  chain: null,        // the page's chain (version 1 JSON object)
+  saved: null,        // JSON text of the chain as last loaded or saved
+  filters: [],        // the catalogue
+  selected: 0,        // 0-based index of the selected step
+  undo: [], redo: [], coalesce: null,
+  errors: {},         // "stepIndex.param" -> message, from the server
+  chainError: null,
+  info: null,
+  generation: 0, syncing: false,
+  showingInput: false,
+  images: { left: null, right: null, input: null },
+  curveRedraws: [],   // redraw the curve editors (when the interpolation changes)
+};
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v === true) e.setAttribute(k, "");
+    else if (v !== false && v != null) e.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+};
+
+async function api(method, path, body) {
+  const headers = { "X-Filterchain-Token": token };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body, cache: "no-store" });
+  return response;
+}
+
+function status(text, bad = false) {
+  const s = $("status");
+  s.textContent = text;
+  s.classList.toggle("bad", bad);
+}
+
+function filterInfo(type) { return state.filters.find((f) => f.type === type); }
+function clone(x) { return JSON.parse(JSON.stringify(x)); }
+function chainText(chain) { return JSON.stringify(chain); }
+function newID() {
+  if (crypto.randomUUID) return crypto.randomUUID().toUpperCase();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+// ---- Edits, undo and redo ----
+
+// Applies `change` to a copy of the chain. Edits with the same `coalesce` key in a row (one
+// slider drag) make one undo entry. A parameter's own control keeps its elements (so a drag
+// goes on): `rebuild` false.
+function edit(change, coalesce = null, rebuild = true) {
+  const before = clone(state.chain);
+  const after = clone(state.chain);
+  change(after);
+  if (!(coalesce && state.coalesce === coalesce)) {
+    state.undo.push({ chain: before, selected: state.selected });
+    if (state.undo.length > 500) state.undo.shift();
+  }
+  state.coalesce = coalesce;
+  state.redo = [];
+  state.chain = after;
+  afterChange(rebuild);
+}
+
+function restore(from, to) {
+  const entry = from.pop();
+  if (!entry) return;
+  to.push({ chain: clone(state.chain), selected: state.selected });
+  state.chain = entry.chain;
+  state.selected = Math.min(entry.selected, Math.max(0, state.chain.filters.length - 1));
+  state.coalesce = null;
+  afterChange(true);
+}
+function undo() { restore(state.undo, state.redo); }
+function redo() { restore(state.redo, state.undo); }
+
+function afterChange(rebuildParams = true) {
+  state.selected = Math.min(state.selected, Math.max(0, state.chain.filters.length - 1));
+  renderSteps();
+  if (rebuildParams) renderParams();
+  updateButtons();
+  sync();
+}
+
+function dirty() { return state.chain && chainText(state.chain) !== state.saved; }
+
+function updateButtons() {
+  $("undo").disabled = state.undo.length === 0;
+  $("redo").disabled = state.redo.length === 0;
+  $("save").disabled = !state.chain || Object.keys(state.errors).length > 0 || state.chainError != null;
+  $("save").textContent = dirty() ? "Save*" : "Save";
+  document.title = (dirty() ? "* " : "") + "filterchain edit";
+}
+
+// ---- Talking to the server: PUT the chain, then render both previews ----
+
+function sync() {
+  state.generation += 1;
+  if (!state.syncing) runSync();
+}
+
+async function runSync() {
+  state.syncing = true;
+  let generation;
+  let ok = false;
+  try {
+    do {
+      generation = state.generation;
+      const response = await api("PUT", "/api/chain", JSON.stringify(state.chain, null, 2));
+      if (generation !== state.generation) continue;
+      const answer = await response.json();
+      state.errors = {};
+      state.chainError = null;
+      if (response.ok) {
+        ok = true;
+        status(dirty() ? "edited" : "saved");
+      } else {
+        const m = /^filters\[(\d+)\]\.parameters\.([A-Za-z0-9_]+)/.exec(answer.path || "");
+        if (m) state.errors[`${m[1]}.${m[2]}`] = answer.error;
+        else state.chainError = answer.error;
+        status(answer.error, true);
+      }
+      showErrors();
+      updateButtons();
+    } while (generation !== state.generation);
+  } catch (e) {
+    status("the editor's server does not answer: " + e, true);
+  } finally {
+    state.syncing = false;
+  }
+  if (ok) renderPreviews(generation);
+}
+
+async function fetchImage(step) {
+  const started = performance.now();
+  const response = await api("GET", `/api/render?step=${encodeURIComponent(step)}&size=${PREVIEW_SIZE}`);
+  if (!response.ok) {
+    const answer = await response.json().catch(() => ({ error: response.statusText }));
+    return { error: answer.error, status: response.status };
+  }
+  const blob = await response.blob();
+  return { url: URL.createObjectURL(blob), ms: performance.now() - started };
+}
+
+function setImage(which, url) {
+  if (state.images[which] && state.images[which] !== state.images.input) URL.revokeObjectURL(state.images[which]);
+  state.images[which] = url;
+  if (!state.showingInput) $(which).src = url;
+}
+
+async function renderPreviews(generation) {
+  const count = state.chain.filters.length;
+  const position = count === 0 ? 0 : state.selected + 1;
+  const step = count === 0 ? null : state.chain.filters[state.selected];
+  $("left-label").textContent = count === 0 ? "input (the chain is empty)"
+    : `after step ${position}: ${step.name || step.type}` + (step.enabled === false ? " (disabled)" : "");
+  $("right-label").textContent = `final, after step ${count}`;
+  try {
+    const left = await fetchImage(String(position));
+    if (generation !== state.generation) return;
+    const right = await fetchImage(String(count));
+    if (generation !== state.generation) return;
+    if (left.error || right.error) {
+      const e = left.error ? left : right;
+      if (e.status !== 503) status(e.error, true);
+      return;
+    }
+    setImage("left", left.url);
+    setImage("right", right.url);
+    $("left").dataset.generation = $("right").dataset.generation = String(generation);
+    $("timing").textContent = `rendered in ${Math.round(left.ms + right.ms)} ms`;
+  } catch (e) {
+    status("rendering failed: " + e, true);
+  }
+}
+
+// ---- Step list ----
+
+function renderSteps() {
+  const list = $("steps");
+  list.replaceChildren();
+  state.chain.filters.forEach((step, i) => {
+    const info = filterInfo(step.type);
+    const enabled = step.enabled !== false;
+    const li = el("li", {
+      class: (i === state.selected ? "selected " : "") + (enabled ? "" : "disabled"),
+      tabindex: "0", draggable: "true", "aria-selected": String(i === state.selected),
+      "data-index": String(i), "aria-label": `step ${i + 1}: ${step.name || step.type}`,
+      onclick: (e) => { if (e.target.closest("button, input")) return; select(i); },
+      onkeydown: (e) => {
+        if (e.target !== li) return;
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(i); }
+        else if (e.altKey && e.key === "ArrowUp") { e.preventDefault(); move(i, i - 1); }
+        else if (e.altKey && e.key === "ArrowDown") { e.preventDefault(); move(i, i + 1); }
+        else if (e.key === "ArrowUp" && i > 0) { e.preventDefault(); select(i - 1, true); }
+        else if (e.key === "ArrowDown" && i + 1 < state.chain.filters.length) { e.preventDefault(); select(i + 1, true); }
+        else if (e.key === "Delete") { e.preventDefault(); remove(i); }
+      },
+      ondragstart: (e) => { e.dataTransfer.setData("text/plain", String(i)); li.classList.add("dragging"); },
+      ondragend: () => li.classList.remove("dragging"),
+      ondragover: (e) => { e.preventDefault(); li.classList.add("drop-before"); },
+      ondragleave: () => li.classList.remove("drop-before"),
+      ondrop: (e) => {
+        e.preventDefault();
+        li.classList.remove("drop-before");
+        const from = Number(e.dataTransfer.getData("text/plain"));
+        if (!Number.isNaN(from)) move(from, from < i ? i - 1 : i);
+      },
+    },
+      el("span", { class: "pos" }, String(i + 1)),
+      el("input", { type: "checkbox", checked: enabled, title: "enabled", "aria-label": `enable step ${i + 1}`,
+        onchange: (e) => edit((c) => { if (e.target.checked) delete c.filters[i].enabled; else c.filters[i].enabled = false; }) }),
+      el("span", { class: "label", title: info ? info.summary : step.type },
+        step.name || step.type, step.name ? el("span", { class: "type" }, " " + step.type) : null),
+      el("button", { type: "button", title: "move up", "aria-label": `move step ${i + 1} up`, disabled: i === 0,
+        onclick: () => move(i, i - 1) }, "↑"),
+      el("button", { type: "button", title: "move down", "aria-label": `move step ${i + 1} down`,
+        disabled: i === state.chain.filters.length - 1, onclick: () => move(i, i + 1) }, "↓"),
+      el("button", { type: "button", title: "remove", "aria-label": `remove step ${i + 1}`, onclick: () => remove(i) }, "×"),
+    );
+    list.append(li);
+  });
+}
+
+function select(i, focus = false) {
+  if (i === state.selected && !focus) return;
+  state.selected = i;
+  renderSteps();
+  renderParams();
+  renderPreviews(state.generation);
+  if (focus) $("steps").children[i]?.focus();
+}
+
+function move(from, to) {
+  const n = state.chain.filters.length;
+  if (to < 0 || to >= n || from === to) return;
+  edit((c) => { const [s] = c.filters.splice(from, 1); c.filters.splice(to, 0, s); });
+  state.selected = to;
+  renderSteps();
+  renderParams();
+  renderPreviews(state.generation);
+  $("steps").children[to]?.focus();
+}
+
+function remove(i) {
+  edit((c) => c.filters.splice(i, 1));
+}
+
+function addStep() {
+  const type = $("add-type").value;
+  const info = filterInfo(type);
+  if (!info) return;
+  const parameters = {};
+  for (const p of info.parameters) if (p.default !== null) parameters[p.name] = clone(p.default);
+  const at = state.chain.filters.length === 0 ? 0 : state.selected + 1;
+  edit((c) => c.filters.splice(at, 0, { id: newID(), type, parameters }));
+  state.selected = at;
+  renderSteps();
+  renderParams();
+}
+
+function renderCatalogue() {
+  const select = $("add-type");
+  select.replaceChildren();
+  for (const group of GROUPS) {
+    const members = state.filters.filter((f) => (GROUP_OF[f.type] || "colour") === group);
+    if (members.length === 0) continue;
+    const g = el("optgroup", { label: group });
+    for (const f of members) g.append(el("option", { value: f.type, title: f.summary }, `${f.type} · ${f.summary}`));
+    select.append(g);
+  }
+  const showSummary = () => { $("add-summary").textContent = filterInfo(select.value)?.summary || ""; };
+  select.onchange = showSummary;
+  showSummary();
+}
+
+// ---- Parameters of the selected step ----
+
+function renderParams() {
+  state.curveRedraws = [];
+  const box = $("param-list");
+  box.replaceChildren();
+  const step = state.chain.filters[state.selected];
+  if (!step) { box.append(el("p", { class: "muted" }, "Add a filter to start.")); return; }
+  const info = filterInfo(step.type);
+  const i = state.selected;
+  box.append(el("div", { class: "param" },
+    el("div", { class: "head" }, el("label", { class: "name", for: "step-name" }, "name"),
+      el("span", { class: "help" }, `${step.type}${info ? " · " + info.summary : ""}`)),
+    el("div", { class: "row" }, el("input", { id: "step-name", type: "text", value: step.name || "", placeholder: step.type,
+      onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }, null, false) }))));
+  if (!info) { box.append(el("p", { class: "error" }, `unknown filter type ${step.type}`)); return; }
+  for (const p of info.parameters) box.append(parameterControl(step, i, p));
+  showErrors();
+}
+
+function currentValue(step, p) {
+  return step.parameters && p.name in step.parameters ? step.parameters[p.name] : p.default;
+}
+
+function setParam(i, name, value, coalesce = null) {
+  edit((c) => {
+    c.filters[i].parameters = c.filters[i].parameters || {};
+    if (value === undefined) delete c.filters[i].parameters[name];
+    else c.filters[i].parameters[name] = value;
+  }, coalesce, false);
+}
+
+function parameterControl(step, i, p) {
+  const id = `param-${p.name}`;
+  const wrap = el("div", { class: "param", "data-param": p.name },
+    el("div", { class: "head" }, el("label", { class: "name", for: id }, p.name),
+      el("span", { class: "help" }, p.help + (p.unit ? ` (${p.unit})` : ""))));
+  const value = currentValue(step, p);
+  const key = `${step.id}.${p.name}`;
+  if (p.kind === "number") {
+    const span = p.maximum - p.minimum;
+    const stepSize = span > 100 ? 0.1 : span > 10 ? 0.01 : 0.001;
+    const range = el("input", { type: "range", min: p.minimum, max: p.maximum, step: stepSize, value,
+      "aria-label": `${p.name} slider`, "data-param": p.name });
+    const field = el("input", { id, type: "number", min: p.minimum, max: p.maximum, step: "any", value, "data-param": p.name });
+    range.addEventListener("input", () => { field.value = range.value; setParam(i, p.name, Number(range.value), key + ".drag"); });
+    range.addEventListener("change", () => { state.coalesce = null; });
+    field.addEventListener("change", () => {
+      const v = Number(field.value);
+      if (field.value.trim() === "" || !Number.isFinite(v)) { field.value = currentValue(state.chain.filters[i], p); return; }
+      range.value = v; setParam(i, p.name, v);
+    });
+    const reset = el("button", { type: "button", title: `reset to ${p.default}`, "aria-label": `reset ${p.name} to ${p.default}`,
+      onclick: () => { setParam(i, p.name, p.default); renderParams(); } }, "reset");
+    wrap.append(el("div", { class: "row" }, range, field, reset),
+      el("div", { class: "help" }, `${p.minimum} to ${p.maximum}, default ${p.default}`));
+  } else if (p.kind === "choice") {
+    const menu = el("select", { id, "data-param": p.name, onchange: (e) => {
+      setParam(i, p.name, e.target.value);
+      state.curveRedraws.forEach((draw) => draw());
+    } });
+    for (const c of p.choices) menu.append(el("option", { value: c, selected: c === value }, c));
+    wrap.append(el("div", { class: "row" }, menu));
+  } else if (p.kind === "points") {
+    wrap.append(curveEditor(step, i, p, id, value));
+  } else if (p.kind === "file") {
+    const field = el("input", { id, type: "text", value: value ?? "", spellcheck: "false", "data-param": p.name,
+      placeholder: "a path", onchange: (e) => setParam(i, p.name, e.target.value === "" && p.default === null ? undefined : e.target.value) });
+    wrap.append(el("div", { class: "row" }, field));
+  } else {
+    // A kind this page does not know: its JSON, checked by the server.
+    const area = el("textarea", { id, spellcheck: "false", "data-param": p.name, rows: "2" });
+    area.value = value === undefined || value === null ? "" : JSON.stringify(value);
+    area.addEventListener("change", () => {
+      const text = area.value.trim();
+      if (text === "") { setParam(i, p.name, undefined); return; }
+      let parsed;
+      try { parsed = JSON.parse(text); } catch (e) {
+        state.errors[`${i}.${p.name}`] = "invalid JSON: " + e.message; showErrors(); updateButtons(); return;
+      }
+      setParam(i, p.name, parsed);
+    });
+    wrap.append(area, el("div", { class: "help" }, `${p.kind}: ${p.allowed}`));
+  }
+  wrap.append(el("div", { class: "error", role: "alert" }));
+  return wrap;
+}
+
+function showErrors() {
+  for (const box of document.querySelectorAll("#param-list .param[data-param]")) {
+    const message = state.errors[`${state.selected}.${box.dataset.param}`] || "";
+    box.classList.toggle("invalid", message !== "");
+    const e = box.querySelector(".error");
+    if (e) e.textContent = message;
+  }
+}
+
+// ---- A chain file with an error: its text, mended here ----
+
+function showFix(answer) {
+  $("add").disabled = $("add-type").disabled = true;
+  $("fix").hidden = false;
+  $("params").hidden = true;
+  $("fix-error").textContent = answer.error;
+  const area = $("fix-text");
+  area.value = answer.text || "";
+  if (answer.line) {
+    const lines = area.value.split("\n");
+    const start = lines.slice(0, answer.line - 1).reduce((n, l) => n + l.length + 1, 0);
+    area.focus();
+    area.setSelectionRange(start, start + (lines[answer.line - 1] || "").length);
+  }
+}
+
+async function applyFix() {
+  const response = await api("PUT", "/api/chain", $("fix-text").value);
+  const answer = await response.json();
+  if (!response.ok) { showFix({ ...answer, text: $("fix-text").value }); return; }
+  $("fix").hidden = true;
+  $("params").hidden = false;
+  $("add").disabled = $("add-type").disabled = false;
+  state.chain = answer;
+  state.chainError = null;
+  status("mended; not saved yet");
+  afterChange();
+}
+
+// ---- Save, reload, export ----
+
+async function save(force = false) {
+  // The server saves its current chain: let the latest edit reach it first.
+  while (state.syncing) await new Promise((resolve) => setTimeout(resolve, 20));
+  if ($("save").disabled) return;
+  const sent = chainText(state.chain);
+  const response = await api("POST", "/api/save" + (force ? "?force=1" : ""));
+  const answer = await response.json();
+  if (response.status === 409) {
+    $("conflict-text").textContent = answer.error;
+    $("conflict").hidden = false;
+    $("conflict-reload").focus();
+    return;
+  }
+  if (!response.ok) { status(answer.error, true); return; }
+  $("conflict").hidden = true;
+  state.saved = sent;
+  status("saved to " + answer.saved);
+  updateButtons();
+}
+
+async function reloadFromDisk() {
+  $("conflict").hidden = true;
+  const response = await api("POST", "/api/reload");
+  const answer = await response.json();
+  if (!response.ok) { showFix(answer); return; }
+  state.undo.push({ chain: clone(state.chain), selected: state.selected });
+  state.chain = answer;
+  state.saved = chainText(answer);
+  status("reloaded from disk");
+  afterChange();
+}
+
+async function exportImage() {
+  const response = await api("POST", "/api/export");
+  const answer = await response.json();
+  if (!response.ok) { status(answer.error, true); return; }
+  const bar = $("export-progress");
+  bar.hidden = false;
+  $("export").disabled = true;
+  for (;;) {
+    const r = await api("GET", "/api/export");
+    const s = await r.json();
+    bar.value = s.progress;
+    if (s.state === "done") { status("exported to " + s.output); break; }
+    if (s.state === "failed") { status(s.error, true); break; }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  bar.hidden = true;
+  $("export").disabled = false;
+}
+
+// ---- Showing the input while held ----
+
+async function showInput(on) {
+  if (on === state.showingInput) return;
+  state.showingInput = on;
+  document.body.classList.toggle("showing-input", on);
+  if (on && !state.images.input) {
+    const input = await fetchImage("0");
+    if (input.url) state.images.input = input.url;
+  }
+  $("left").src = on && state.images.input ? state.images.input : state.images.left || "";
+  $("right").src = on && state.images.input ? state.images.input : state.images.right || "";
+}
+
+function typing(e) {
+  const t = e.target;
+  return t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement
+    || (t instanceof HTMLInputElement && ["text", "number", "search"].includes(t.type));
+}
+
+// ---- Start ----
+
+async function start() {
+  $("undo").onclick = undo;
+  $("redo").onclick = redo;
+  $("save").onclick = () => save(false);
+  $("add").onclick = addStep;
+  $("export").onclick = exportImage;
+  $("fix-apply").onclick = applyFix;
+  $("conflict-reload").onclick = reloadFromDisk;
+  $("conflict-overwrite").onclick = () => save(true);
+  $("conflict-cancel").onclick = () => { $("conflict").hidden = true; };
+  const hold = $("hold");
+  hold.addEventListener("pointerdown", () => showInput(true));
+  for (const ev of ["pointerup", "pointerleave", "pointercancel", "blur"]) hold.addEventListener(ev, () => showInput(false));
+  hold.addEventListener("keydown", (e) => { if (e.key === " " || e.key === "Enter") { e.preventDefault(); showInput(true); } });
+  hold.addEventListener("keyup", (e) => { if (e.key === " " || e.key === "Enter") showInput(false); });
+  document.addEventListener("keydown", (e) => {
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && e.key.toLowerCase() === "z" && !(e.target instanceof HTMLTextAreaElement || (e.target instanceof HTMLInputElement && e.target.type === "text"))) {
+      e.preventDefault();
+      if (e.shiftKey) redo(); else undo();
+    } else if (mod && e.key.toLowerCase() === "y" && !typing(e)) { e.preventDefault(); redo(); }
+    else if (mod && e.key.toLowerCase() === "s") { e.preventDefault(); save(false); }
+    else if ((e.key === "i" || e.key === "I") && !mod && !typing(e) && !e.repeat) showInput(true);
+  });
+  document.addEventListener("keyup", (e) => { if (e.key === "i" || e.key === "I") showInput(false); });
+  window.addEventListener("beforeunload", (e) => { if (dirty()) { e.preventDefault(); e.returnValue = ""; } });
+
+  const [infoResponse, filtersResponse] = await Promise.all([api("GET", "/api/info"), api("GET", "/api/filters")]);
+  if (!infoResponse.ok) { status((await infoResponse.json()).error, true); return; }
+  state.info = await infoResponse.json();
+  state.filters = await filtersResponse.json();
+  $("file").textContent = `${state.info.chain} · ${state.info.image} (${state.info.width}×${state.info.height})`;
+  $("export").hidden = state.info.output === null;
+  if (state.info.output) $("export").title = "Render the full-size image to " + state.info.output;
+  renderCatalogue();
+  const response = await api("GET", "/api/chain");
+  const answer = await response.json();
+  if (!response.ok) {
+    state.chain = { version: 1, filters: [] };
+    state.chainError = answer.error;
+    status("the chain file has an error", true);
+    renderSteps();
+    updateButtons();
+    showFix(answer);
+    const input = await fetchImage("0");
+    if (input.url) { state.images.input = input.url; setImage("left", input.url); setImage("right", input.url); }
+    $("left-label").textContent = $("right-label").textContent = "input (mend the chain file to see its steps)";
+    return;
+  }
+  state.chain = answer;
+  state.saved = chainText(answer);
+  status("loaded");
+  renderSteps();
+  renderParams();
+  updateButtons();
+  renderPreviews(state.generation);
+}
+
+start();
+"""#
+}

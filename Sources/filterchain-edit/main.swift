@@ -1,0 +1,112 @@
+import ArgumentParser
+import FilterChain
+import FilterChainEditor
+import Foundation
+
+/// `filterchain edit`: a program of its own so that `filterchain apply` never builds the HTTP
+/// server; `filterchain edit ...` runs this one from beside itself.
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "filterchain edit",
+        abstract: "Edit a chain live in the browser: the image after the selected step and the final image.",
+        discussion: """
+            Serves a page on 127.0.0.1 and prints its address with the session
+            token as the first line on stdout. CHAIN is created as an empty chain
+            if it does not exist; an invalid CHAIN still opens, with its error
+            shown on the page. Runs until Ctrl-C or SIGTERM, then exits 0;
+            unsaved edits are not written.
+
+              filterchain edit look.json photo.jpg
+              filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
+            """)
+
+    @Argument(help: "The chain file (created if missing).")
+    var chain: String
+
+    @Argument(help: "The image to preview (decoded once).")
+    var image: String
+
+    @Option(help: "The port on 127.0.0.1 (0: a free port).")
+    var port: Int = 0
+
+    @Flag(name: .customLong("no-browser"), help: "Do not open the default browser.")
+    var noBrowser = false
+
+    @Option(help: "Where Export writes the full-size image (PNG or JPEG by extension).")
+    var output: String?
+}
+
+func fail(_ message: String, _ status: Int32) -> Never {
+    FileHandle.standardError.write(Data("filterchain: error: \(message)\n".utf8))
+    exit(status)
+}
+
+let command: EditCommand
+do {
+    command = try EditCommand.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if EditCommand.exitCode(for: error) == .success {
+        print(EditCommand.fullMessage(for: error))
+        exit(0)
+    }
+    fail(EditCommand.message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
+         + " (see 'filterchain edit --help')", 64)
+}
+guard (0...65535).contains(command.port) else { fail("--port \(command.port): allowed 0...65535", 64) }
+if let output = command.output {
+    do { _ = try EncodeOptions().resolvedFormat(for: .file(output)) } catch { fail("\(error)", 64) }
+}
+
+let editor: Editor
+do {
+    editor = try Editor(chainPath: command.chain, imagePath: command.image, outputPath: command.output)
+} catch {
+    fail("\(error)", 1)
+}
+let server: EditorServer
+do { server = try EditorServer(editor: editor, port: UInt16(command.port)) } catch { fail("\(error)", 1) }
+
+// Ctrl-C and SIGTERM: stop an export (its temporary file goes), write nothing else, exit 0.
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+var signalSources: [DispatchSourceSignal] = []
+for sig in [SIGINT, SIGTERM] {
+    let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+    source.setEventHandler {
+        editor.export?.cancel()
+        editor.export?.waitUntilIdle()
+        TemporaryFiles.shared.removeAll()
+        exit(0)
+    }
+    source.resume()
+    signalSources.append(source)
+}
+
+let boundPort: UInt16
+let serving: Task<Void, any Error>
+do { (boundPort, serving) = try await server.start() } catch {
+    let why = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+    fail("cannot listen on 127.0.0.1:\(command.port): \(why)", 1)
+}
+let address = server.url(port: boundPort)
+FileHandle.standardOutput.write(Data((address + "\n").utf8))
+
+if !command.noBrowser {
+    #if os(macOS)
+    let opener: String? = "/usr/bin/open"
+    #else
+    let env = ProcessInfo.processInfo.environment
+    let hasDisplay = !(env["DISPLAY"] ?? "").isEmpty || !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
+    let opener: String? = hasDisplay ? "/usr/bin/xdg-open" : nil
+    #endif
+    if let opener, FileManager.default.isExecutableFile(atPath: opener) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: opener)
+        process.arguments = [address]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+    }
+}
+
+do { try await serving.value } catch { fail("the server stopped: \(error)", 1) }

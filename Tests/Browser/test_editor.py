@@ -1,0 +1,199 @@
+"""The editor in a real browser: Debian's chromium and chromium-driver through Selenium.
+
+Loads the page, selects step 2, changes one of its parameters through its control (a point
+of the tone curve, nudged with the arrow keys as a keyboard user would), waits until both
+previews have changed pixels, saves, and checks the chain file on disk: the parameter
+changed, the ids are the same, and `filterchain validate` passes. Takes the screenshot that
+README shows (samples/editor.png).
+
+Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
+FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("FILTERCHAIN_BIN", os.path.join(ROOT, ".build", "debug"))
+TIMEOUT = 60
+
+# A checksum of an <img>'s pixels, drawn into a canvas (same-origin blob URLs, so readable).
+PIXELS = """
+const img = document.getElementById(arguments[0]);
+if (!img.complete || img.naturalWidth === 0) return null;
+const c = document.createElement('canvas');
+c.width = img.naturalWidth; c.height = img.naturalHeight;
+const g = c.getContext('2d');
+g.drawImage(img, 0, 0);
+const d = g.getImageData(0, 0, c.width, c.height).data;
+let h = 2166136261;
+for (let i = 0; i < d.length; i += 1) { h ^= d[i]; h = Math.imul(h, 16777619) >>> 0; }
+return c.width + 'x' + c.height + ':' + h;
+"""
+
+
+@pytest.fixture
+def editor():
+    folder = tempfile.mkdtemp(prefix="filterchain-browser-")
+    chain = os.path.join(folder, "look.json")
+    shutil.copy(os.path.join(ROOT, "samples", "chains", "look.json"), chain)
+    image = os.path.join(ROOT, "samples", "coffee.png")
+    process = subprocess.Popen(
+        [os.path.join(BIN, "filterchain"), "edit", chain, image, "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = process.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:") and "?token=" in url, (url, process.stderr.read())
+    yield {"url": url, "chain": chain, "process": process}
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        # SIGTERM ends the editor with status 0.
+        assert process.wait(timeout=20) == 0
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,800", "--hide-scrollbars", "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        options.binary_location = chromium
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    viewport(driver, 1280, 800)
+    yield driver
+    driver.quit()
+
+
+def viewport(driver, width, height):
+    """The page's own size (a window's size includes the browser's frame)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def previews(driver):
+    return (driver.execute_script(PIXELS, "left"), driver.execute_script(PIXELS, "right"))
+
+
+def wait(driver, condition, message):
+    return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1).until(lambda d: condition(d), message)
+
+
+def test_edit_a_parameter_and_save(editor, browser):
+    with open(editor["chain"]) as f:
+        before = json.load(f)
+    ids_before = [step["id"] for step in before["filters"]]
+
+    # Load the page: both previews appear.
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+
+    # Select step 2 (the tone curve); the left preview becomes "after step 2".
+    browser.find_element(By.CSS_SELECTOR, '#steps li[data-index="1"] .label').click()
+    wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2"), "step 2 not selected")
+    wait(browser, lambda d: d.find_element(By.ID, "left").get_attribute("src")
+         and d.find_element(By.CSS_SELECTOR, "#param-list svg.curve"), "no curve editor")
+    time.sleep(0.5)
+    settled = wait(browser, lambda d: (lambda p: p if all(p) else None)(previews(d)), "previews not ready")
+    wait(browser, lambda d: previews(d) == settled, "previews did not settle")
+
+    # Change a parameter through its control: point 2 of the curve, up by 0.05 (five arrows).
+    point = browser.find_element(By.CSS_SELECTOR, '#param-list svg.curve circle[data-index="1"]')
+    point.click()
+    for _ in range(5):
+        browser.switch_to.active_element.send_keys(Keys.ARROW_UP)
+        time.sleep(0.05)
+
+    # Both previews change pixels.
+    wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)),
+         "the previews did not both change")
+    time.sleep(0.3)
+    browser.save_screenshot(os.path.join(ROOT, "samples", "editor.png"))
+    narrow = os.environ.get("FILTERCHAIN_NARROW_SCREENSHOT")
+    if narrow:
+        viewport(browser, 420, 1400)
+        time.sleep(0.5)
+        browser.save_screenshot(narrow)
+        viewport(browser, 1280, 800)
+
+    # Save, and check the file on disk.
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        after = json.load(f)
+    assert [step["id"] for step in after["filters"]] == ids_before
+    points = after["filters"][1]["parameters"]["points"]
+    assert points[1][1] == pytest.approx(before["filters"][1]["parameters"]["points"][1][1] + 0.05, abs=1e-9)
+    assert points[1][0] == before["filters"][1]["parameters"]["points"][1][0]
+    assert after["filters"][0]["parameters"] == before["filters"][0]["parameters"]
+    assert after["filters"][2]["parameters"] == before["filters"][2]["parameters"]
+    validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
+                              capture_output=True, text=True)
+    assert validate.returncode == 0, validate.stderr
+
+
+def test_the_curve_editor_draws_the_filters_curve(editor, browser):
+    """The page's curve (curve.js) against scipy's PchipInterpolator, which filters.md names as
+    the tone curve's definition, and straight lines for `linear`."""
+    from scipy.interpolate import PchipInterpolator
+    import numpy
+
+    browser.get(editor["url"])
+    wait(browser, lambda d: d.execute_script("return typeof curveValue === 'function'"), "no curve.js")
+    cases = [
+        [[0, 0], [0.25, 0.2], [0.5, 0.5], [0.75, 0.82], [1, 1]],
+        [[0, 0.1], [0.3, 0.9], [0.6, 0.2], [1, 0.8]],
+        [[0.1, 0.2], [0.9, 0.7]],
+        [[0, 1], [0.2, 0.95], [0.4, 0.3], [0.5, 0.28], [0.9, 0.0]],
+    ]
+    xs = [i / 64 for i in range(65)]
+    for points in cases:
+        x = [p[0] for p in points]
+        y = [p[1] for p in points]
+        pchip = PchipInterpolator(x, y)
+        got = browser.execute_script(
+            "return arguments[1].map(v => curveValue(arguments[0], 'monotone', v))", points, xs)
+        want = [float(pchip(min(max(v, x[0]), x[-1]))) for v in xs]
+        assert numpy.allclose(got, want, rtol=0, atol=1e-9), (points, got, want)
+        lines = browser.execute_script(
+            "return arguments[1].map(v => curveValue(arguments[0], 'linear', v))", points, xs)
+        assert numpy.allclose(lines, numpy.interp(xs, x, y), rtol=0, atol=1e-12)
+
+
+def test_a_kind_the_page_does_not_know_gets_a_json_field_checked_by_the_server(editor, browser):
+    """New parameter kinds must never break the page: one it does not know (here a made-up
+    colour parameter added to the catalogue the page holds) is a JSON text field, and the
+    server's verdict appears at that field."""
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    browser.execute_script("""
+        state.filters.find(f => f.type === 'colorControls').parameters.push(
+            {name: 'tint', kind: 'colour', default: [1, 1, 1], allowed: '[r, g, b]', help: 'a made-up kind'});
+        renderParams();""")
+    field = browser.find_element(By.CSS_SELECTOR, '#param-list textarea[data-param="tint"]')
+    assert field.get_attribute("value") == "[1,1,1]"
+    field.clear()
+    field.send_keys("[1, 0.5")
+    browser.find_element(By.ID, "step-name").click()
+    wait(browser, lambda d: "invalid JSON" in d.find_element(
+        By.CSS_SELECTOR, '.param[data-param="tint"] .error').text, "no JSON syntax error shown")
+    field.clear()
+    field.send_keys("[1, 0.5, 0.5]")
+    browser.find_element(By.ID, "step-name").click()
+    wait(browser, lambda d: "unknown parameter 'tint'" in d.find_element(
+        By.CSS_SELECTOR, '.param[data-param="tint"] .error').text, "the server's error is not at the field")
+    assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
