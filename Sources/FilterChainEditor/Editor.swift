@@ -51,7 +51,7 @@ public final class Editor: @unchecked Sendable {
         scratch = String(cString: dir)
         export = outputPath.map { ExportJob(path: $0) }
         reloadFromDisk()
-        sessions[Editor.defaultPreviewSize] = PreviewSession(image: image, maxSize: Editor.defaultPreviewSize,
+        sessions[Editor.defaultPreviewSize] = try PreviewSession(image: image, maxSize: Editor.defaultPreviewSize,
                                                                renderer: renderer)
     }
 
@@ -140,7 +140,7 @@ public final class Editor: @unchecked Sendable {
         do { position = try StepReference(step).resolve(in: chain) } catch {
             throw EditorError(status: 404, "\(chainPath): \(error)")
         }
-        let session = session(for: size)
+        let session = try session(for: size)
         do {
             let image = try session.render(chain, at: [position])[0]
             return try encodePNG(image)
@@ -153,14 +153,14 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
-    private func session(for size: Int) -> PreviewSession {
+    private func session(for size: Int) throws -> PreviewSession {
         let longSide = min(size, max(image.width, image.height))
         let key = size >= Editor.defaultPreviewSize && longSide <= Editor.defaultPreviewSize ? Editor.defaultPreviewSize : longSide
-        return lock.withLock {
+        return try lock.withLock {
             useClock += 1
             sessionUse[key] = useClock
             if let session = sessions[key] { return session }
-            let session = PreviewSession(image: image, maxSize: key, renderer: renderer)
+            let session = try PreviewSession(image: image, maxSize: key, renderer: renderer)
             sessions[key] = session
             let extra = sessions.keys.filter { $0 != Editor.defaultPreviewSize }
             if extra.count > Editor.extraSessionLimit,

@@ -79,10 +79,13 @@ public final class Renderer: @unchecked Sendable {
                           cancel: cancel, order: order)
     }
 
-    /// Runs `chain` on rows from any pixel source (one that reports progress, say).
+    /// Runs `chain` on rows from any pixel source (one that reports progress, say). The
+    /// source is read once: a grey source's file outputs whose chain may not keep pixels
+    /// neutral are written in colour (the other renders find out with a second reading).
     public func render(_ chain: Chain, pixels source: PixelSource, outputs: [RenderOutput],
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        try render(chain, reader: source, formats: try outputFormats(outputs), outputs: outputs, cancel: cancel, order: order)
+        try render(chain, open: { (source, nil) }, readsOnce: true, formats: try outputFormats(chain, outputs),
+                   outputs: outputs, cancel: cancel, order: order)
     }
 
     /// The image after `step` steps of `chain` (by default all of them).
@@ -163,7 +166,7 @@ public final class Renderer: @unchecked Sendable {
     /// when the decoder shrank it.
     typealias Open = () throws -> (PixelSource, ImageSize?)
 
-    func render(_ chain: Chain, open: Open, formats: [ImageFormat?], outputs: [RenderOutput],
+    func render(_ chain: Chain, open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var (reader, logicalSize) = try open()
         let info = reader.info
@@ -193,7 +196,7 @@ public final class Renderer: @unchecked Sendable {
             return false
         }
         if !undecided.isEmpty {
-            let neutral = try neutrality(plan: plan, reader: reader, outputs: undecided, policies: policies,
+            let neutral = readsOnce ? undecided.map { _ in false } : try neutrality(plan: plan, reader: reader, outputs: undecided, policies: policies,
                                          linear: linear, cancel: cancel, order: order)
             for (i, isNeutral) in zip(undecided, neutral) {
                 let layout = policies[i].layout
@@ -201,7 +204,7 @@ public final class Renderer: @unchecked Sendable {
                     Channels(grey: isNeutral, alpha: layout.format.channels.hasAlpha), layout.format.depth),
                     background: layout.background), greyIfNeutral: false)
             }
-            (reader, logicalSize) = try open()
+            if !readsOnce { (reader, logicalSize) = try open() }
         }
         var sinks: [Sink] = []
         do {

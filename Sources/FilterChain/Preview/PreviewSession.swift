@@ -46,9 +46,9 @@ public final class PreviewSession: @unchecked Sendable {
     public let cacheLimit: Int
 
     /// A session on `image` (already decoded), scaled to fit `maxSize`.
-    public init(image: RasterImage, maxSize: Int = 1024, renderer: Renderer, cacheLimit: Int = 8) {
+    public init(image: RasterImage, maxSize: Int = 1024, renderer: Renderer, cacheLimit: Int = 8) throws {
         self.renderer = renderer
-        self.image = image.downscaled(toFit: maxSize)
+        self.image = try image.downscaled(toFit: maxSize)
         scale = Double(self.image.width) / Double(image.width)
         self.cacheLimit = max(2, cacheLimit)
     }
@@ -57,7 +57,7 @@ public final class PreviewSession: @unchecked Sendable {
     public convenience init(source: ImageSource, decode: DecodeOptions = .init(), maxSize: Int = 1024,
                             renderer: Renderer, cacheLimit: Int = 8) throws {
         let decoded = try renderer.render(Chain(), source: source, decode: decode, outputs: [RenderOutput(step: 0, .memory())])
-        self.init(image: decoded.images[0]!, maxSize: maxSize, renderer: renderer, cacheLimit: cacheLimit)
+        try self.init(image: decoded.images[0]!, maxSize: maxSize, renderer: renderer, cacheLimit: cacheLimit)
     }
 
     /// The position the latest render started from (0: the scaled input), for callers that

@@ -3,8 +3,8 @@ extension RasterImage {
     /// fits), each pixel the average of the box of source pixels it covers, with colour
     /// weighted by alpha so transparent pixels lend no colour. The copy is 16-bit with the
     /// same channels and metadata. Averages are taken on the stored (encoded) values.
-    public func downscaled(toFit longSide: Int) -> RasterImage {
-        precondition(longSide > 0, "the long side must be positive")
+    public func downscaled(toFit longSide: Int) throws -> RasterImage {
+        guard longSide > 0 else { throw RenderError(.badOption("a long side of \(longSide) pixels: it must be 1 or more")) }
         let scale = min(1, Double(longSide) / Double(max(width, height)))
         let tw = max(1, Int((Double(width) * scale).rounded()))
         let th = max(1, Int((Double(height) * scale).rounded()))
@@ -53,7 +53,7 @@ extension RasterImage {
             }
         }
         let bytes = out.withUnsafeBytes { Array($0) }
-        return RasterImage(width: tw, height: th, format: PixelFormat(format.channels, .sixteen),
+        return try RasterImage(width: tw, height: th, format: PixelFormat(format.channels, .sixteen),
                            metadata: metadata, pixels: bytes)
     }
 }

@@ -26,7 +26,7 @@ func readmeExample() throws {
     print(edited.width, afterStep1.height, jpeg.count)
 
     // Interactive previews: a 1024-pixel copy, cached steps, stale renders cancelled.
-    let session = PreviewSession(image: photo, maxSize: 1024, renderer: renderer)
+    let session = try PreviewSession(image: photo, maxSize: 1024, renderer: renderer)
     let previews = try session.render(chain, at: [2, chain.steps.count])   // after step 2, final
     print(previews.count)
     // README end

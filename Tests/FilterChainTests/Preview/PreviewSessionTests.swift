@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct PreviewSessionTests {
     /// A smooth RGB test image with some detail: 16-bit, so caching adds no rounding of its own.
-    static func image(width: Int, height: Int, alpha: Bool = false) -> RasterImage {
+    static func image(width: Int, height: Int, alpha: Bool = false) throws -> RasterImage {
         let channels: Channels = alpha ? .rgba : .rgb
         var samples: [Int] = []
         samples.reserveCapacity(width * height * channels.count)
@@ -18,7 +18,7 @@ import Testing
                 if alpha { samples.append(x < width / 3 ? 65535 : 30000) }
             }
         }
-        return RasterImage(width: width, height: height, format: PixelFormat(channels, .sixteen), samples: samples)
+        return try RasterImage(width: width, height: height, format: PixelFormat(channels, .sixteen), samples: samples)
     }
 
     /// Values stay inside 0...1 between its steps on these images, so the cache's clamping
@@ -39,12 +39,12 @@ import Testing
         return zip(a.samples, b.samples).map { abs($0 - $1) }.max() ?? 0
     }
 
-    @Test func downscaleAveragesBoxesWeightedByAlpha() {
+    @Test func downscaleAveragesBoxesWeightedByAlpha() throws {
         // 4x2 RGBA 8-bit to 2x1: each output pixel is the alpha-weighted mean of a 2x2 box.
         let samples = [255, 0, 0, 255, 0, 0, 255, 0, 10, 20, 30, 255, 10, 20, 30, 255,
                        255, 0, 0, 255, 0, 0, 255, 0, 10, 20, 30, 255, 10, 20, 30, 255]
-        let image = RasterImage(width: 4, height: 2, format: PixelFormat(.rgba, .eight), samples: samples)
-        let small = image.downscaled(toFit: 2)
+        let image = try RasterImage(width: 4, height: 2, format: PixelFormat(.rgba, .eight), samples: samples)
+        let small = try image.downscaled(toFit: 2)
         #expect(small.width == 2 && small.height == 1)
         #expect(small.format == PixelFormat(.rgba, .sixteen))
         // Left box: two opaque red pixels and two transparent blue ones: red at half alpha.
@@ -62,9 +62,9 @@ import Testing
         #expect(abs(session.scale - 150.0 / 451) < 1e-12)
     }
 
-    @Test func anImageThatFitsIsNotScaled() {
-        let image = Self.image(width: 40, height: 30)
-        let session = PreviewSession(image: image, maxSize: 64, renderer: Renderer(threads: 2))
+    @Test func anImageThatFitsIsNotScaled() throws {
+        let image = try Self.image(width: 40, height: 30)
+        let session = try PreviewSession(image: image, maxSize: 64, renderer: Renderer(threads: 2))
         #expect(session.scale == 1)
         #expect(session.image == image)
     }
@@ -73,7 +73,7 @@ import Testing
     /// of the whole prefix from the scaled input gives (the reference: no cache at all).
     @Test func cachedRendersEqualRendersFromScratch() throws {
         let renderer = Renderer(threads: 2, stripHeight: 7)
-        let session = PreviewSession(image: Self.image(width: 120, height: 90), maxSize: 120, renderer: renderer)
+        let session = try PreviewSession(image: try Self.image(width: 120, height: 90), maxSize: 120, renderer: renderer)
         var chain = Self.chain()
         func check(_ positions: [Int]) throws {
             let got = try session.render(chain, at: positions)
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func anEditOfStepNRendersFromTheCachedImageBeforeIt() throws {
-        let session = PreviewSession(image: Self.image(width: 64, height: 48), renderer: Renderer(threads: 2))
+        let session = try PreviewSession(image: try Self.image(width: 64, height: 48), renderer: Renderer(threads: 2))
         var chain = Self.chain()
         _ = try session.render(chain, at: [3])
         #expect(session.lastStart == 0)
@@ -117,11 +117,11 @@ import Testing
     @Test(arguments: [4.0, 12.0])
     func pixelParametersFollowThePreviewScale(sigma: Double) throws {
         let renderer = Renderer(threads: 2)
-        let full = Self.image(width: 256, height: 192)
+        let full = try Self.image(width: 256, height: 192)
         var blur = GaussianBlur()
         blur.sigma = sigma
         let chain = Chain([blur])
-        let session = PreviewSession(image: full, maxSize: 64, renderer: renderer)
+        let session = try PreviewSession(image: full, maxSize: 64, renderer: renderer)
         #expect(session.scale == 0.25)
         let preview = try session.render(chain, at: [1])[0]
         let reference = try renderer.apply(chain, to: full, depth: .sixteen).downscaled(toFit: 64)
@@ -138,7 +138,7 @@ import Testing
         return d.reduce(0, +) / Double(d.count)
     }
 
-    @Test func onlyPixelParametersAreScaled() {
+    @Test func onlyPixelParametersAreScaled() throws {
         var blur = GaussianBlur()
         blur.sigma = 8
         var colour = ColorControls()
@@ -155,7 +155,7 @@ import Testing
     /// A render for another chain cancels the one waiting for its turn: that one throws
     /// RenderCancelled instead of running.
     @Test func aNewerChainCancelsAWaitingRender() throws {
-        let session = PreviewSession(image: Self.image(width: 64, height: 48), renderer: Renderer(threads: 2))
+        let session = try PreviewSession(image: try Self.image(width: 64, height: 48), renderer: Renderer(threads: 2))
         let chain = Self.chain()
         session.holdForTesting()
         let waiting = Thread.detachedResult { try session.render(chain, at: [4]) }
