@@ -35,10 +35,12 @@ public struct Crop: Filter {
             size; in a batch the other images go on.
             """,
         parameters: [
-            .number("x", \.x, in: 0...65535, help: "left edge: pixels, or a fraction of the width"),
-            .number("y", \.y, in: 0...65535, help: "top edge: pixels, or a fraction of the height"),
-            .optionalNumber("width", \.width, in: 0...65535, help: "required: pixels, or a fraction of the width"),
-            .optionalNumber("height", \.height, in: 0...65535, help: "required: pixels, or a fraction of the height"),
+            .number("x", \.x, in: 0...65535, help: "left edge: pixels, or a fraction of the width").measured(in: .pixels),
+            .number("y", \.y, in: 0...65535, help: "top edge: pixels, or a fraction of the height").measured(in: .pixels),
+            .optionalNumber("width", \.width, in: 0...65535, help: "required: pixels, or a fraction of the width")
+                .measured(in: .pixels),
+            .optionalNumber("height", \.height, in: 0...65535, help: "required: pixels, or a fraction of the height")
+                .measured(in: .pixels),
             .choice("unit", \.unit, help: "pixels (whole numbers) or fraction (0...1 of the size)"),
         ],
         check: { c in
@@ -64,6 +66,21 @@ public struct Crop: Filter {
     public func operation() -> FilterOperation { .geometry(self) }
 
     public var keepsNeutralNeutral: Bool { true }
+}
+
+extension Crop {
+    /// For a copy of the image scaled by `scale`: a rectangle in pixels scaled with it,
+    /// rounded down (so that it still fits the scaled image), at least 1 pixel wide and
+    /// high; fractions stay as they are.
+    public func scaled(by scale: Double) -> Crop {
+        guard unit == .pixels, scale != 1 else { return self }
+        var copy = self
+        copy.x = (x * scale).rounded(.down)
+        copy.y = (y * scale).rounded(.down)
+        copy.width = width.map { max(1, ($0 * scale).rounded(.down)) }
+        copy.height = height.map { max(1, ($0 * scale).rounded(.down)) }
+        return copy
+    }
 }
 
 extension Crop: GeometryKernel {

@@ -12,6 +12,10 @@ public protocol Filter: Sendable {
     var keepsNeutralNeutral: Bool { get }
     /// True when the filter may write alpha (an opaque image then gains an alpha channel).
     var changesAlpha: Bool { get }
+    /// The filter as it should run on a copy of the image scaled by `scale` (a preview), so
+    /// that the result looks like the full-size one scaled. By default every parameter
+    /// declared in pixels (`ParameterUnit.pixels`) is scaled.
+    func scaled(by scale: Double) -> Self
 }
 
 extension Filter {

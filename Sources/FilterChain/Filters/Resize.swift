@@ -71,8 +71,8 @@ public struct Resize: Filter {
             against the exact result on photographs.
             """,
         parameters: [
-            .optionalInteger("width", \.width, in: 1...65535, help: "the width in pixels"),
-            .optionalInteger("height", \.height, in: 1...65535, help: "the height in pixels"),
+            .optionalInteger("width", \.width, in: 1...65535, help: "the width in pixels").measured(in: .pixels),
+            .optionalInteger("height", \.height, in: 1...65535, help: "the height in pixels").measured(in: .pixels),
             .optionalNumber("scale", \.scale, in: 0.001...16, help: "both sides times this, instead of width and height"),
             .optionalChoice("fit", \.fit, help: "with width and height: contain (default), cover or fill"),
             .boolean("enlarge", \.enlarge, help: "false: never make the image larger"),

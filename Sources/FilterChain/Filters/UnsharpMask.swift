@@ -28,7 +28,8 @@ public struct UnsharpMask: Filter {
             0.25 max(1, amount) levels on average.
             """,
         parameters: [
-            .number("sigma", \.sigma, in: 0.1...100, help: "the blur's standard deviation in pixels: the size of the details sharpened"),
+            .number("sigma", \.sigma, in: 0.1...100, help: "the blur's standard deviation in pixels: the size of the details sharpened")
+                .measured(in: .pixels),
             .number("amount", \.amount, in: 0...10, help: "how much of the difference is added; 0 unchanged"),
             .number("threshold", \.threshold, in: 0...1, help: "differences below this (in 0...1 units) are left alone, sparing noise"),
         ])

@@ -10,12 +10,12 @@ extension Chain {
         guard scale != 1 else { return self }
         var copy = self
         for (i, step) in steps.enumerated() {
-            copy.steps[i].filter = Chain.scaled(step.filter, by: scale)
+            copy.steps[i].filter = step.filter.scaled(by: scale)
         }
         return copy
     }
 
-    static func scaled<F: Filter>(_ filter: F, by scale: Double) -> F {
+    static func scaledParameters<F: Filter>(_ filter: F, by scale: Double) -> F {
         var result = filter
         let values = filter.parametersJSON
         guard case .object(let members) = values.value else { return filter }
@@ -52,4 +52,9 @@ extension Chain {
             return node
         }
     }
+}
+
+extension Filter {
+    /// Every parameter declared in pixels, each of its numbers multiplied by `scale`.
+    public func scaled(by scale: Double) -> Self { Chain.scaledParameters(self, by: scale) }
 }

@@ -354,3 +354,38 @@ import Testing
         #expect(try shrink(Chain([fast]), source: TestData.shared.appendingPathComponent("images/coffee.png").path) == 1, "PNG")
     }
 }
+
+/// Previews run on a scaled copy: sizes and rectangles in pixels follow the scale.
+@Suite struct GeometryPreviewScaleTests {
+    @Test func pixelsScaleFractionsStay() throws {
+        let crop = Crop(x: 10, y: 5, width: 41, height: 21).scaled(by: 0.5)
+        #expect([crop.x, crop.y, crop.width!, crop.height!] == [5, 2, 20, 10])
+        let tiny = Crop(x: 3, y: 3, width: 1, height: 1).scaled(by: 0.25)
+        #expect([tiny.x, tiny.y, tiny.width!, tiny.height!] == [0, 0, 1, 1])
+        let fraction = Crop(x: 0.1, y: 0.2, width: 0.5, height: 0.5, unit: .fraction)
+        #expect(fraction.scaled(by: 0.25).parametersJSON == fraction.parametersJSON)
+        let resize = Resize(width: 800, height: 600, fit: .cover).scaled(by: 0.25)
+        #expect(resize.width == 200 && resize.height == 150 && resize.fit == .cover)
+        #expect(Resize(scale: 0.5).scaled(by: 0.25).scale == 0.5, "a scale is not in pixels")
+        let chain = Chain([Resize(width: 800), Crop(x: 100, y: 40, width: 400, height: 200)]).scaledForPreview(by: 0.5)
+        #expect((chain.steps[0].filter as? Resize)?.width == 400)
+        #expect((chain.steps[1].filter as? Crop)?.width == 200)
+    }
+
+    /// A crop that fits the full image still fits the scaled copy.
+    @Test func scaledCropsStillFit() throws {
+        var rng = SeededRandom(3)
+        for _ in 0..<500 {
+            let w = Int.random(in: 1...400, using: &rng), h = Int.random(in: 1...400, using: &rng)
+            let cw = Int.random(in: 1...w, using: &rng), ch = Int.random(in: 1...h, using: &rng)
+            let crop = Crop(x: Double(Int.random(in: 0...(w - cw), using: &rng)), y: Double(Int.random(in: 0...(h - ch), using: &rng)),
+                            width: Double(cw), height: Double(ch))
+            let s = Double.random(in: 0.05...1, using: &rng)
+            let scaled = ImageSize(width: max(1, Int((Double(w) * s).rounded())), height: max(1, Int((Double(h) * s).rounded())))
+            let r = crop.scaled(by: s).rectangle(in: scaled)
+            let fits = r.x + r.width <= scaled.width && r.y + r.height <= scaled.height
+            // Only the 1-pixel minimum can push past the edge of a tiny copy.
+            #expect(fits || r.width == 1 || r.height == 1, "\(crop.parametersJSON) at \(s) on \(scaled): \(r)")
+        }
+    }
+}
