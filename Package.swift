@@ -20,7 +20,8 @@ let package = Package(
                        providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
-        // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
+        // Tiny C shims: each call does one whole job under its own setjmp, so no longjmp
+        // crosses a Swift frame (see the comment at the top of each shim's header).
         .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"],
                 cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "CJPEG", dependencies: ["SystemJPEG"],

@@ -128,13 +128,11 @@ public final class ImageReader: @unchecked Sendable {
     private func loadWhole() throws {
         let rowBytes = decoder.width * decoder.format.bytesPerPixel
         var stored = [UInt8](repeating: 0, count: rowBytes * decoder.height)
-        do {
-            try stored.withUnsafeMutableBytes { p in
-                if decoder.readsWholeImageOnly {
-                    try decoder.readWholeImage(into: p.baseAddress!, stride: rowBytes)
-                } else {
-                    try decoder.readRows(into: p.baseAddress!, stride: rowBytes, rows: decoder.height)
-                }
+        try stored.withUnsafeMutableBytes { p in
+            if decoder.readsWholeImageOnly {
+                try decoder.readWholeImage(into: p.baseAddress!, stride: rowBytes)
+            } else {
+                try decoder.readRows(into: p.baseAddress!, stride: rowBytes, rows: decoder.height)
             }
         }
         whole = orientation.apply(to: stored, width: decoder.width, height: decoder.height,

@@ -19,10 +19,7 @@ final class JPEGDecoder: StoredDecoder {
         self.input = input
         var header = fc_jpeg_header()
         let status = fc_jpeg_decoder_open(d, input.file, input.memoryBase, input.memoryCount, &header)
-        guard status == FC_JPEG_OK else {
-            let error = JPEGDecoder.failure(d, status, input.name)
-            throw error
-        }
+        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
         width = Int(header.width)
         height = Int(header.height)
         guard header.output_channels == 1 || header.output_channels == 3 else {
@@ -43,18 +40,10 @@ final class JPEGDecoder: StoredDecoder {
             metadata.iccProfile = nil
         }
         self.metadata = metadata
-        do {
-            try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
-        } catch {
-            throw error
-        }
+        try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
         let started = fc_jpeg_decoder_start(d)
-        guard started == FC_JPEG_OK else {
-            let error = JPEGDecoder.failure(d, started, input.name)
-            throw error
-        }
+        guard started == FC_JPEG_OK else { throw JPEGDecoder.failure(d, started, input.name) }
     }
-
 
     static func failure(_ d: OpaquePointer, _ status: fc_jpeg_status, _ name: String) -> CodecError {
         if status == FC_JPEG_NO_MEMORY { return CodecError(name, .outOfMemory) }

@@ -27,10 +27,7 @@ final class PNGDecoder: StoredDecoder {
         self.lenient = options.lenient
         var h = fc_png_header()
         let status = fc_png_decoder_open(d, input.file, 0, input.memoryBase, input.memoryCount, &h)
-        guard status == FC_PNG_OK else {
-            let error = PNGDecoder.failure(d, status, input.name)
-            throw error
-        }
+        guard status == FC_PNG_OK else { throw PNGDecoder.failure(d, status, input.name) }
         width = Int(h.width)
         height = Int(h.height)
         readsWholeImageOnly = h.interlaced != 0
@@ -50,13 +47,8 @@ final class PNGDecoder: StoredDecoder {
         if h.has_chrm != 0 { color.chromaticities = withUnsafeBytes(of: h.chrm) { Array($0.bindMemory(to: UInt32.self)) } }
         if !color.isEmpty { metadata.pngColor = color }
         self.metadata = metadata
-        do {
-            try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
-        } catch {
-            throw error
-        }
+        try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }
-
 
     static func failure(_ d: OpaquePointer, _ status: fc_png_status, _ name: String) -> CodecError {
         if status == FC_PNG_NO_MEMORY { return CodecError(name, .outOfMemory) }
