@@ -51,16 +51,12 @@ import Testing
     ]
 
     @Test(arguments: refused)
-    func invalidChainsNameThePathAndTheProblem(_ test: (String, String, ChainError.Problem)) {
+    func invalidChainsNameThePathAndTheProblem(_ test: (String, String, ChainError.Problem)) throws {
         let (text, path, problem) = test
-        #expect(throws: ChainError.self) { try Chain.parse(Array(text.utf8), file: "bad.json") }
-        do {
-            _ = try Chain.parse(Array(text.utf8), file: "bad.json")
-        } catch {
-            #expect(error.file == "bad.json")
-            #expect(error.path == path, "\(error)")
-            #expect(error.problem == problem, "\(error)")
-        }
+        let error = try #require(throws: ChainError.self) { try Chain.parse(Array(text.utf8), file: "bad.json") }
+        #expect(error.file == "bad.json")
+        #expect(error.path == path, "\(error)")
+        #expect(error.problem == problem, "\(error)")
     }
 
     @Test func duplicateIdsAreRefused() {
@@ -89,13 +85,12 @@ import Testing
         #expect(throws: ChainError.self) {
             try chain.setParameter(at: 1, "sigma", to: JSONNode(.number(-1)), file: "c.json")
         }
-        do {
+        let error = try #require(throws: ChainError.self) {
             try chain.setParameter(at: 0, "saturaton", to: JSONNode(.number(1)), file: "c.json")
-        } catch {
-            #expect(error.path == "filters[0].parameters.saturaton")
-            #expect(error.problem == .unknownParameter("saturaton", filter: "colorControls", suggestion: "saturation",
-                                                      allowed: ["saturation", "brightness", "contrast"]))
         }
+        #expect(error.path == "filters[0].parameters.saturaton")
+        #expect(error.problem == .unknownParameter("saturaton", filter: "colorControls", suggestion: "saturation",
+                                                  allowed: ["saturation", "brightness", "contrast"]))
         // A refused value leaves the step as it was.
         #expect((chain.steps[1].filter as? GaussianBlur)?.sigma == 7.5)
         #expect((chain.steps[0].filter as? ColorControls)?.saturation == 1.2)

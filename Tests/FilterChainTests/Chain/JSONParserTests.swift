@@ -68,15 +68,11 @@ import Testing
     ]
 
     @Test(arguments: invalid)
-    func syntaxErrorsSayWhereAndWhat(_ test: (String, Int, Int, String)) {
+    func syntaxErrorsSayWhereAndWhat(_ test: (String, Int, Int, String)) throws {
         let (text, line, column, words) = test
-        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(text.utf8)) }
-        do {
-            _ = try JSONParser.parse(Array(text.utf8))
-        } catch {
-            #expect((error.line, error.column) == (line, column), "\(text): \(error)")
-            #expect(error.message.contains(words), "\(text): \(error.message)")
-        }
+        let error = try #require(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(text.utf8)) }
+        #expect((error.line, error.column) == (line, column), "\(text): \(error)")
+        #expect(error.message.contains(words), "\(text): \(error.message)")
     }
 
     @Test func invalidUTF8InAStringIsRefused() {
