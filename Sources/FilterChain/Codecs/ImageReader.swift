@@ -99,7 +99,9 @@ public final class ImageReader: @unchecked Sendable {
     }
 
     static func checkLimit(_ name: String, width: Int, height: Int, options: DecodeOptions) throws {
-        if options.maxPixels > 0, width * height > options.maxPixels {
+        // Header sizes are up to 2^32 - 1 each: their product can overflow (found by fuzzing).
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if options.maxPixels > 0, overflow || pixels > options.maxPixels {
             throw CodecError(name, .tooManyPixels(width: width, height: height, limit: options.maxPixels))
         }
     }
