@@ -81,6 +81,7 @@ struct Steps: ParsableCommand {
             throw Failure.image(error)
         }
         if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
+        for note in result.notes { Console.warning(note) }
         var sheetWriter: ImageWriter?
         if let sheetOutput {
             do {

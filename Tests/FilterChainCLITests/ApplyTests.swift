@@ -158,6 +158,26 @@ import FilterChain
         }
     }
 
+    /// Harmless damage (16 stray bytes before the second segment, as Photoshop writes) is
+    /// one warning naming the file, whatever the command, and the image is written.
+    @Test func harmlessDamageIsOneWarningNamingTheFile() throws {
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/rocket.jpg")))
+        let second = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5]))
+        jpeg.insert(contentsOf: [UInt8](repeating: 0, count: 16), at: second)
+        try Data(jpeg).write(to: URL(fileURLWithPath: folder + "/stray.jpg"))
+        let warning = "filterchain: warning: stray.jpg: stray bytes between JPEG segments were skipped (harmless damage)\n"
+        for command in [["apply", CLI.lookChain, "stray.jpg", "o.png"], ["apply", CLI.lookChain, "stray.jpg", "--output-dir", "out"],
+                        ["steps", CLI.lookChain, "stray.jpg", "--output-dir", "s"]] {
+            let r = try CLI.run(command, in: folder)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            #expect(r.stderr == warning || r.stderr == warning + "1 written, 0 failed\n", "\(command): \(r.stderr)")
+        }
+        // The same image as from the undamaged file.
+        #expect(try CLI.run(["apply", CLI.lookChain, CLI.samples + "/rocket.jpg", "clean.png"], in: folder).status == 0)
+        let same = try CLI.pixels(folder + "/o.png").1 == CLI.pixels(folder + "/clean.png").1
+        #expect(same)
+    }
+
     @Test func pipesThroughStandardInputAndOutput() throws {
         let input = try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/chelsea.png"))
         let r = try CLI.run(["apply", CLI.lookChain, "-", "-", "--format", "png"], stdin: input)

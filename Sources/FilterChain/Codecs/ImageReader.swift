@@ -56,6 +56,8 @@ protocol StoredDecoder: AnyObject {
     func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
     func finish() throws
     var warnings: [String] { get }
+    /// Harmless damage the decoder went past, strict or not (what was dropped).
+    var notices: [String] { get }
 }
 
 /// Reads an image top to bottom in strips of rows, upright. Used from one thread at a time.
@@ -154,6 +156,11 @@ public final class ImageReader: @unchecked Sendable {
 
     /// Problems the library reported that did not stop decoding (lenient mode).
     public var warnings: [String] { decoder.warnings + extraWarnings }
+
+    /// Harmless damage, strict or not: damage that touches no pixel (stray bytes between
+    /// JPEG segments, a bad or duplicated ICC or EXIF block, an ancillary PNG chunk with a
+    /// bad CRC), each once, naming the file. What it damaged was dropped.
+    public var notices: [String] { decoder.notices.map { "\(name): \($0)" } }
 
     /// Reads the whole image into memory.
     public func readAll() throws -> [UInt8] {

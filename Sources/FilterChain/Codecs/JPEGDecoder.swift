@@ -65,6 +65,16 @@ final class JPEGDecoder: StoredDecoder {
         if status != FC_JPEG_OK { throw JPEGDecoder.failure(d, status, input.name) }
     }
 
+    var notices: [String] {
+        let flags = fc_jpeg_decoder_report(d).pointee.harmless
+        var notices: [String] = []
+        if flags & FC_JPEG_STRAY_BYTES.rawValue != 0 { notices.append("stray bytes between JPEG segments were skipped (harmless damage)") }
+        if flags & FC_JPEG_BAD_ICC.rawValue != 0 { notices.append("the ICC profile's segments are damaged; the profile was dropped, so colours may look different") }
+        if flags & FC_JPEG_BAD_EXIF.rawValue != 0 { notices.append("a damaged EXIF block was dropped") }
+        if flags & FC_JPEG_DUPLICATE_EXIF.rawValue != 0 { notices.append("a second EXIF block was dropped (the first is kept)") }
+        return notices
+    }
+
     var warnings: [String] {
         let report = fc_jpeg_decoder_report(d).pointee
         return warningList(first: reportString(report.first_warning), count: UInt32(report.warning_count))

@@ -86,6 +86,16 @@ final class PNGDecoder: StoredDecoder {
         if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
     }
 
+    var notices: [String] {
+        let report = fc_png_decoder_report(d).pointee
+        guard report.dropped_count > 0 else { return [] }
+        let names = reportString(report.dropped_chunks).split(separator: " ").map(String.init)
+        let more = Int(report.dropped_count) - names.count
+        let list = names.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+        return ["ancillary chunks with a bad CRC were dropped: \(list)"
+                + (names.contains("iCCP") ? "; without the ICC profile colours may look different" : "")]
+    }
+
     var warnings: [String] {
         let report = fc_png_decoder_report(d).pointee
         return damage + warningList(first: reportString(report.first_warning), count: UInt32(report.warning_count))

@@ -24,7 +24,8 @@ public struct RenderResult: Sendable {
     public var info: ImageInfo
     /// For each output in order: the image, when the output was kept in memory.
     public var images: [RasterImage?]
-    /// Things that could not be kept (an ICC profile for another colour space, ...).
+    /// Things that could not be kept (an ICC profile for another colour space, ...), and
+    /// harmless damage to the input that was dropped (strict or lenient).
     public var notes: [String]
     /// Damage that lenient decoding went past.
     public var warnings: [String]
@@ -134,7 +135,7 @@ public final class Renderer: @unchecked Sendable {
                                 if case .memory = output.target { return (sink as? MemorySink)?.image }
                                 return nil
                             },
-                            notes: sinks.flatMap(\.notes),
+                            notes: reader.notices + sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }
 }
