@@ -34,7 +34,11 @@ import Testing
     @Test(arguments: files("chain"))
     func chainsParseAndWriteBackOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
-        guard let chain = try? Chain.parse(bytes, file: "fuzz.json") else { return }
+        let chain: Chain
+        do { chain = try Chain.parse(bytes, file: "fuzz.json") } catch {
+            #expect(!error.description.isEmpty)
+            return
+        }
         let again = try Chain.parse(Array(chain.jsonText.utf8), file: "again.json")
         #expect(again.jsonText == chain.jsonText)
     }
@@ -43,8 +47,11 @@ import Testing
     func stepReferencesResolveInsideTheChain(_ path: String) throws {
         let text = String(decoding: try Self.bytes(path), as: UTF8.self)
         let chain = Chain([ColorControls(), GaussianBlur()])
-        if let position = try? StepReference(text).resolve(in: chain) {
+        do {
+            let position = try StepReference(text).resolve(in: chain)
             #expect((0...chain.steps.count).contains(position))
+        } catch {
+            #expect(!error.description.isEmpty)
         }
     }
 

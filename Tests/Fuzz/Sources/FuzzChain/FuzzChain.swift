@@ -5,7 +5,11 @@ import FilterChain
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard let chain = try? Chain.parse(bytes, file: "fuzz.json") else { return 0 }
+    let chain: Chain
+    do { chain = try Chain.parse(bytes, file: "fuzz.json") } catch {
+        _ = error.description  // the message is part of what is fuzzed
+        return 0
+    }
     let text = chain.jsonText
     guard let again = try? Chain.parse(Array(text.utf8), file: "again.json") else {
         fatalError("an accepted chain wrote text that does not read back:\n\(text)")

@@ -12,8 +12,13 @@ let chain = Chain(steps: [
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    if let position = try? StepReference(text).resolve(in: chain), !(0...chain.steps.count).contains(position) {
-        fatalError("'\(text)' resolved to \(position), outside 0...\(chain.steps.count)")
+    do {
+        let position = try StepReference(text).resolve(in: chain)
+        if !(0...chain.steps.count).contains(position) {
+            fatalError("'\(text)' resolved to \(position), outside 0...\(chain.steps.count)")
+        }
+    } catch {
+        _ = error.description  // the message is part of what is fuzzed
     }
     return 0
 }

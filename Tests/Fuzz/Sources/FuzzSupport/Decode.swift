@@ -5,8 +5,12 @@ import FilterChain
 public func decodeBothWays(_ bytes: [UInt8]) {
     for lenient in [false, true] {
         let options = DecodeOptions(maxPixels: 1 << 22, lenient: lenient)
-        guard let reader = try? ImageReader.open(.bytes(bytes, name: "fuzz"), options: options) else { continue }
-        _ = try? reader.readAll()
-        _ = reader.warnings
+        do {
+            let reader = try ImageReader.open(.bytes(bytes, name: "fuzz"), options: options)
+            defer { _ = reader.warnings + reader.notices }
+            _ = try reader.readAll()
+        } catch {
+            _ = "\(error)"  // the message is part of what is fuzzed
+        }
     }
 }
