@@ -3,8 +3,10 @@
 // After a failure the object only accepts _free.
 #include "fc_jpeg.h"
 
-#include <jerror.h>
+// jpeglib.h first: it brings jconfig.h, whose JPEG_LIB_VERSION and arithmetic-coding macros
+// decide which messages jerror.h numbers (the other order shifts JWRN_BOGUS_ICC by two).
 #include <jpeglib.h>
+#include <jerror.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +28,50 @@ static void fc_error_exit(j_common_ptr cinfo) {
     longjmp(err->jump, 1);
 }
 
+// MARK: - Harmless damage
+//
+// Damage that touches no pixel (what Photoshop and some cameras write): stray bytes between
+// segments outside the scan, and ICC or EXIF segments that are bad or duplicated. It is
+// recorded in the report's `harmless` flags, never fails a decode, and the segment concerned
+// is dropped. Stray bytes inside the scan (before RSTn or EOI) are damage to image data.
+
+/// The harmless-damage flag for the warning being emitted, or 0.
+static unsigned fc_jpeg_harmless_warning(j_common_ptr cinfo) {
+    struct jpeg_error_mgr *err = cinfo->err;
+    if (err->msg_code == JWRN_EXTRANEOUS_DATA) {
+        int marker = err->msg_parm.i[1];
+        if ((marker >= JPEG_RST0 && marker <= JPEG_RST0 + 7) || marker == JPEG_EOI) return 0;
+        return FC_JPEG_STRAY_BYTES;
+    }
+    if (err->msg_code == JWRN_BOGUS_ICC) return FC_JPEG_BAD_ICC;
+    return 0;
+}
+
+/// An EXIF block (the TIFF data after "Exif\0\0") that begins as TIFF does and whose first
+/// directory lies inside it.
+static int fc_jpeg_exif_is_tiff(const uint8_t *p, size_t length) {
+    if (length < 8) return 0;
+    uint32_t offset;
+    if (memcmp(p, "II*\0", 4) == 0)
+        offset = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    else if (memcmp(p, "MM\0*", 4) == 0)
+        offset = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | (uint32_t)p[7];
+    else
+        return 0;
+    return offset >= 8 && (size_t)offset + 2 <= length;
+}
+
+// MARK: - Errors and warnings
+
 static void fc_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;  // trace messages: never printed
     fc_error_mgr *err = (fc_error_mgr *)cinfo->err;
+    unsigned harmless_damage = fc_jpeg_harmless_warning(cinfo);
+    if (harmless_damage) {
+        err->report->harmless |= harmless_damage;
+        cinfo->err->num_warnings++;
+        return;
+    }
     // A newer JFIF minor/major revision is not damage.
     int harmless = cinfo->err->msg_code == JWRN_JFIF_MAJOR;
     if (err->strict && !harmless) {
@@ -207,15 +250,24 @@ static fc_jpeg_color fc_color(J_COLOR_SPACE space) {
     }
 }
 
+/// The first EXIF block that is TIFF data; a bad one, or any after the first, is dropped
+/// as harmless damage.
 static void fc_copy_exif(fc_jpeg_decoder *d) {
     for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
-        if (m->marker != JPEG_APP0 + 1 || m->data_length <= 6) continue;
+        if (m->marker != JPEG_APP0 + 1 || m->data_length < 6) continue;
         if (memcmp(m->data, "Exif\0\0", 6) != 0) continue;
+        if (!fc_jpeg_exif_is_tiff(m->data + 6, m->data_length - 6)) {
+            d->report.harmless |= FC_JPEG_BAD_EXIF;
+            continue;
+        }
+        if (d->exif) {
+            d->report.harmless |= FC_JPEG_DUPLICATE_EXIF;
+            continue;
+        }
         d->exif_length = m->data_length - 6;
         d->exif = malloc(d->exif_length);
         if (d->exif) memcpy(d->exif, m->data + 6, d->exif_length);
         else d->exif_length = 0;
-        return;
     }
 }
 

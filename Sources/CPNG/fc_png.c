@@ -22,6 +22,7 @@ struct fc_png_decoder {
     uint8_t *icc, *exif;
     size_t icc_length, exif_length;
     png_bytep *row_pointers;
+    int dropped_icc, dropped_exif;  // libpng keeps these two despite a bad CRC: we drop them
 };
 
 static void fc_png_error(png_structp png, png_const_charp message) {
@@ -30,8 +31,32 @@ static void fc_png_error(png_structp png, png_const_charp message) {
     longjmp(d->jump, 1);
 }
 
+// MARK: - Harmless damage
+//
+// An ancillary chunk (its name begins with a lowercase letter) with a bad CRC touches no
+// pixel: libpng drops it with the warning "NAME: CRC error", which is recorded as a dropped
+// chunk rather than as a warning.
+
+/// Whether `message` is libpng's warning for an ancillary chunk dropped for its CRC; if so,
+/// the chunk is recorded in the report.
+static int fc_png_dropped_chunk(fc_png_decoder *d, const char *message) {
+    if (strlen(message) != 15 || strcmp(message + 4, ": CRC error") != 0) return 0;
+    if (!(message[0] >= 'a' && message[0] <= 'z')) return 0;
+    if (memcmp(message, "iCCP", 4) == 0) d->dropped_icc = 1;
+    if (memcmp(message, "eXIf", 4) == 0) d->dropped_exif = 1;
+    if (d->report.dropped_count++ < 8) {
+        size_t used = strlen(d->report.dropped_chunks);
+        snprintf(d->report.dropped_chunks + used, sizeof d->report.dropped_chunks - used, "%s%.4s",
+                 used ? " " : "", message);
+    }
+    return 1;
+}
+
+// MARK: - Errors and warnings
+
 static void fc_png_warning(png_structp png, png_const_charp message) {
     fc_png_decoder *d = png_get_error_ptr(png);
+    if (fc_png_dropped_chunk(d, message)) return;
     if (d->report.warning_count++ == 0)
         snprintf(d->report.first_warning, FC_PNG_MESSAGE_MAX, "%s", message);
 }
@@ -82,7 +107,7 @@ static void fc_png_copy_metadata(fc_png_decoder *d, fc_png_header *h) {
     int compression;
     png_bytep profile;
     png_uint_32 profile_length;
-    if (png_get_iCCP(png, info, &name, &compression, &profile, &profile_length) &&
+    if (!d->dropped_icc && png_get_iCCP(png, info, &name, &compression, &profile, &profile_length) &&
         profile_length > 0) {
         d->icc = malloc(profile_length);
         if (d->icc) {
@@ -93,7 +118,7 @@ static void fc_png_copy_metadata(fc_png_decoder *d, fc_png_header *h) {
 #ifdef PNG_eXIf_SUPPORTED
     png_uint_32 exif_length = 0;
     png_bytep exif = NULL;
-    if (png_get_eXIf_1(png, info, &exif_length, &exif) && exif && exif_length > 0) {
+    if (!d->dropped_exif && png_get_eXIf_1(png, info, &exif_length, &exif) && exif && exif_length > 0) {
         d->exif = malloc(exif_length);
         if (d->exif) {
             memcpy(d->exif, exif, exif_length);
@@ -137,9 +162,8 @@ fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
     d->size = size;
     png_set_read_fn(d->png, d, fc_png_read);
     if (skip > 0) png_set_sig_bytes(d->png, skip);
-    // Critical chunks with a bad CRC always fail; strictly, ancillary ones fail too.
-    if (d->strict) png_set_crc_action(d->png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
-    else png_set_crc_action(d->png, PNG_CRC_WARN_USE, PNG_CRC_WARN_DISCARD);
+    // Critical chunks with a bad CRC fail, unless lenient; ancillary ones are dropped.
+    png_set_crc_action(d->png, d->strict ? PNG_CRC_ERROR_QUIT : PNG_CRC_WARN_USE, PNG_CRC_WARN_DISCARD);
     // Our own pixel limit is checked from the header, before any pixel memory exists;
     // libpng's default (1,000,000 on a side) would otherwise decide first.
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);

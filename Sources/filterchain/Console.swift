@@ -102,6 +102,13 @@ enum Signals {
         // Over a file-size limit (ulimit -f) a write then fails with EFBIG and is reported
         // like a full disk, instead of the signal killing the process mid-file.
         signal(SIGXFSZ, SIG_IGN)
+        // A parent may start us with these blocked (Foundation's Process does): unblock them,
+        // before any thread starts, or an interruption would never arrive.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        sigaddset(&handled, SIGINT)
+        sigaddset(&handled, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         for s in [SIGINT, SIGTERM] {
             signal(s) { _ in
                 Signals.count += 1

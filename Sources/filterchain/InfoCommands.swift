@@ -26,7 +26,7 @@ struct Filters: ParsableCommand {
         if let type {
             guard let info = infos.first(where: { $0.type == type }) else {
                 let names = FilterRegistry.names
-                let hint = names.first { $0.lowercased() == type.lowercased() }
+                let hint = FilterRegistry.closestName(to: type)
                 throw Failure.usage("unknown filter type '\(type)'" + (hint.map { "; did you mean '\($0)'?" } ?? "")
                                     + " (known: \(names.joined(separator: ", ")))")
             }

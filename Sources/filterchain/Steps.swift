@@ -1,11 +1,19 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FilterChain
 
 struct Steps: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the image after every step of a chain, from one evaluation.",
         discussion: """
-            Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too: their image equals the one before), and with --sheet a contact sheet of every step's thumbnail labelled with its position.
+            Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too:
+            their image equals the one before), and with --sheet a contact sheet of every step's
+            thumbnail labelled with its position and name (or type). The step images and the
+            sheet appear together, or not at all.
 
               filterchain steps chain.json photo.jpg --output-dir steps --sheet steps/sheet.png
             """)
@@ -41,21 +49,32 @@ struct Steps: ParsableCommand {
         let ext = codec.format.map { $0.lowercased() == "jpeg" ? "jpg" : $0.lowercased() } ?? "png"
         let width = max(2, String(chain.steps.count).count)
         func number(_ i: Int) -> String { String(repeating: "0", count: max(0, width - String(i).count)) + String(i) }
-        var paths = [joinPath(outputDir, number(0) + "-input." + ext)]
-        for (i, step) in chain.steps.enumerated() {
-            paths.append(joinPath(outputDir, number(i + 1) + "-" + Steps.slug(step.label) + "." + ext))
-        }
+        var names = [number(0) + "-input"]
+        for (i, step) in chain.steps.enumerated() { names.append(number(i + 1) + "-" + Steps.slug(step.label)) }
+        let paths = names.map { joinPath(outputDir, $0 + "." + ext) }
+        // Steps and sheet are all or nothing: the render writes the steps under hidden names,
+        // the sheet is made from those files and completed, and only then does everything
+        // take its place.
+        let staged = names.map { joinPath(outputDir, ".\($0).staged-\(getpid())." + ext) }
         var outputs: [RenderOutput] = []
-        for (position, path) in paths.enumerated() {
+        for (position, path) in staged.enumerated() {
             outputs.append(RenderOutput(step: position, .file(try codec.destination(path), codec.encodeOptions)))
         }
         let sheetOutput = try sheet.map { try codec.output($0, ownFormat: true) }
-        if sheetOutput != nil {
-            for position in paths.indices { outputs.append(RenderOutput(step: position, .memory(depth: .eight))) }
+        // A folder in the way would only be found after all the work, half put in place.
+        for path in paths + (sheet.map { [$0] } ?? []) where isDirectory(path) {
+            throw Failure(message: "\(path): is a folder, not an image file", status: Status.failure)
         }
         let guardInput = InputGuard(inputs: [input])
         for path in paths + [sheet].compactMap({ $0 }) { try guardInput.check(path) }
         try makeDirectory(outputDir)
+        for path in staged { TemporaryFiles.shared.insert(path) }
+        defer {
+            for path in staged {
+                unlink(path)
+                TemporaryFiles.shared.remove(path)
+            }
+        }
         let result: RenderResult
         do {
             result = try Renderer().render(chain, source: input == "-" ? .standardInput : .file(input),
@@ -64,18 +83,45 @@ struct Steps: ParsableCommand {
             throw Failure.image(error)
         }
         if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
+        for note in result.notes { Console.warning(note) }
+        var sheetWriter: ImageWriter?
         if let sheetOutput {
-            let images = result.images.compactMap { $0 }
             do {
-                let image = try ContactSheet.make(images, labels: images.indices.map(String.init))
-                let writer = try ImageWriter(sheetOutput.destination, format: sheetOutput.format,
-                                             header: EncodeHeader(width: image.width, height: image.height, format: image.format),
-                                             options: sheetOutput.options)
-                try writer.write(image)
-                try writer.finish()
+                sheetWriter = try makeSheet(chain: chain, from: staged, to: sheetOutput)
             } catch {
                 throw Failure.image(error)
             }
         }
+        do { try sheetWriter?.commit() } catch { throw Failure.image(error) }
+        for (from, to) in zip(staged, paths) where rename(from, to) != 0 {
+            throw Failure(message: "\(to): cannot write: \(String(cString: strerror(errno)))", status: Status.failure)
+        }
+    }
+
+    /// The contact sheet, from thumbnails made by reading each step's file back in strips
+    /// (memory: one strip and the thumbnails), completed but not yet in place.
+    func makeSheet(chain: Chain, from files: [String],
+                   to output: (destination: ImageDestination, options: EncodeOptions, format: ImageFormat)) throws -> ImageWriter {
+        var thumbnails: [RasterImage] = []
+        for file in files {
+            if Signals.cancel.isCancelled { throw RenderCancelled() }
+            let reader = try ImageReader.open(.file(file), options: DecodeOptions(maxPixels: 0, autoOrient: false))
+            thumbnails.append(try ContactSheet.thumbnail(reading: reader))
+        }
+        let labels = files.indices.map { position in
+            ContactSheet.label(position: position, name: position == 0 ? "input" : chain.steps[position - 1].label)
+        }
+        let image = try ContactSheet.make(thumbnails: thumbnails, labels: labels)
+        let writer = try ImageWriter(output.destination, format: output.format,
+                                     header: EncodeHeader(width: image.width, height: image.height, format: image.format),
+                                     options: output.options)
+        do {
+            try writer.write(image)
+            try writer.complete()
+        } catch {
+            writer.abort()
+            throw error
+        }
+        return writer
     }
 }

@@ -101,14 +101,81 @@ import FilterChain
         }
     }
 
-    @Test func everyCommandExplainsItselfWithAnExample() throws {
-        for command in [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
-                        ["chain", "set"], ["chain", "remove"], ["chain", "move"], ["chain", "enable"], ["chain", "disable"],
-                        ["chain", "show"]] {
-            let r = try CLI.run(command + ["--help"])
-            #expect(r.status == 0, "\(command)")
-            #expect(r.out.contains("filterchain ") && r.out.contains("USAGE"), "\(command): \(r.out)")
+    /// The examples in a help text: lines beginning "filterchain ", joined with the lines
+    /// that continue them up to the next blank line (a wrapped example).
+    static func examples(in help: String) -> [String] {
+        var examples: [String] = []
+        var current: String?
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("filterchain ") {
+                if let current { examples.append(current) }
+                current = text
+            } else if text.isEmpty || text.hasSuffix(":") {
+                if let c = current { examples.append(c) }
+                current = nil
+            } else if let c = current, line.hasPrefix(" ") || !text.contains(" ") || text.hasPrefix("--") {
+                current = c + " " + text
+            } else if let c = current {
+                examples.append(c)
+                current = nil
+            }
         }
+        if let current { examples.append(current) }
+        return examples
+    }
+
+    /// Every command's help shows at least one example of that command, and every example
+    /// runs as written (in a folder holding the files it names) with exit status 0.
+    @Test(arguments: [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
+                      ["chain", "set"], ["chain", "remove"], ["chain", "move"], ["chain", "enable"], ["chain", "disable"],
+                      ["chain", "show"]])
+    func everyCommandExplainsItselfWithAnExample(_ command: [String]) throws {
+        let r = try CLI.run(command + ["--help"])
+        #expect(r.status == 0, "\(command)")
+        let examples = Self.examples(in: r.out)
+        let prefix = (["filterchain"] + command).joined(separator: " ") + " "
+        #expect(!examples.isEmpty && examples.allSatisfy { ($0 + " ").hasPrefix(prefix) }, "\(command): \(examples)")
+
+        // The files the examples name.
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: folder + "/photos", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: folder + "/chains", withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: folder + "/samples", withDestinationPath: CLI.samples)
+        for name in ["chain.json", "chains/look.json"] { try fm.copyItem(atPath: CLI.lookChain, toPath: folder + "/" + name) }
+        for name in ["in.jpg", "photo.jpg"] { try fm.copyItem(atPath: CLI.samples + "/rocket.jpg", toPath: folder + "/" + name) }
+        for name in ["photos/a.png", "photos/b.png"] { try fm.copyItem(atPath: CLI.samples + "/camera.png", toPath: folder + "/" + name) }
+        // look.json as the `chain` examples leave it (they begin with `chain new`).
+        if command != ["chain"] && command != ["chain", "new"] {
+            let steps = [Step(name: "colour", filter: ColorControls()), Step(name: "curve", filter: ToneCurve()),
+                         Step(name: "blur", filter: GaussianBlur())]
+            try Chain(steps: steps).save(to: folder + "/look.json")
+        }
+        for example in examples {
+            let line = CLI.binary + example.dropFirst("filterchain".count)
+            let run = try CLI.run(["-c", line], in: folder, executable: "/bin/sh")
+            #expect(run.status == 0, "\(example): \(run.stderr)")
+        }
+    }
+
+    /// Harmless damage (16 stray bytes before the second segment, as Photoshop writes) is
+    /// one warning naming the file, whatever the command, and the image is written.
+    @Test func harmlessDamageIsOneWarningNamingTheFile() throws {
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/rocket.jpg")))
+        let second = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5]))
+        jpeg.insert(contentsOf: [UInt8](repeating: 0, count: 16), at: second)
+        try Data(jpeg).write(to: URL(fileURLWithPath: folder + "/stray.jpg"))
+        let warning = "filterchain: warning: stray.jpg: stray bytes between JPEG segments were skipped (harmless damage)\n"
+        for command in [["apply", CLI.lookChain, "stray.jpg", "o.png"], ["apply", CLI.lookChain, "stray.jpg", "--output-dir", "out"],
+                        ["steps", CLI.lookChain, "stray.jpg", "--output-dir", "s"]] {
+            let r = try CLI.run(command, in: folder)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            #expect(r.stderr == warning || r.stderr == warning + "1 written, 0 failed\n", "\(command): \(r.stderr)")
+        }
+        // The same image as from the undamaged file.
+        #expect(try CLI.run(["apply", CLI.lookChain, CLI.samples + "/rocket.jpg", "clean.png"], in: folder).status == 0)
+        let same = try CLI.pixels(folder + "/o.png").1 == CLI.pixels(folder + "/clean.png").1
+        #expect(same)
     }
 
     @Test func pipesThroughStandardInputAndOutput() throws {

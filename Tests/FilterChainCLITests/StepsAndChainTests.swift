@@ -18,8 +18,76 @@ import FilterChain
         let a = try CLI.run(["apply", "chain.json", CLI.samples + "/chelsea.png", "final.png"], in: folder)
         #expect(a.status == 0)
         #expect(try CLI.pixels(folder + "/s/03-soften.png").1 == CLI.pixels(folder + "/final.png").1)
-        let (sheet, _) = try CLI.pixels(folder + "/sheet.png")
-        #expect(sheet.width >= 4 * 240 && sheet.height >= 160)
+        #expect(CLI.files(in: folder).sorted() == ["chain.json", "final.png", "s", "sheet.png"])
+
+        // chelsea is 451 x 300: thumbnails 240 x 160 (300 x 240 / 451 = 159.6), in cells of
+        // 256 x 198 (8 pixels around, a 22-pixel label below), four in a row.
+        let (info, sheet) = try CLI.pixels(folder + "/sheet.png")
+        #expect((info.width, info.height) == (1024, 198))
+        for (i, name) in ["00-input.png", "01-colour.png", "02-curve.png", "03-soften.png"].enumerated() {
+            let (stepInfo, step) = try CLI.pixels(folder + "/s/" + name)
+            let thumb = Self.boxAverage(step, width: stepInfo.width, height: stepInfo.height, to: 240, 160)
+            var worst = 0
+            for y in 0..<160 {
+                for x in 0..<240 {
+                    for c in 0..<3 {
+                        let on = Int(sheet[((8 + y) * 1024 + i * 256 + 8 + x) * 3 + c])
+                        worst = max(worst, abs(on - thumb[(y * 240 + x) * 3 + c]))
+                    }
+                }
+            }
+            #expect(worst <= 1, "\(name): thumbnail differs by \(worst)")
+            // Background around the thumbnail, dark label text below it, centred in the cell.
+            #expect(sheet[((4 * 1024) + i * 256 + 128) * 3] == 236)
+            var dark: [Int] = []
+            for y in 176..<198 {
+                for x in 0..<256 where sheet[(y * 1024 + i * 256 + x) * 3] == 20 { dark.append(x) }
+            }
+            let label = ["0 input", "1 colour", "2 curve", "3 soften"][i]
+            // 5 x 7 glyphs drawn twice as large; the last column of a glyph is blank.
+            let textWidth = label.count * 10
+            #expect(!dark.isEmpty && dark.min()! >= (256 - textWidth) / 2 && dark.max()! < (256 + textWidth) / 2,
+                    "\(label): text at \(dark.min() ?? -1)...\(dark.max() ?? -1)")
+        }
+    }
+
+    /// Each thumbnail pixel the plain mean of its box of source pixels, 8-bit RGB(A) (alpha
+    /// is not used by these images).
+    static func boxAverage(_ pixels: [UInt8], width: Int, height: Int, to tw: Int, _ th: Int) -> [Int] {
+        let n = pixels.count / (width * height)
+        var out = [Int](repeating: 0, count: tw * th * 3)
+        for ty in 0..<th {
+            for tx in 0..<tw {
+                let ys = (ty * height / th)..<((ty + 1) * height / th), xs = (tx * width / tw)..<((tx + 1) * width / tw)
+                for c in 0..<3 {
+                    var sum = 0.0
+                    for y in ys { for x in xs { sum += Double(pixels[(y * width + x) * n + c]) } }
+                    out[(ty * tw + tx) * 3 + c] = Int((sum / Double(ys.count * xs.count)).rounded())
+                }
+            }
+        }
+        return out
+    }
+
+    /// A sheet that cannot be written (its folder is missing, found only when it is made,
+    /// after the render) leaves no step file behind and no temporary file; the step files
+    /// of an earlier run stay as they were.
+    @Test func stepsAndSheetAreAllOrNothing() throws {
+        try FileManager.default.createDirectory(atPath: folder + "/s", withIntermediateDirectories: true)
+        CLI.write("earlier", to: folder + "/s/01-colour.png")
+        let r = try CLI.run(["steps", CLI.lookChain, CLI.samples + "/chelsea.png", "--output-dir", "s", "--sheet", "missing/sheet.png"], in: folder)
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("filterchain: error: missing/sheet.png: "), "\(r.stderr)")
+        #expect(CLI.files(in: folder + "/s") == ["01-colour.png"])
+        #expect(try String(contentsOfFile: folder + "/s/01-colour.png", encoding: .utf8) == "earlier")
+        #expect(CLI.files(in: folder) == ["s"])
+
+        // A folder where a step file or the sheet would go is refused before any work.
+        try FileManager.default.createDirectory(atPath: folder + "/s/02-curve.png", withIntermediateDirectories: true)
+        let folderInTheWay = try CLI.run(["steps", CLI.lookChain, CLI.samples + "/chelsea.png", "--output-dir", "s"], in: folder)
+        #expect(folderInTheWay.status == 1)
+        #expect(folderInTheWay.stderr.contains("s/02-curve.png: is a folder"), "\(folderInTheWay.stderr)")
+        #expect(CLI.files(in: folder + "/s") == ["01-colour.png", "02-curve.png"])
     }
 
     @Test func filtersListsEveryTypeFromTheDeclarations() throws {

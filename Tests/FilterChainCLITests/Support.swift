@@ -45,14 +45,20 @@ enum CLI {
         process.standardInput = input
         try process.run()
         // Read both pipes while the process runs, so that a full pipe never blocks it.
+        // The semaphore orders the reader's write before our read (polling Thread.isFinished
+        // does not, and ThreadSanitizer says so).
         nonisolated(unsafe) var errData = Data()
-        let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let errRead = DispatchSemaphore(value: 0)
+        let errReader = Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            errRead.signal()
+        }
         errReader.start()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try? input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+        errRead.wait()
         return Result(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 

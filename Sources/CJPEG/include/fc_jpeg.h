@@ -29,10 +29,20 @@ typedef enum {
     FC_JPEG_COLOR_YCCK = 5,
 } fc_jpeg_color;
 
+/// Harmless damage: it touches no pixel, never fails a decode (strict or not), and what it
+/// damaged is dropped. Flags in fc_jpeg_report.harmless.
+typedef enum {
+    FC_JPEG_STRAY_BYTES = 1,     // bytes between segments, outside the entropy-coded data
+    FC_JPEG_BAD_ICC = 2,         // ICC segments that do not fit together: the profile is dropped
+    FC_JPEG_BAD_EXIF = 4,        // an EXIF block that is no TIFF structure: dropped
+    FC_JPEG_DUPLICATE_EXIF = 8,  // more EXIF blocks than one: all but the first dropped
+} fc_jpeg_harmless;
+
 typedef struct {
     char message[FC_JPEG_MESSAGE_MAX];       // why the last call failed
     char first_warning[FC_JPEG_MESSAGE_MAX]; // the first warning (collected, never printed)
     unsigned warning_count;
+    unsigned harmless;                       // fc_jpeg_harmless flags
 } fc_jpeg_report;
 
 typedef struct {

@@ -29,6 +29,10 @@ typedef struct {
     char message[FC_PNG_MESSAGE_MAX];
     char first_warning[FC_PNG_MESSAGE_MAX];
     unsigned warning_count;
+    /// Harmless damage: ancillary chunks dropped for a bad CRC (strict or not), their
+    /// names, space-separated (at most 8 are named), and how many.
+    char dropped_chunks[48];
+    unsigned dropped_count;
 } fc_png_report;
 
 typedef struct {
@@ -49,7 +53,8 @@ typedef struct {
 
 typedef struct fc_png_decoder fc_png_decoder;
 
-/// strict: bad CRCs in ancillary chunks fail too (critical chunks always fail).
+/// strict: a bad CRC in a critical chunk fails (leniently it is used as it is). An ancillary
+/// chunk with a bad CRC is dropped either way, and named in the report's dropped_chunks.
 fc_png_decoder *fc_png_decoder_new(int strict);
 void fc_png_decoder_free(fc_png_decoder *d);
 const fc_png_report *fc_png_decoder_report(const fc_png_decoder *d);

@@ -23,8 +23,7 @@ extension Chain {
         do throws(JSONSyntaxError) { root = try JSONParser.parse(bytes) } catch {
             throw ChainError(file: file, line: error.line, column: error.column, problem: .syntax(error.message))
         }
-        var decoder = ChainDecoder(file: file)
-        return try decoder.chain(root)
+        return try ChainDecoder(file: file).chain(root)
     }
 
     struct ReadError: Error { var why: String }
@@ -88,7 +87,7 @@ struct ChainDecoder {
         return s
     }
 
-    mutating func chain(_ root: JSONNode) throws(ChainError) -> Chain {
+    func chain(_ root: JSONNode) throws(ChainError) -> Chain {
         let top = try members(root, "", allowed: ["version", "workingSpace", "filters"])
         let version = try required(top, "version", "", root)
         guard case .number(let v) = version.value else {

@@ -42,7 +42,8 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
                 ? "cannot tell the output format: no extension (use .png, .jpg or --format)"
                 : "unsupported output format '.\(ext)' (use .png, .jpg, .jpeg or --format)"
         case .tooManyPixels(let w, let h, let limit):
-            "image is \(w) x \(h) = \(w * h) pixels, over the limit of \(limit) (raise it with --max-pixels, 0 for none)"
+            // A header's sizes can make a product past Int.max (found by fuzzing).
+            "image is \(w) x \(h) = \(w.multipliedReportingOverflow(by: h).overflow ? "more than \(Int.max)" : String(w * h)) pixels, over the limit of \(limit) (raise it with --max-pixels, 0 for none)"
         case .corrupt(let format, let why): "damaged \(format.name) data: \(why)"
         case .unsupported(let why): why
         case .writeFailed(let why): "cannot write: \(why)"

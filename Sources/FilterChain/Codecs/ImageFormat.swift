@@ -51,7 +51,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         if starts([0xFF, 0xD8], 0) { return "a damaged JPEG (no marker after the start of image)" }
         if starts([0x89, 0x50, 0x4E, 0x47], 0) { return "a damaged PNG (bad signature)" }
         let text = b.prefix(64)
-        if !text.isEmpty, text.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) || $0 >= 0x80 }) {
+        if !text.isEmpty, text.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) || $0 >= 0x80 }),
+           isUTF8(Array(text)) {
             let s = String(decoding: text, as: UTF8.self).trimmingWhitespace
             if s.hasPrefix("<svg") || (s.hasPrefix("<?xml") && s.contains("svg")) { return "SVG" }
             if s.hasPrefix("{") || s.hasPrefix("[") { return "text (JSON?)" }
@@ -60,6 +61,12 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         let hex = b.prefix(8).map { String($0, radix: 16, uppercase: true) }
             .map { $0.count == 1 ? "0" + $0 : $0 }.joined(separator: " ")
         return "unrecognised data (starts with \(hex))"
+    }
+
+    /// Whether the bytes are UTF-8, allowing a character cut off at the end (0xFF, for
+    /// one, never occurs in UTF-8).
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        (0...min(3, bytes.count - 1)).contains { cut in String(validating: bytes.dropLast(cut), as: UTF8.self) != nil }
     }
 }
 

@@ -63,6 +63,8 @@ protocol StoredDecoder: AnyObject {
     func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
     func finish() throws
     var warnings: [String] { get }
+    /// Harmless damage the decoder went past, strict or not (what was dropped).
+    var notices: [String] { get }
     /// True when the decoder can still deliver the image smaller (before the first read).
     var canShrink: Bool { get }
     /// Delivers the image at 1/denominator of its size (JPEG DCT scaling).
@@ -119,7 +121,9 @@ public final class ImageReader: @unchecked Sendable {
     }
 
     static func checkLimit(_ name: String, width: Int, height: Int, options: DecodeOptions) throws {
-        if options.maxPixels > 0, width * height > options.maxPixels {
+        // Header sizes are up to 2^32 - 1 each: their product can overflow (found by fuzzing).
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if options.maxPixels > 0, overflow || pixels > options.maxPixels {
             throw CodecError(name, .tooManyPixels(width: width, height: height, limit: options.maxPixels))
         }
     }
@@ -172,13 +176,11 @@ public final class ImageReader: @unchecked Sendable {
     private func loadWhole() throws {
         let rowBytes = decoder.width * decoder.format.bytesPerPixel
         var stored = [UInt8](repeating: 0, count: rowBytes * decoder.height)
-        do {
-            try stored.withUnsafeMutableBytes { p in
-                if decoder.readsWholeImageOnly {
-                    try decoder.readWholeImage(into: p.baseAddress!, stride: rowBytes)
-                } else {
-                    try decoder.readRows(into: p.baseAddress!, stride: rowBytes, rows: decoder.height)
-                }
+        try stored.withUnsafeMutableBytes { p in
+            if decoder.readsWholeImageOnly {
+                try decoder.readWholeImage(into: p.baseAddress!, stride: rowBytes)
+            } else {
+                try decoder.readRows(into: p.baseAddress!, stride: rowBytes, rows: decoder.height)
             }
         }
         whole = orientation.apply(to: stored, width: decoder.width, height: decoder.height,
@@ -198,6 +200,11 @@ public final class ImageReader: @unchecked Sendable {
 
     /// Problems the library reported that did not stop decoding (lenient mode).
     public var warnings: [String] { decoder.warnings + extraWarnings }
+
+    /// Harmless damage, strict or not: damage that touches no pixel (stray bytes between
+    /// JPEG segments, a bad or duplicated ICC or EXIF block, an ancillary PNG chunk with a
+    /// bad CRC), each once, naming the file. What it damaged was dropped.
+    public var notices: [String] { decoder.notices.map { "\(name): \($0)" } }
 
     /// Reads the whole image into memory.
     public func readAll() throws -> [UInt8] {

@@ -20,10 +20,7 @@ final class JPEGDecoder: StoredDecoder {
         self.input = input
         var header = fc_jpeg_header()
         let status = fc_jpeg_decoder_open(d, input.file, input.memoryBase, input.memoryCount, &header)
-        guard status == FC_JPEG_OK else {
-            let error = JPEGDecoder.failure(d, status, input.name)
-            throw error
-        }
+        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
         width = Int(header.width)
         height = Int(header.height)
         guard header.output_channels == 1 || header.output_channels == 3 else {
@@ -45,11 +42,7 @@ final class JPEGDecoder: StoredDecoder {
         }
         JPEGDecoder.readMarkers(d, into: &metadata)
         self.metadata = metadata
-        do {
-            try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
-        } catch {
-            throw error
-        }
+        try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }
 
     /// Decoding starts at the first read, so that a scale can be set before.
@@ -139,6 +132,16 @@ final class JPEGDecoder: StoredDecoder {
         try start()
         let status = fc_jpeg_decoder_finish(d)
         if status != FC_JPEG_OK { throw JPEGDecoder.failure(d, status, input.name) }
+    }
+
+    var notices: [String] {
+        let flags = fc_jpeg_decoder_report(d).pointee.harmless
+        var notices: [String] = []
+        if flags & FC_JPEG_STRAY_BYTES.rawValue != 0 { notices.append("stray bytes between JPEG segments were skipped (harmless damage)") }
+        if flags & FC_JPEG_BAD_ICC.rawValue != 0 { notices.append("the ICC profile's segments are damaged; the profile was dropped, so colours may look different") }
+        if flags & FC_JPEG_BAD_EXIF.rawValue != 0 { notices.append("a damaged EXIF block was dropped") }
+        if flags & FC_JPEG_DUPLICATE_EXIF.rawValue != 0 { notices.append("a second EXIF block was dropped (the first is kept)") }
+        return notices
     }
 
     var warnings: [String] {

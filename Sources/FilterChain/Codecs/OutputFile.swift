@@ -205,13 +205,14 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     init() { pthread_mutex_init(&lock, nil) }
 
-    func insert(_ path: String) {
+    /// Registers a file to remove if the process is interrupted.
+    public func insert(_ path: String) {
         pthread_mutex_lock(&lock)
         paths.insert(path)
         pthread_mutex_unlock(&lock)
     }
 
-    func remove(_ path: String) {
+    public func remove(_ path: String) {
         pthread_mutex_lock(&lock)
         paths.remove(path)
         pthread_mutex_unlock(&lock)

@@ -27,10 +27,7 @@ final class PNGDecoder: StoredDecoder {
         self.lenient = options.lenient
         var h = fc_png_header()
         let status = fc_png_decoder_open(d, input.file, 0, input.memoryBase, input.memoryCount, &h)
-        guard status == FC_PNG_OK else {
-            let error = PNGDecoder.failure(d, status, input.name)
-            throw error
-        }
+        guard status == FC_PNG_OK else { throw PNGDecoder.failure(d, status, input.name) }
         width = Int(h.width)
         height = Int(h.height)
         readsWholeImageOnly = h.interlaced != 0
@@ -56,11 +53,7 @@ final class PNGDecoder: StoredDecoder {
         if !color.isEmpty { metadata.pngColor = color }
         PNGDecoder.readTextAndResolution(scan.chunks, into: &metadata)
         self.metadata = metadata
-        do {
-            try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
-        } catch {
-            throw error
-        }
+        try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }
 
 
@@ -114,6 +107,16 @@ final class PNGDecoder: StoredDecoder {
         if !damage.isEmpty { return }
         let status = fc_png_decoder_finish(d)
         if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+    }
+
+    var notices: [String] {
+        let report = fc_png_decoder_report(d).pointee
+        guard report.dropped_count > 0 else { return [] }
+        let names = reportString(report.dropped_chunks).split(separator: " ").map(String.init)
+        let more = Int(report.dropped_count) - names.count
+        let list = names.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+        return ["ancillary chunks with a bad CRC were dropped: \(list)"
+                + (names.contains("iCCP") ? "; without the ICC profile colours may look different" : "")]
     }
 
     var warnings: [String] {

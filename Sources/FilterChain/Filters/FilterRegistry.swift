@@ -29,6 +29,9 @@ public enum FilterRegistry {
     }
 
     public static var infos: [FilterInfo] { types.map { $0.info } }
+
+    /// The type name `name` is a likely misspelling of (the chain file's "did you mean").
+    public static func closestName(to name: String) -> String? { closestMatch(name, in: names) }
 }
 
 extension Filter {

@@ -79,14 +79,6 @@ struct GaussianKernel: SeparableKernel {
 
 // MARK: - Direct convolution
 
-@inline(__always) func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
-    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
-}
-
-@inline(__always) func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
-}
-
 struct DirectHorizontal: HorizontalPass {
     /// w_0 ... w_radius, each in every lane.
     let weights: [SIMD8<Float>]

@@ -82,8 +82,9 @@ public struct ToneCurve: Filter {
 /// through a small table of bins, so that every lookup stays in L1 and the result is the
 /// curve itself to float precision (no sampling error).
 final class CurveTable: Sendable {
-    /// The curve is the line y = x: values are only clamped to its domain (exactly).
-    let isIdentity: Bool
+    /// The curve is the line y = x on its domain: values are only clamped to the domain
+    /// (exactly), so this is a clamp, not the identity, for values outside it.
+    let isClampOnly: Bool
     let x0: Float
     let x1: Float
     /// Per segment: x_k, 1 / h_k, then c0...c3 with value = ((c3 t + c2) t + c1) t + c0.
@@ -97,7 +98,7 @@ final class CurveTable: Sendable {
 
     init(_ curve: CurveFunction) {
         let xs = curve.xs, ys = curve.ys
-        isIdentity = xs == ys
+        isClampOnly = xs == ys
         x0 = Float(xs[0])
         x1 = Float(xs[xs.count - 1])
         var segments: [Float] = []
@@ -125,7 +126,7 @@ final class CurveTable: Sendable {
 
     func apply(_ values: UnsafeMutablePointer<Float>, count: Int) {
         let x0 = self.x0, x1 = self.x1
-        if isIdentity {
+        if isClampOnly {
             for i in 0..<count {
                 let v = values[i]
                 values[i] = v > x0 ? (v < x1 ? v : x1) : x0

@@ -72,6 +72,12 @@ public protocol PixelSource: AnyObject {
     func read(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws
     func finish() throws
     var warnings: [String] { get }
+    var notices: [String] { get }
+}
+
+extension PixelSource {
+    /// Harmless damage the source went past (none, unless it decodes a file).
+    public var notices: [String] { [] }
 }
 
 extension ImageReader: PixelSource {}

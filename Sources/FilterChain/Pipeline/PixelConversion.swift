@@ -10,6 +10,16 @@ enum SRGB {
     static func encode(_ v: Double) -> Double { v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055 }
 }
 
+/// Eight Floats from any address (planes are not 32-byte aligned); the conversions below,
+/// and the blur's passes, move pixels with these.
+@inline(__always) func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+
+@inline(__always) func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+}
+
 /// Stored samples to planes of Float: 8-bit / 255, 16-bit / 65535; grey spread to R = G = B;
 /// a missing alpha is 1. In linear working space colour goes through the sRGB decoding
 /// function (alpha never does).

@@ -28,7 +28,8 @@ public struct RenderResult: Sendable {
     public var sizes: [ImageSize]
     /// The JPEG was decoded at 1/shrunkOnLoad of its size (1: full size); see `Resize.fast`.
     public var shrunkOnLoad = 1
-    /// Things that could not be kept (an ICC profile for another colour space, ...).
+    /// Things that could not be kept (an ICC profile for another colour space, ...), and
+    /// harmless damage to the input that was dropped (strict or lenient).
     public var notes: [String]
     /// Damage that lenient decoding went past.
     public var warnings: [String]
@@ -237,7 +238,7 @@ public final class Renderer: @unchecked Sendable {
         return RenderResult(info: info,
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(plan.size(ofOutput:)),
-                            notes: sinks.flatMap(\.notes),
+                            notes: reader.notices + sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }
 

@@ -14,12 +14,9 @@ import Testing
         #expect(try StepReference("049087").resolve(in: Self.chain) == 1)
         #expect(try StepReference("colour").resolve(in: Self.chain) == 1)
         #expect(try StepReference("7b6b").resolve(in: Self.chain) == 2)
-        #expect(throws: StepError.self) { try StepReference("9").resolve(in: Self.chain) }
-        do {
-            _ = try StepReference("9").resolve(in: Self.chain)
-        } catch {
-            #expect(error.reason == .noSuchPosition(2))
-        }
+        // A call that wrongly succeeds fails here: the error is required, then checked.
+        let error = try #require(throws: StepError.self) { try StepReference("9").resolve(in: Self.chain) }
+        #expect(error.reason == .noSuchPosition(2))
     }
 
     @Test func aTypeNamesTheOnlyStepOfThatType() throws {

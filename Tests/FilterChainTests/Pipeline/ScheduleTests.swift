@@ -22,19 +22,37 @@ import Testing
         (label: "\($0.0) threads, strips of \($0.1)", renderer: Renderer(threads: $0.0, stripHeight: $0.1))
     }
 
+    /// Sigmas for both kinds of blur pass (direct up to a reach of 16, sliding cosine sums
+    /// beyond), and widths whose vertical passes are cut into different column ranges by
+    /// different thread counts: a vertical pass splits its row into
+    /// max(1, min(blocks, 2 x threads, blocks / 16)) ranges of 8-column blocks, so 77 wide
+    /// (10 blocks) is never split, 301 wide (38 blocks) is cut in 2 for every renderer here,
+    /// and 1030 wide (129 blocks) in 2, 4, 6 or 8 by 1, 2, 3 or 4 threads, with ranges that
+    /// do not end on 32 columns (the direct pass's wide block) or 8 (its tail).
     @Test(arguments: [[2.0], [7.5], [1.0, 20], [3, 0.7, 5]])
     func sameBytesForEveryThreadCountAndStripHeight(sigmas: [Double]) throws {
-        for format in [PixelFormat(.rgba, .eight), PixelFormat(.rgb, .sixteen)] {
-            let input = Pixels.random(width: 77, height: 131, format: format, seed: 11).raster
-            let chain = Self.chain(sigmas: sigmas)
-            let positions = Array(0...chain.steps.count)
-            let outputs = positions.map { RenderOutput(step: $0, .memory()) }
-            let first = try Self.renderers[0].renderer.render(chain, image: input, outputs: outputs).images
-            for (label, renderer) in Self.renderers.dropFirst() {
-                let other = try renderer.render(chain, image: input, outputs: outputs).images
-                #expect(other == first, "\(label), \(format)")
+        #expect(sigmas.contains { GaussianKernel(sigma: $0).sliding != nil } == sigmas.contains { $0 > 4 })
+        for (width, height) in [(77, 131), (301, 75), (1030, 41)] {
+            for format in [PixelFormat(.rgba, .eight), PixelFormat(.rgb, .sixteen)] {
+                let input = Pixels.random(width: width, height: height, format: format, seed: 11).raster
+                let chain = Self.chain(sigmas: sigmas)
+                let positions = Array(0...chain.steps.count)
+                let outputs = positions.map { RenderOutput(step: $0, .memory()) }
+                let first = try Self.renderers[0].renderer.render(chain, image: input, outputs: outputs).images
+                for (label, renderer) in Self.renderers.dropFirst() {
+                    let other = try renderer.render(chain, image: input, outputs: outputs).images
+                    #expect(other == first, "\(label), \(format), \(width)x\(height)")
+                }
             }
         }
+    }
+
+    /// Every pass kind is planned: direct and sliding, horizontal and vertical.
+    @Test func bothBlurPassKindsArePlanned() {
+        #expect(GaussianKernel(sigma: 4).makeHorizontalPass(width: 10) is DirectHorizontal)
+        #expect(GaussianKernel(sigma: 4).makeVerticalPass(width: 10, height: 5) is DirectVertical)
+        #expect(GaussianKernel(sigma: 4.01).makeHorizontalPass(width: 10) is SlidingHorizontal)
+        #expect(GaussianKernel(sigma: 4.01).makeVerticalPass(width: 10, height: 5) is SlidingVertical)
     }
 
     /// PNG files written through the pipeline (many 1 MiB pieces deflated in the background,

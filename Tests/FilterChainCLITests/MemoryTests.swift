@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import FilterChain
+
+/// Memory claims, measured as the peak resident size of a child process running the
+/// release build (.build/release/filterchain; CI builds it first). Images are made here.
+@Suite(.serialized) struct MemoryTests {
+    static let binary = CLI.packageRoot.appendingPathComponent(".build/release/filterchain").path
+    static let available = FileManager.default.isExecutableFile(atPath: binary)
+    /// In CI (.ci/run builds the release binary first) a missing binary fails the tests.
+    static let required = ProcessInfo.processInfo.environment["CI"] != nil
+
+    let folder = CLI.temporaryFolder()
+
+    /// A tiny C program that runs a command in a forked child and writes the child's peak
+    /// resident size (KiB) to a file. Measuring from here directly would be wrong: a child
+    /// spawned from this (large) test process by vfork inherits this process's high-water
+    /// mark at exec, so ru_maxrss would report this process, not the child.
+    static let helper: String? = {
+        let source = """
+            #include <stdio.h>
+            #include <sys/resource.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            int main(int argc, char **argv) {
+                if (argc < 3) return 64;
+                pid_t pid = fork();
+                if (pid == 0) { execv(argv[2], argv + 2); _exit(127); }
+                int status = 0;
+                struct rusage usage;
+                if (pid < 0 || wait4(pid, &status, 0, &usage) < 0) return 70;
+                FILE *f = fopen(argv[1], "w");
+                if (!f) return 73;
+                fprintf(f, "%ld\\n", usage.ru_maxrss);
+                fclose(f);
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            }
+            """
+        let folder = CLI.temporaryFolder()
+        CLI.write(source, to: folder + "/peak.c")
+        guard let built = try? CLI.run(["clang", "-O1", "-o", folder + "/peak", folder + "/peak.c"], executable: "/usr/bin/env"),
+              built.status == 0 else { return nil }
+        return folder + "/peak"
+    }()
+
+    /// Runs the release binary (give it absolute paths) and returns its exit status and peak
+    /// resident size in KiB; its stderr goes to the result.
+    static func peak(_ arguments: [String], in folder: String) throws -> (status: Int32, kib: Int, stderr: String) {
+        let helper = try #require(Self.helper, "cannot build the measuring helper with clang")
+        let report = folder + "/peak.txt"
+        let run = try CLI.run([report, binary] + arguments, in: folder, executable: helper)
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        let kib = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "no measurement: \(run.stderr)")
+        return (run.status, kib, run.stderr)
+    }
+
+    /// A photograph-like test image, written strip by strip (never whole in memory here):
+    /// smooth gradients with fine texture, so that the codecs do real work. Rows are cut
+    /// from a band of 256 computed rows at a shift that changes with the row, so that making
+    /// a 48 MP image is copying, not arithmetic (a debug build computes slowly).
+    static func makeImage(_ path: String, width: Int, height: Int, format: ImageFormat) throws {
+        let writer = try ImageWriter(.file(path), format: format,
+                                     header: EncodeHeader(width: width, height: height, format: PixelFormat(.rgb, .eight)),
+                                     options: EncodeOptions(quality: 90))
+        let rowBytes = width * 3, bandRows = 256
+        // Each band row is twice as wide, so that any shift of up to a row is one copy.
+        var band = [UInt8](repeating: 0, count: 2 * rowBytes * bandRows)
+        for r in 0..<bandRows {
+            for x in 0..<(2 * width) {
+                let i = (r * 2 * width + x) * 3
+                let texture = (x &* 2654435761 ^ r &* 40503) >> 7 & 15
+                band[i] = UInt8(truncatingIfNeeded: (x % width) * 255 / width + texture)
+                band[i + 1] = UInt8(truncatingIfNeeded: r + texture)
+                band[i + 2] = UInt8(truncatingIfNeeded: x / 16 + r / 2 + texture)
+            }
+        }
+        let rows = 64
+        var strip = [UInt8](repeating: 0, count: rowBytes * rows)
+        var y = 0
+        while y < height {
+            let count = min(rows, height - y)
+            for r in 0..<count {
+                let yy = y + r
+                let from = (yy % bandRows) * 2 * rowBytes + (yy / bandRows * 37 % width) * 3
+                strip.replaceSubrange((r * rowBytes)..<((r + 1) * rowBytes), with: band[from..<(from + rowBytes)])
+            }
+            try strip.withUnsafeBytes { try writer.writeNow(rows: $0.baseAddress!, stride: rowBytes, count: count) }
+            y += count
+        }
+        try writer.finish()
+    }
+
+    /// README: "Memory does not grow with the image's height". The same chain on 4000 x 3000
+    /// and 4000 x 12000 images: peak memory within 15%.
+    @Test(.enabled(if: available || required, "needs the release build"), arguments: [ImageFormat.jpeg, .png])
+    func memoryDoesNotGrowWithHeight(format: ImageFormat) throws {
+        try #require(Self.available, "no \(Self.binary): run swift build -c release")
+        let ext = format == .png ? "png" : "jpg"
+        var peaks: [Int] = []
+        for height in [3000, 12000] {
+            let input = folder + "/in\(height).\(ext)"
+            try Self.makeImage(input, width: 4000, height: height, format: format)
+            let run = try Self.peak(["apply", CLI.lookChain, input, folder + "/out.\(ext)"], in: folder)
+            #expect(run.status == 0, "\(run.stderr)")
+            peaks.append(run.kib)
+            try FileManager.default.removeItem(atPath: input)
+        }
+        let growth = Double(peaks[1]) / Double(peaks[0]) - 1
+        #expect(abs(growth) <= 0.15, "\(ext): \(peaks[0]) KiB at 3000 rows, \(peaks[1]) KiB at 12000 rows")
+        print("memory \(ext): \(peaks[0]) KiB at 4000x3000, \(peaks[1]) KiB at 4000x12000 (\(Int(growth * 100))%)")
+    }
+
+    /// `steps --sheet` on a 14.7 MP photograph (four PNG step files and the sheet) needs at
+    /// most twice the memory of `apply` to a JPEG.
+    @Test(.enabled(if: available || required, "needs the release build"))
+    func stepsWithASheetStayNearApply() throws {
+        try #require(Self.available, "no \(Self.binary): run swift build -c release")
+        let input = folder + "/photo.jpg"
+        try Self.makeImage(input, width: 4428, height: 3320, format: .jpeg)
+        let apply = try Self.peak(["apply", CLI.lookChain, input, folder + "/out.jpg"], in: folder)
+        let steps = try Self.peak(["steps", CLI.lookChain, input, "--output-dir", folder + "/s", "--sheet", folder + "/sheet.png"], in: folder)
+        #expect(apply.status == 0 && steps.status == 0)
+        #expect(CLI.files(in: folder + "/s").count == 4 && CLI.files(in: folder).contains("sheet.png"))
+        #expect(steps.kib <= 2 * apply.kib, "steps --sheet \(steps.kib) KiB, apply \(apply.kib) KiB")
+        print("memory 14.7 MP: apply \(apply.kib) KiB, steps --sheet \(steps.kib) KiB")
+    }
+}

@@ -1,0 +1,20 @@
+// swift-tools-version: 6.1
+// libFuzzer harnesses for filterchain's parsers, kept in their own package so the library's
+// products stay as they are. Build and run with ./fuzz (see README.md in this folder).
+import PackageDescription
+
+let package = Package(
+    name: "FilterChainFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "filterchain", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(name: "FuzzChain", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
+        .target(name: "FuzzSupport", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
+        .executableTarget(name: "FuzzPNG", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzJPEG", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzStepReference", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
+        // FuzzCube: the .cube parser's slot (see README.md, "The .cube parser").
+    ]
+)
