@@ -43,6 +43,17 @@ import Testing
         #expect(again.jsonText == chain.jsonText)
     }
 
+    @Test(arguments: files("cube"))
+    func cubeFilesParseOrFailWithAnError(_ path: String) throws {
+        do {
+            let lut = try CubeLUT(parsing: try Self.bytes(path))
+            #expect(lut.shaper != nil || lut.cube != nil)
+            if let cube = lut.cube { #expect(cube.entry(cube.size - 1, cube.size - 1, cube.size - 1).x.isFinite) }
+        } catch let error as CubeLUTError {
+            #expect(!error.description.isEmpty)
+        }
+    }
+
     @Test(arguments: files("step"))
     func stepReferencesResolveInsideTheChain(_ path: String) throws {
         let text = String(decoding: try Self.bytes(path), as: UTF8.self)

@@ -15,6 +15,6 @@ let package = Package(
         .executableTarget(name: "FuzzPNG", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzJPEG", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzStepReference", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
-        // FuzzCube: the .cube parser's slot (see README.md, "The .cube parser").
+        .executableTarget(name: "FuzzCube", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
     ]
 )
