@@ -133,11 +133,8 @@ public final class CubeLUT: @unchecked Sendable {
     /// Replaces each colour by c + intensity (LUT(c) - c), `count` (a multiple of 8) pixels.
     func apply(_ p: PlanarPixels, count: Int, intensity: Float) {
         let t = SIMD8<Float>(repeating: intensity)
-        // The 3D lookup runs pixel by pixel through this buffer: its table reads are per
-        // pixel anyway, and scalar code needs no lane shuffles (measured: half the time of
-        // the SIMD8 version on W8).
-        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 3) { lanes in
-            let buffer = UnsafeMutableRawPointer(lanes.baseAddress!).assumingMemoryBound(to: Float.self)
+        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: Table3D.scratchLanes) { lanes in
+            let scratch = UnsafeMutableRawPointer(lanes.baseAddress!)
             var i = 0
             while i < count {
                 let r0 = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
@@ -150,16 +147,7 @@ public final class CubeLUT: @unchecked Sendable {
                     b = shaper.lookup(b, channel: 2)
                 }
                 if let cube {
-                    lanes[0] = r
-                    lanes[1] = g
-                    lanes[2] = b
-                    for k in 0..<8 {
-                        let v = cube.lookup(buffer[k], buffer[8 + k], buffer[16 + k])
-                        buffer[k] = v[0]
-                        buffer[8 + k] = v[1]
-                        buffer[16 + k] = v[2]
-                    }
-                    (r, g, b) = (lanes[0], lanes[1], lanes[2])
+                    (r, g, b) = cube.lookup(r, g, b, scratch: scratch)
                 }
                 UnsafeMutableRawPointer(p.red + i).storeBytes(of: r0 + t * (r - r0), as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(p.green + i).storeBytes(of: g0 + t * (g - g0), as: SIMD8<Float>.self)
@@ -211,53 +199,102 @@ extension CubeLUT.Table1D {
 }
 
 extension CubeLUT.Table3D {
-    /// Tetrahedral interpolation: with the fractions sorted f_max >= f_mid >= f_min, the
-    /// corners walked from c000 along the largest fraction's axis, then the middle one's, to c111:
-    /// (1 - f_max) c000 + (f_max - f_mid) c_L + (f_mid - f_min) c_LM + f_min c111, which is the
-    /// issue's six cases.
+    /// SIMD8 lanes of scratch `lookup` needs: three corner offsets, four weights, three results.
+    static let scratchLanes = 10
+
+    /// Tetrahedral interpolation of eight colours: with the fractions sorted
+    /// f_max >= f_mid >= f_min, the corners walked from c000 along the largest fraction's
+    /// axis, then the middle one's, to c111:
+    /// (1 - f_max) c000 + (f_max - f_mid) c_L + (f_mid - f_min) c_LM + f_min c111, which is
+    /// the six cases.
+    ///
+    /// Positions, sorted fractions, corner offsets and weights are worked out for the eight
+    /// pixels at once, without branches (photographs would mispredict them) and without
+    /// integer multiplies (baseline x86-64 has none in SIMD); they go through `scratch`
+    /// (`scratchLanes` SIMD8 lanes, 32-byte aligned) to a scalar loop that does only what is
+    /// per pixel anyway: four SIMD4 corner loads and their weighted sum.
     @inline(__always)
-    func lookup(_ r: Float, _ g: Float, _ b: Float) -> SIMD4<Float> {
-        let (ir, fr) = position(r, low.x, scale.x)
-        let (ig, fg) = position(g, low.y, scale.y)
-        let (ib, fb) = position(b, low.z, scale.z)
-        let n = size, nn = size &* size
-        // The corners walked from c000 along the largest fraction's axis, then the middle
-        // one's (offsets in entries), with the fractions sorted: without branches, which
-        // photographs would mispredict. The largest is looked for in r, g, b order, the
-        // smallest in b, g, r order, so that with ties they are still two different axes
-        // (equal fractions weigh their corner by 0 anyway).
-        let fMax = max(fr, max(fg, fb)), fMin = min(fr, min(fg, fb))
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let top = Float(size &- 1), last = Float(size &- 2)
+        let (pr, fr) = Self.position(r, low.x, scale.x, top: top, last: last)
+        let (pg, fg) = Self.position(g, low.y, scale.y, top: top, last: last)
+        let (pb, fb) = Self.position(b, low.z, scale.z, top: top, last: last)
+        let n = Float(size), nn = n * n
+        // The entry of c000: whole numbers below 2^24 (size <= 256), so exact in float. Read
+        // from the mantissa after adding 2^23, in two halves as that only holds below 2^23.
+        let twoTo23 = SIMD8<Float>(repeating: 8_388_608)
+        var entry = pr + pg * n + pb * nn
+        let high = entry .>= twoTo23
+        entry.replace(with: entry - twoTo23, where: high)
+        var corner = unsafeBitCast(entry + twoTo23, to: SIMD8<Int32>.self) & SIMD8(repeating: 0x7F_FFFF)
+        corner.replace(with: corner | SIMD8(repeating: 0x80_0000), where: high)
+        // The sorted fractions, and the axes of the largest and smallest: the largest looked
+        // for in r, g, b order, the smallest in b, g, r order, so that with ties they are
+        // still two different axes (equal fractions weigh their corner by 0 anyway).
+        let fMax = Self.larger(fr, Self.larger(fg, fb)), fMin = Self.smaller(fr, Self.smaller(fg, fb))
         let fMid = (fr + fg + fb) - fMax - fMin
-        let first = fr == fMax ? 1 : (fg == fMax ? n : nn)
-        let last = fb == fMin ? nn : (fg == fMin ? n : 1)
-        let second = (1 &+ n &+ nn) &- last
-        let c = UnsafeRawPointer(storage) + (ir &+ ig &* n &+ ib &* nn) &* 16
-        let c0 = c.load(as: SIMD4<Float>.self)
-        let c1 = c.load(fromByteOffset: first &* 16, as: SIMD4<Float>.self)
-        let c2 = c.load(fromByteOffset: second &* 16, as: SIMD4<Float>.self)
-        let c3 = c.load(fromByteOffset: (1 &+ n &+ nn) &* 16, as: SIMD4<Float>.self)
-        return (1 - fMax) * c0 + (fMax - fMid) * c1 + (fMid - fMin) * c2 + fMin * c3
+        let one = Int32(1), row = Int32(size), plane = Int32(size &* size)
+        var first = SIMD8<Int32>(repeating: plane)
+        first.replace(with: row, where: fg .== fMax)
+        first.replace(with: one, where: fr .== fMax)
+        var second = SIMD8<Int32>(repeating: row &+ plane)
+        second.replace(with: one &+ plane, where: fg .== fMin)
+        second.replace(with: one &+ row, where: fb .== fMin)
+        // Byte offsets of c000, c_L and c_LM (entries are 16 bytes); c111 is a fixed step on.
+        let o0 = corner &<< 4
+        scratch.storeBytes(of: o0, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: o0 &+ (first &<< 4), toByteOffset: 32, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: o0 &+ (second &<< 4), toByteOffset: 64, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: 1 - fMax, toByteOffset: 96, as: SIMD8<Float>.self)
+        scratch.storeBytes(of: fMax - fMid, toByteOffset: 128, as: SIMD8<Float>.self)
+        scratch.storeBytes(of: fMid - fMin, toByteOffset: 160, as: SIMD8<Float>.self)
+        scratch.storeBytes(of: fMin, toByteOffset: 192, as: SIMD8<Float>.self)
+        let table = UnsafeRawPointer(storage)
+        let step = Int(one &+ row &+ plane) &* 16
+        let offsets = UnsafeRawPointer(scratch).assumingMemoryBound(to: UInt32.self)
+        let weights = UnsafeRawPointer(scratch + 96).assumingMemoryBound(to: Float.self)
+        let results = (scratch + 224).assumingMemoryBound(to: Float.self)
+        for k in 0..<8 {
+            let c = table + Int(offsets[k])
+            let c0 = c.load(as: SIMD4<Float>.self)
+            let c1 = table.load(fromByteOffset: Int(offsets[8 &+ k]), as: SIMD4<Float>.self)
+            let c2 = table.load(fromByteOffset: Int(offsets[16 &+ k]), as: SIMD4<Float>.self)
+            let c3 = c.load(fromByteOffset: step, as: SIMD4<Float>.self)
+            let v = weights[k] * c0 + weights[8 &+ k] * c1 + weights[16 &+ k] * c2 + weights[24 &+ k] * c3
+            results[k] = v[0]
+            results[8 &+ k] = v[1]
+            results[16 &+ k] = v[2]
+        }
+        return (UnsafeRawPointer(scratch).load(fromByteOffset: 224, as: SIMD8<Float>.self),
+                UnsafeRawPointer(scratch).load(fromByteOffset: 256, as: SIMD8<Float>.self),
+                UnsafeRawPointer(scratch).load(fromByteOffset: 288, as: SIMD8<Float>.self))
     }
 
-    /// Position along one axis: x clamped to [0, size - 1] (NaN to 0), the lower corner at
-    /// most size - 2, and the fraction past it.
+    /// Position along one axis for eight values: x clamped to [0, size - 1] (NaN to 0), the
+    /// lower corner (at most size - 2, as a whole float) and the fraction past it.
     @inline(__always)
-    private func position(_ v: Float, _ low: Float, _ scale: Float) -> (Int, Float) {
+    static func position(_ v: SIMD8<Float>, _ low: Float, _ scale: Float, top: Float, last: Float) -> (SIMD8<Float>, SIMD8<Float>) {
         var x = (v - low) * scale
-        if !(x > 0) { x = 0 }
-        let top = Float(size &- 1)
-        if x > top { x = top }
-        // x >= 0: truncation is the floor.
-        let corner = min(Int(x), size &- 2)
-        return (corner, x - Float(corner))
+        x.replace(with: 0, where: .!(x .> 0))
+        x.replace(with: top, where: x .> top)
+        // Adding and taking away 2^23 rounds to the nearest whole number; step down where it rounded up.
+        let twoTo23 = SIMD8<Float>(repeating: 8_388_608)
+        var corner = (x + twoTo23) - twoTo23
+        corner.replace(with: corner - 1, where: corner .> x)
+        corner.replace(with: last, where: corner .> last)
+        return (corner, x - corner)
     }
-}
 
-extension SIMDMask where Storage == SIMD8<Int32> {
-    /// `ifTrue` where the mask is set, else `ifFalse`.
+    /// max(a, b) as a compare and select (pointwiseMax is not inlined).
     @inline(__always)
-    func replacing(_ ifTrue: SIMD8<Int32>, _ ifFalse: SIMD8<Int32>) -> SIMD8<Int32> {
-        ifFalse.replacing(with: ifTrue, where: self)
+    static func larger(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        a.replacing(with: b, where: b .> a)
+    }
+
+    /// min(a, b) as a compare and select (pointwiseMin is not inlined).
+    @inline(__always)
+    static func smaller(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        a.replacing(with: b, where: b .< a)
     }
 }
 
