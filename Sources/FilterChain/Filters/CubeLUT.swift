@@ -132,6 +132,21 @@ public final class CubeLUT: @unchecked Sendable {
 
     /// Replaces each colour by c + intensity (LUT(c) - c), `count` (a multiple of 8) pixels.
     func apply(_ p: PlanarPixels, count: Int, intensity: Float) {
+        // Which tables there are is settled once, not per eight pixels.
+        if let shaper, let cube {
+            Self.blend(p, count: count, intensity: intensity, ShapedTable(shaper: shaper, cube: cube))
+        } else if let cube {
+            Self.blend(p, count: count, intensity: intensity, cube)
+        } else if let shaper {
+            Self.blend(p, count: count, intensity: intensity, shaper)
+        }
+    }
+
+    /// c + intensity (table(c) - c) for `count` pixels, eight at a time. One function per
+    /// kind of table, with the lookup inlined into its loop (kept apart: in one function the
+    /// three would exceed what the optimiser inlines into a single caller).
+    @inline(never)
+    private static func blend(_ p: PlanarPixels, count: Int, intensity: Float, _ table: some EightColourTable) {
         let t = SIMD8<Float>(repeating: intensity)
         withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: Table3D.scratchLanes) { lanes in
             let scratch = UnsafeMutableRawPointer(lanes.baseAddress!)
@@ -140,21 +155,31 @@ public final class CubeLUT: @unchecked Sendable {
                 let r0 = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
                 let g0 = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
                 let b0 = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
-                var (r, g, b) = (r0, g0, b0)
-                if let shaper {
-                    r = shaper.lookup(r, channel: 0)
-                    g = shaper.lookup(g, channel: 1)
-                    b = shaper.lookup(b, channel: 2)
-                }
-                if let cube {
-                    (r, g, b) = cube.lookup(r, g, b, scratch: scratch)
-                }
+                let (r, g, b) = table.lookup(r0, g0, b0, scratch: scratch)
                 UnsafeMutableRawPointer(p.red + i).storeBytes(of: r0 + t * (r - r0), as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(p.green + i).storeBytes(of: g0 + t * (g - g0), as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(p.blue + i).storeBytes(of: b0 + t * (b - b0), as: SIMD8<Float>.self)
-                i += 8
+                i &+= 8
             }
         }
+    }
+}
+
+/// A table as `CubeLUT.apply` evaluates it: eight colours in, eight out, with `scratch`
+/// (`CubeLUT.Table3D.scratchLanes` SIMD8 lanes) to work in.
+protocol EightColourTable {
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)
+}
+
+/// Resolve's shaper form: the 1D table, then the 3D one.
+struct ShapedTable: EightColourTable {
+    let shaper: CubeLUT.Table1D
+    let cube: CubeLUT.Table3D
+
+    @inline(always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let (r1, g1, b1) = shaper.lookup(r, g, b, scratch: scratch)
+        return cube.lookup(r1, g1, b1, scratch: scratch)
     }
 }
 
@@ -180,7 +205,13 @@ func tablePosition(_ v: SIMD8<Float>, low: Float, scale: Float, size: Int) -> (i
     return (index, x - floorX)
 }
 
-extension CubeLUT.Table1D {
+extension CubeLUT.Table1D: EightColourTable {
+    /// Each channel through its own table.
+    @inline(always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        (lookup(r, channel: 0), lookup(g, channel: 1), lookup(b, channel: 2))
+    }
+
     /// Linear interpolation in one channel's table.
     @inline(__always)
     func lookup(_ v: SIMD8<Float>, channel: Int) -> SIMD8<Float> {
@@ -198,9 +229,9 @@ extension CubeLUT.Table1D {
     }
 }
 
-extension CubeLUT.Table3D {
-    /// SIMD8 lanes of scratch `lookup` needs: three corner offsets, four weights, three results.
-    static let scratchLanes = 10
+extension CubeLUT.Table3D: EightColourTable {
+    /// SIMD8 lanes of scratch `lookup` needs: three corner offsets, four weights, eight SIMD4 results.
+    static let scratchLanes = 11
 
     /// Tetrahedral interpolation of eight colours: with the fractions sorted
     /// f_max >= f_mid >= f_min, the corners walked from c000 along the largest fraction's
@@ -213,7 +244,7 @@ extension CubeLUT.Table3D {
     /// integer multiplies (baseline x86-64 has none in SIMD); they go through `scratch`
     /// (`scratchLanes` SIMD8 lanes, 32-byte aligned) to a scalar loop that does only what is
     /// per pixel anyway: four SIMD4 corner loads and their weighted sum.
-    @inline(__always)
+    @inline(always)
     func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
         let top = Float(size &- 1), last = Float(size &- 2)
         let (pr, fr) = Self.position(r, low.x, scale.x, top: top, last: last)
@@ -233,27 +264,28 @@ extension CubeLUT.Table3D {
         // still two different axes (equal fractions weigh their corner by 0 anyway).
         let fMax = Self.larger(fr, Self.larger(fg, fb)), fMin = Self.smaller(fr, Self.smaller(fg, fb))
         let fMid = (fr + fg + fb) - fMax - fMin
-        let one = Int32(1), row = Int32(size), plane = Int32(size &* size)
-        var first = SIMD8<Int32>(repeating: plane)
-        first.replace(with: row, where: fg .== fMax)
-        first.replace(with: one, where: fr .== fMax)
-        var second = SIMD8<Int32>(repeating: row &+ plane)
-        second.replace(with: one &+ plane, where: fg .== fMin)
-        second.replace(with: one &+ row, where: fb .== fMin)
-        // Byte offsets of c000, c_L and c_LM (entries are 16 bytes); c111 is a fixed step on.
+        // Steps in bytes (entries are 16 bytes) along r, g, b.
+        let alongR = Int32(16), alongG = 16 &* Int32(truncatingIfNeeded: size), alongB = alongG &* Int32(truncatingIfNeeded: size)
+        var first = SIMD8<Int32>(repeating: alongB)
+        first.replace(with: alongG, where: fg .== fMax)
+        first.replace(with: alongR, where: fr .== fMax)
+        var second = SIMD8<Int32>(repeating: alongG &+ alongB)
+        second.replace(with: alongR &+ alongB, where: fg .== fMin)
+        second.replace(with: alongR &+ alongG, where: fb .== fMin)
+        // Byte offsets of c000, c_L and c_LM; c111 is a fixed step on.
         let o0 = corner &<< 4
         scratch.storeBytes(of: o0, as: SIMD8<Int32>.self)
-        scratch.storeBytes(of: o0 &+ (first &<< 4), toByteOffset: 32, as: SIMD8<Int32>.self)
-        scratch.storeBytes(of: o0 &+ (second &<< 4), toByteOffset: 64, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: o0 &+ first, toByteOffset: 32, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: o0 &+ second, toByteOffset: 64, as: SIMD8<Int32>.self)
         scratch.storeBytes(of: 1 - fMax, toByteOffset: 96, as: SIMD8<Float>.self)
         scratch.storeBytes(of: fMax - fMid, toByteOffset: 128, as: SIMD8<Float>.self)
         scratch.storeBytes(of: fMid - fMin, toByteOffset: 160, as: SIMD8<Float>.self)
         scratch.storeBytes(of: fMin, toByteOffset: 192, as: SIMD8<Float>.self)
         let table = UnsafeRawPointer(storage)
-        let step = Int(one &+ row &+ plane) &* 16
+        let step = Int(alongR &+ alongG &+ alongB)
         let offsets = UnsafeRawPointer(scratch).assumingMemoryBound(to: UInt32.self)
         let weights = UnsafeRawPointer(scratch + 96).assumingMemoryBound(to: Float.self)
-        let results = (scratch + 224).assumingMemoryBound(to: Float.self)
+        let results = scratch + 224
         for k in 0..<8 {
             let c = table + Int(offsets[k])
             let c0 = c.load(as: SIMD4<Float>.self)
@@ -261,18 +293,18 @@ extension CubeLUT.Table3D {
             let c2 = table.load(fromByteOffset: Int(offsets[16 &+ k]), as: SIMD4<Float>.self)
             let c3 = c.load(fromByteOffset: step, as: SIMD4<Float>.self)
             let v = weights[k] * c0 + weights[8 &+ k] * c1 + weights[16 &+ k] * c2 + weights[24 &+ k] * c3
-            results[k] = v[0]
-            results[8 &+ k] = v[1]
-            results[16 &+ k] = v[2]
+            // Whole (the fourth lane too), so that it is summed as one vector, not lane by lane.
+            results.storeBytes(of: v, toByteOffset: k &* 16, as: SIMD4<Float>.self)
         }
-        return (UnsafeRawPointer(scratch).load(fromByteOffset: 224, as: SIMD8<Float>.self),
-                UnsafeRawPointer(scratch).load(fromByteOffset: 256, as: SIMD8<Float>.self),
-                UnsafeRawPointer(scratch).load(fromByteOffset: 288, as: SIMD8<Float>.self))
+        let v = UnsafeRawPointer(results).assumingMemoryBound(to: Float.self)
+        return (SIMD8(v[0], v[4], v[8], v[12], v[16], v[20], v[24], v[28]),
+                SIMD8(v[1], v[5], v[9], v[13], v[17], v[21], v[25], v[29]),
+                SIMD8(v[2], v[6], v[10], v[14], v[18], v[22], v[26], v[30]))
     }
 
     /// Position along one axis for eight values: x clamped to [0, size - 1] (NaN to 0), the
     /// lower corner (at most size - 2, as a whole float) and the fraction past it.
-    @inline(__always)
+    @inline(always)
     static func position(_ v: SIMD8<Float>, _ low: Float, _ scale: Float, top: Float, last: Float) -> (SIMD8<Float>, SIMD8<Float>) {
         var x = (v - low) * scale
         x.replace(with: 0, where: .!(x .> 0))
@@ -286,13 +318,13 @@ extension CubeLUT.Table3D {
     }
 
     /// max(a, b) as a compare and select (pointwiseMax is not inlined).
-    @inline(__always)
+    @inline(always)
     static func larger(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
         a.replacing(with: b, where: b .> a)
     }
 
     /// min(a, b) as a compare and select (pointwiseMin is not inlined).
-    @inline(__always)
+    @inline(always)
     static func smaller(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
         a.replacing(with: b, where: b .< a)
     }
