@@ -262,7 +262,7 @@ extension CubeLUT.Table3D: EightColourTable {
         // The sorted fractions, and the axes of the largest and smallest: the largest looked
         // for in r, g, b order, the smallest in b, g, r order, so that with ties they are
         // still two different axes (equal fractions weigh their corner by 0 anyway).
-        let fMax = Self.larger(fr, Self.larger(fg, fb)), fMin = Self.smaller(fr, Self.smaller(fg, fb))
+        let fMax = lanesMax(fr, lanesMax(fg, fb)), fMin = lanesMin(fr, lanesMin(fg, fb))
         let fMid = (fr + fg + fb) - fMax - fMin
         // Steps in bytes (entries are 16 bytes) along r, g, b.
         let alongR = Int32(16), alongG = 16 &* Int32(truncatingIfNeeded: size), alongB = alongG &* Int32(truncatingIfNeeded: size)
@@ -315,18 +315,6 @@ extension CubeLUT.Table3D: EightColourTable {
         corner.replace(with: corner - 1, where: corner .> x)
         corner.replace(with: last, where: corner .> last)
         return (corner, x - corner)
-    }
-
-    /// max(a, b) as a compare and select (pointwiseMax is not inlined).
-    @inline(always)
-    static func larger(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-        a.replacing(with: b, where: b .> a)
-    }
-
-    /// min(a, b) as a compare and select (pointwiseMin is not inlined).
-    @inline(always)
-    static func smaller(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-        a.replacing(with: b, where: b .< a)
     }
 }
 
