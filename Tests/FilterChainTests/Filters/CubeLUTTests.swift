@@ -174,6 +174,40 @@ import Testing
         }
     }
 
+    /// Plain data rows are read without strings: the same values, bit for bit, as
+    /// Double(String) (which is strtod), and anything not plain is left to the general path.
+    @Test func plainRowsReadAsDoubleDoes() throws {
+        var random = SeededRandom(13)
+        var tokens: [String] = ["0", "-0", "+0", "0.0", "-0.000000", "1", "1.000000", "0.5", "0.1", "0.3", "0.7",
+                                "0.020000", "0.053445", "1e-5", "1E+3", "-2.5e-3", "123456789012345678", "9007199254740993",
+                                "0.000000000000000001", "1e22", "1e-22", "3.4028235e38", "1.17549435e-38"]
+        for _ in 0..<3000 {
+            let digits = Int.random(in: 1...17, using: &random), point = Int.random(in: 0...digits, using: &random)
+            var t = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+            if point < digits { t.insert(".", at: t.index(t.startIndex, offsetBy: point == 0 ? 1 : point)) }
+            if Bool.random(using: &random) { t = "-" + t }
+            if Int.random(in: 0..<4, using: &random) == 0 { t += "e" + String(Int.random(in: -30...30, using: &random)) }
+            tokens.append(t)
+        }
+        for k in stride(from: 0, to: tokens.count - 2, by: 3) {
+            let line = "\(tokens[k]) \t\(tokens[k + 1])  \(tokens[k + 2])\t"
+            let expected = try #require(Double(tokens[k])).bitPattern
+            if let (r, g, b) = CubeParser.plainRow(Array(line.utf8)[...]) {
+                #expect(r.bitPattern == expected && g.bitPattern == Double(tokens[k + 1])!.bitPattern
+                        && b.bitPattern == Double(tokens[k + 2])!.bitPattern, "\(line)")
+            }
+        }
+        // Most random rows take the fast path (so the comparison above is not empty).
+        let taken = stride(from: 0, to: tokens.count - 2, by: 3).filter {
+            CubeParser.plainRow(Array("\(tokens[$0]) \(tokens[$0 + 1]) \(tokens[$0 + 2])".utf8)[...]) != nil
+        }.count
+        #expect(taken > tokens.count / 6)
+        for line in ["0.1 0.2", "0.1 0.2 0.3 0.4", "0.1 0.2 0.3 # note", ".5 0 0", "5. 0 0", "1e 0 0", "0x10 0 0", "inf 0 0",
+                     "nan 0 0", "1,5 0 0", "0.1 0.2 0.3x", "LUT_3D_SIZE 2", "# 1 2 3", "1e99999 0 0", ""] {
+            #expect(CubeParser.plainRow(Array(line.utf8)[...]) == nil, "\(line)")
+        }
+    }
+
     /// 1D: linear interpolation per channel, clamped to the domain.
     @Test func oneDimensional() throws {
         var random = SeededRandom(5)
