@@ -132,41 +132,54 @@ public final class CubeLUT: @unchecked Sendable {
 
     /// Replaces each colour by c + intensity (LUT(c) - c), `count` (a multiple of 8) pixels.
     func apply(_ p: PlanarPixels, count: Int, intensity: Float) {
+        // Which tables there are is settled once, not per eight pixels.
+        if let shaper, let cube {
+            Self.blend(p, count: count, intensity: intensity, ShapedTable(shaper: shaper, cube: cube))
+        } else if let cube {
+            Self.blend(p, count: count, intensity: intensity, cube)
+        } else if let shaper {
+            Self.blend(p, count: count, intensity: intensity, shaper)
+        }
+    }
+
+    /// c + intensity (table(c) - c) for `count` pixels, eight at a time. One function per
+    /// kind of table, with the lookup inlined into its loop (kept apart: in one function the
+    /// three would exceed what the optimiser inlines into a single caller).
+    @inline(never)
+    private static func blend(_ p: PlanarPixels, count: Int, intensity: Float, _ table: some EightColourTable) {
         let t = SIMD8<Float>(repeating: intensity)
-        // The 3D lookup runs pixel by pixel through this buffer: its table reads are per
-        // pixel anyway, and scalar code needs no lane shuffles (measured: half the time of
-        // the SIMD8 version on W8).
-        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 3) { lanes in
-            let buffer = UnsafeMutableRawPointer(lanes.baseAddress!).assumingMemoryBound(to: Float.self)
+        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: Table3D.scratchLanes) { lanes in
+            let scratch = UnsafeMutableRawPointer(lanes.baseAddress!)
             var i = 0
             while i < count {
                 let r0 = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
                 let g0 = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
                 let b0 = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
-                var (r, g, b) = (r0, g0, b0)
-                if let shaper {
-                    r = shaper.lookup(r, channel: 0)
-                    g = shaper.lookup(g, channel: 1)
-                    b = shaper.lookup(b, channel: 2)
-                }
-                if let cube {
-                    lanes[0] = r
-                    lanes[1] = g
-                    lanes[2] = b
-                    for k in 0..<8 {
-                        let v = cube.lookup(buffer[k], buffer[8 + k], buffer[16 + k])
-                        buffer[k] = v[0]
-                        buffer[8 + k] = v[1]
-                        buffer[16 + k] = v[2]
-                    }
-                    (r, g, b) = (lanes[0], lanes[1], lanes[2])
-                }
+                let (r, g, b) = table.lookup(r0, g0, b0, scratch: scratch)
                 UnsafeMutableRawPointer(p.red + i).storeBytes(of: r0 + t * (r - r0), as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(p.green + i).storeBytes(of: g0 + t * (g - g0), as: SIMD8<Float>.self)
                 UnsafeMutableRawPointer(p.blue + i).storeBytes(of: b0 + t * (b - b0), as: SIMD8<Float>.self)
-                i += 8
+                i &+= 8
             }
         }
+    }
+}
+
+/// A table as `CubeLUT.apply` evaluates it: eight colours in, eight out, with `scratch`
+/// (`CubeLUT.Table3D.scratchLanes` SIMD8 lanes) to work in.
+protocol EightColourTable {
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)
+}
+
+/// Resolve's shaper form: the 1D table, then the 3D one.
+struct ShapedTable: EightColourTable {
+    let shaper: CubeLUT.Table1D
+    let cube: CubeLUT.Table3D
+
+    @inline(always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let (r1, g1, b1) = shaper.lookup(r, g, b, scratch: scratch)
+        return cube.lookup(r1, g1, b1, scratch: scratch)
     }
 }
 
@@ -192,7 +205,13 @@ func tablePosition(_ v: SIMD8<Float>, low: Float, scale: Float, size: Int) -> (i
     return (index, x - floorX)
 }
 
-extension CubeLUT.Table1D {
+extension CubeLUT.Table1D: EightColourTable {
+    /// Each channel through its own table.
+    @inline(always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        (lookup(r, channel: 0), lookup(g, channel: 1), lookup(b, channel: 2))
+    }
+
     /// Linear interpolation in one channel's table.
     @inline(__always)
     func lookup(_ v: SIMD8<Float>, channel: Int) -> SIMD8<Float> {
@@ -210,54 +229,92 @@ extension CubeLUT.Table1D {
     }
 }
 
-extension CubeLUT.Table3D {
-    /// Tetrahedral interpolation: with the fractions sorted f_max >= f_mid >= f_min, the
-    /// corners walked from c000 along the largest fraction's axis, then the middle one's, to c111:
-    /// (1 - f_max) c000 + (f_max - f_mid) c_L + (f_mid - f_min) c_LM + f_min c111, which is the
-    /// issue's six cases.
-    @inline(__always)
-    func lookup(_ r: Float, _ g: Float, _ b: Float) -> SIMD4<Float> {
-        let (ir, fr) = position(r, low.x, scale.x)
-        let (ig, fg) = position(g, low.y, scale.y)
-        let (ib, fb) = position(b, low.z, scale.z)
-        let n = size, nn = size &* size
-        // The corners walked from c000 along the largest fraction's axis, then the middle
-        // one's (offsets in entries), with the fractions sorted: without branches, which
-        // photographs would mispredict. The largest is looked for in r, g, b order, the
-        // smallest in b, g, r order, so that with ties they are still two different axes
-        // (equal fractions weigh their corner by 0 anyway).
-        let fMax = max(fr, max(fg, fb)), fMin = min(fr, min(fg, fb))
+extension CubeLUT.Table3D: EightColourTable {
+    /// SIMD8 lanes of scratch `lookup` needs: three corner offsets, four weights, eight SIMD4 results.
+    static let scratchLanes = 11
+
+    /// Tetrahedral interpolation of eight colours: with the fractions sorted
+    /// f_max >= f_mid >= f_min, the corners walked from c000 along the largest fraction's
+    /// axis, then the middle one's, to c111:
+    /// (1 - f_max) c000 + (f_max - f_mid) c_L + (f_mid - f_min) c_LM + f_min c111, which is
+    /// the six cases.
+    ///
+    /// Positions, sorted fractions, corner offsets and weights are worked out for the eight
+    /// pixels at once, without branches (photographs would mispredict them) and without
+    /// integer multiplies (baseline x86-64 has none in SIMD); they go through `scratch`
+    /// (`scratchLanes` SIMD8 lanes, 32-byte aligned) to a scalar loop that does only what is
+    /// per pixel anyway: four SIMD4 corner loads and their weighted sum.
+    @inline(always)
+    func lookup(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, scratch: UnsafeMutableRawPointer) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let top = Float(size &- 1), last = Float(size &- 2)
+        let (pr, fr) = Self.position(r, low.x, scale.x, top: top, last: last)
+        let (pg, fg) = Self.position(g, low.y, scale.y, top: top, last: last)
+        let (pb, fb) = Self.position(b, low.z, scale.z, top: top, last: last)
+        let n = Float(size), nn = n * n
+        // The entry of c000: whole numbers below 2^24 (size <= 256), so exact in float. Read
+        // from the mantissa after adding 2^23, in two halves as that only holds below 2^23.
+        let twoTo23 = SIMD8<Float>(repeating: 8_388_608)
+        var entry = pr + pg * n + pb * nn
+        let high = entry .>= twoTo23
+        entry.replace(with: entry - twoTo23, where: high)
+        var corner = unsafeBitCast(entry + twoTo23, to: SIMD8<Int32>.self) & SIMD8(repeating: 0x7F_FFFF)
+        corner.replace(with: corner | SIMD8(repeating: 0x80_0000), where: high)
+        // The sorted fractions, and the axes of the largest and smallest: the largest looked
+        // for in r, g, b order, the smallest in b, g, r order, so that with ties they are
+        // still two different axes (equal fractions weigh their corner by 0 anyway).
+        let fMax = lanesMax(fr, lanesMax(fg, fb)), fMin = lanesMin(fr, lanesMin(fg, fb))
         let fMid = (fr + fg + fb) - fMax - fMin
-        let first = fr == fMax ? 1 : (fg == fMax ? n : nn)
-        let last = fb == fMin ? nn : (fg == fMin ? n : 1)
-        let second = (1 &+ n &+ nn) &- last
-        let c = UnsafeRawPointer(storage) + (ir &+ ig &* n &+ ib &* nn) &* 16
-        let c0 = c.load(as: SIMD4<Float>.self)
-        let c1 = c.load(fromByteOffset: first &* 16, as: SIMD4<Float>.self)
-        let c2 = c.load(fromByteOffset: second &* 16, as: SIMD4<Float>.self)
-        let c3 = c.load(fromByteOffset: (1 &+ n &+ nn) &* 16, as: SIMD4<Float>.self)
-        return (1 - fMax) * c0 + (fMax - fMid) * c1 + (fMid - fMin) * c2 + fMin * c3
+        // Steps in bytes (entries are 16 bytes) along r, g, b.
+        let alongR = Int32(16), alongG = 16 &* Int32(truncatingIfNeeded: size), alongB = alongG &* Int32(truncatingIfNeeded: size)
+        var first = SIMD8<Int32>(repeating: alongB)
+        first.replace(with: alongG, where: fg .== fMax)
+        first.replace(with: alongR, where: fr .== fMax)
+        var second = SIMD8<Int32>(repeating: alongG &+ alongB)
+        second.replace(with: alongR &+ alongB, where: fg .== fMin)
+        second.replace(with: alongR &+ alongG, where: fb .== fMin)
+        // Byte offsets of c000, c_L and c_LM; c111 is a fixed step on.
+        let o0 = corner &<< 4
+        scratch.storeBytes(of: o0, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: o0 &+ first, toByteOffset: 32, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: o0 &+ second, toByteOffset: 64, as: SIMD8<Int32>.self)
+        scratch.storeBytes(of: 1 - fMax, toByteOffset: 96, as: SIMD8<Float>.self)
+        scratch.storeBytes(of: fMax - fMid, toByteOffset: 128, as: SIMD8<Float>.self)
+        scratch.storeBytes(of: fMid - fMin, toByteOffset: 160, as: SIMD8<Float>.self)
+        scratch.storeBytes(of: fMin, toByteOffset: 192, as: SIMD8<Float>.self)
+        let table = UnsafeRawPointer(storage)
+        let step = Int(alongR &+ alongG &+ alongB)
+        let offsets = UnsafeRawPointer(scratch).assumingMemoryBound(to: UInt32.self)
+        let weights = UnsafeRawPointer(scratch + 96).assumingMemoryBound(to: Float.self)
+        let results = scratch + 224
+        for k in 0..<8 {
+            let c = table + Int(offsets[k])
+            let c0 = c.load(as: SIMD4<Float>.self)
+            let c1 = table.load(fromByteOffset: Int(offsets[8 &+ k]), as: SIMD4<Float>.self)
+            let c2 = table.load(fromByteOffset: Int(offsets[16 &+ k]), as: SIMD4<Float>.self)
+            let c3 = c.load(fromByteOffset: step, as: SIMD4<Float>.self)
+            let v = weights[k] * c0 + weights[8 &+ k] * c1 + weights[16 &+ k] * c2 + weights[24 &+ k] * c3
+            // Whole (the fourth lane too), so that it is summed as one vector, not lane by lane.
+            results.storeBytes(of: v, toByteOffset: k &* 16, as: SIMD4<Float>.self)
+        }
+        let v = UnsafeRawPointer(results).assumingMemoryBound(to: Float.self)
+        return (SIMD8(v[0], v[4], v[8], v[12], v[16], v[20], v[24], v[28]),
+                SIMD8(v[1], v[5], v[9], v[13], v[17], v[21], v[25], v[29]),
+                SIMD8(v[2], v[6], v[10], v[14], v[18], v[22], v[26], v[30]))
     }
 
-    /// Position along one axis: x clamped to [0, size - 1] (NaN to 0), the lower corner at
-    /// most size - 2, and the fraction past it.
-    @inline(__always)
-    private func position(_ v: Float, _ low: Float, _ scale: Float) -> (Int, Float) {
+    /// Position along one axis for eight values: x clamped to [0, size - 1] (NaN to 0), the
+    /// lower corner (at most size - 2, as a whole float) and the fraction past it.
+    @inline(always)
+    static func position(_ v: SIMD8<Float>, _ low: Float, _ scale: Float, top: Float, last: Float) -> (SIMD8<Float>, SIMD8<Float>) {
         var x = (v - low) * scale
-        if !(x > 0) { x = 0 }
-        let top = Float(size &- 1)
-        if x > top { x = top }
-        // x >= 0: truncation is the floor.
-        let corner = min(Int(x), size &- 2)
-        return (corner, x - Float(corner))
-    }
-}
-
-extension SIMDMask where Storage == SIMD8<Int32> {
-    /// `ifTrue` where the mask is set, else `ifFalse`.
-    @inline(__always)
-    func replacing(_ ifTrue: SIMD8<Int32>, _ ifFalse: SIMD8<Int32>) -> SIMD8<Int32> {
-        ifFalse.replacing(with: ifTrue, where: self)
+        x.replace(with: 0, where: .!(x .> 0))
+        x.replace(with: top, where: x .> top)
+        // Adding and taking away 2^23 rounds to the nearest whole number; step down where it rounded up.
+        let twoTo23 = SIMD8<Float>(repeating: 8_388_608)
+        var corner = (x + twoTo23) - twoTo23
+        corner.replace(with: corner - 1, where: corner .> x)
+        corner.replace(with: last, where: corner .> last)
+        return (corner, x - corner)
     }
 }
 

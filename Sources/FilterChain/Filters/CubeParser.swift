@@ -32,6 +32,14 @@ struct CubeParser {
     private mutating func parseLine(_ raw: ArraySlice<UInt8>, line: Int) throws(CubeLUTError) {
         var text = raw
         if text.last == 13 { text = text.dropLast() }
+        // Data rows after the first, in the plain form nearly every file uses, without making
+        // strings; anything else (and every error) goes the general way below.
+        if firstDataLine != nil, data.count < 3 * expectedRows, let (r, g, b) = CubeParser.plainRow(text) {
+            data.append(Float(r))
+            data.append(Float(g))
+            data.append(Float(b))
+            return
+        }
         let tokens = CubeParser.tokens(text)
         guard let first = tokens.first, !first.hasPrefix("#") else { return }
         if CubeParser.keywords.contains(first) {
@@ -170,6 +178,67 @@ struct CubeParser {
         }
         return tokens
     }
+
+    /// Three numbers separated by spaces or tabs, each [+-]digits[.digits][(e|E)[+-]digits]
+    /// with at most 18 digits and a value Double(String) would give exactly: a whole number
+    /// below 2^53 times or divided by a power of ten up to 10^22, both exact in Double, so
+    /// the one rounding is the correct one (Clinger's fast path). Nil for anything else.
+    static func plainRow(_ text: ArraySlice<UInt8>) -> (Double, Double, Double)? {
+        var i = text.startIndex
+        let end = text.endIndex
+        func skipBlanks() { while i < end && (text[i] == 32 || text[i] == 9) { i += 1 } }
+        func digits(_ value: inout UInt64, _ count: inout Int) {
+            while i < end, text[i] &- 48 < 10 {
+                value = value &* 10 &+ UInt64(text[i] &- 48)
+                count += 1
+                i += 1
+            }
+        }
+        func number() -> Double? {
+            var negative = false
+            if i < end && (text[i] == 45 || text[i] == 43) { negative = text[i] == 45; i += 1 }
+            var w: UInt64 = 0, whole = 0, fraction = 0
+            digits(&w, &whole)
+            guard whole > 0 else { return nil }
+            if i < end && text[i] == 46 {
+                i += 1
+                digits(&w, &fraction)
+                guard fraction > 0 else { return nil }
+            }
+            guard whole + fraction <= 18 else { return nil }
+            var e10 = -fraction
+            if i < end && (text[i] == 101 || text[i] == 69) {
+                i += 1
+                var negativeExponent = false
+                if i < end && (text[i] == 45 || text[i] == 43) { negativeExponent = text[i] == 45; i += 1 }
+                var e: UInt64 = 0, count = 0
+                digits(&e, &count)
+                guard count > 0 && count <= 4 else { return nil }
+                e10 += negativeExponent ? -Int(e) : Int(e)
+            }
+            guard i == end || text[i] == 32 || text[i] == 9 else { return nil }
+            var v: Double
+            if w == 0 {
+                v = 0
+            } else {
+                guard w <= 1 << 53, e10 >= -22 && e10 <= 22 else { return nil }
+                v = e10 >= 0 ? Double(w) * powersOfTen[e10] : Double(w) / powersOfTen[-e10]
+            }
+            return negative ? -v : v
+        }
+        skipBlanks()
+        guard let r = number() else { return nil }
+        skipBlanks()
+        guard let g = number() else { return nil }
+        skipBlanks()
+        guard let b = number() else { return nil }
+        skipBlanks()
+        return i == end ? (r, g, b) : nil
+    }
+
+    /// 10^0 ... 10^22, each exact in Double.
+    static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                                        1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
 
     static func number(_ token: String, line: Int) throws(CubeLUTError) -> Double {
         guard let v = Double(token) else { throw CubeLUTError(line: line, "'\(token)' is not a number") }

@@ -37,7 +37,7 @@ public struct Gamma: Filter {
                 var i = 0
                 while i < count {
                     let c = UnsafeRawPointer(plane + i).load(as: SIMD8<Float>.self)
-                    let v = FilterChain.power(pointwiseMax(c, -c), power)
+                    let v = FilterChain.power(lanesMagnitude(c), power)
                     UnsafeMutableRawPointer(plane + i).storeBytes(of: v.replacing(with: -v, where: c .< 0), as: SIMD8<Float>.self)
                     i += 8
                 }

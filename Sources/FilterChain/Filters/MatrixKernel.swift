@@ -19,24 +19,31 @@ struct MatrixKernel: PointKernel {
     }
 
     func apply(_ p: PlanarPixels, count: Int) {
-        let m = rows.map { row in row.map { SIMD8<Float>(repeating: $0) } }
-        let (m0, m1, m2) = (m[0], m[1], m[2])
-        let alphaRow = m.count == 4 ? m[3] : nil
+        // The coefficients broadcast once per call into locals: no arrays made or read in the loop.
+        let m = rows
+        func at(_ i: Int, _ j: Int) -> SIMD8<Float> { SIMD8(repeating: m[i][j]) }
+        let (rr, rg, rb, ra, r1) = (at(0, 0), at(0, 1), at(0, 2), at(0, 3), at(0, 4))
+        let (gr, gg, gb, ga, g1) = (at(1, 0), at(1, 1), at(1, 2), at(1, 3), at(1, 4))
+        let (br, bg, bb, ba, b1) = (at(2, 0), at(2, 1), at(2, 2), at(2, 3), at(2, 4))
+        let writesAlpha = m.count == 4
+        let zero = SIMD8<Float>()
+        let (ar, ag, ab, aa, a1) = writesAlpha ? (at(3, 0), at(3, 1), at(3, 2), at(3, 3), at(3, 4)) : (zero, zero, zero, zero, zero)
+        let usesAlpha = readsAlpha || writesAlpha
         var i = 0
         while i < count {
             let r = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)
             let g = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
             let b = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
-            var r2 = m0[0] * r + m0[1] * g + m0[2] * b + m0[4]
-            var g2 = m1[0] * r + m1[1] * g + m1[2] * b + m1[4]
-            var b2 = m2[0] * r + m2[1] * g + m2[2] * b + m2[4]
-            if readsAlpha || alphaRow != nil {
+            var r2 = rr * r + rg * g + rb * b + r1
+            var g2 = gr * r + gg * g + gb * b + g1
+            var b2 = br * r + bg * g + bb * b + b1
+            if usesAlpha {
                 let a = UnsafeRawPointer(p.alpha + i).load(as: SIMD8<Float>.self)
-                r2 += m0[3] * a
-                g2 += m1[3] * a
-                b2 += m2[3] * a
-                if let ma = alphaRow {
-                    var a2 = ma[0] * r + ma[1] * g + ma[2] * b + ma[3] * a + ma[4]
+                r2 += ra * a
+                g2 += ga * a
+                b2 += ba * a
+                if writesAlpha {
+                    var a2 = ar * r + ag * g + ab * b + aa * a + a1
                     a2 = a2.replacing(with: 0, where: .!(a2 .> 0))
                     a2 = a2.replacing(with: 1, where: a2 .> 1)
                     UnsafeMutableRawPointer(p.alpha + i).storeBytes(of: a2, as: SIMD8<Float>.self)
@@ -45,7 +52,7 @@ struct MatrixKernel: PointKernel {
             UnsafeMutableRawPointer(p.red + i).storeBytes(of: r2, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(p.green + i).storeBytes(of: g2, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(p.blue + i).storeBytes(of: b2, as: SIMD8<Float>.self)
-            i += 8
+            i &+= 8
         }
     }
 }

@@ -54,7 +54,7 @@ public struct UnsharpMask: Filter {
                     let x = UnsafeRawPointer(p + i).load(as: SIMD8<Float>.self)
                     let d = x - UnsafeRawPointer(b + i).load(as: SIMD8<Float>.self)
                     let sharpened = x + k * d
-                    let out = threshold == 0 ? sharpened : x.replacing(with: sharpened, where: pointwiseMax(d, -d) .>= t)
+                    let out = threshold == 0 ? sharpened : x.replacing(with: sharpened, where: lanesMagnitude(d) .>= t)
                     UnsafeMutableRawPointer(b + i).storeBytes(of: out, as: SIMD8<Float>.self)
                     i += 8
                 }

@@ -43,7 +43,7 @@ public struct Vibrance: Filter {
                 let g = UnsafeRawPointer(p.green + i).load(as: SIMD8<Float>.self)
                 let b = UnsafeRawPointer(p.blue + i).load(as: SIMD8<Float>.self)
                 let l = wr * r + wg * g + wb * b
-                var s = pointwiseMax(r, pointwiseMax(g, b)) - pointwiseMin(r, pointwiseMin(g, b))
+                var s = lanesMax(r, lanesMax(g, b)) - lanesMin(r, lanesMin(g, b))
                 s = s.replacing(with: 0, where: .!(s .> 0))
                 s = s.replacing(with: 1, where: s .> 1)
                 let k = one + amount * (one - s)

@@ -73,10 +73,19 @@ public struct Vignette: Filter {
             // so the values do not depend on where a row is cut.
             let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
             let offset = SIMD8<Float>(repeating: Float(0.5 - centerX * w))
+            // Inside the inner circle the factor is exactly 1: eight pixels all well inside it
+            // (d^2 below e0^2, less a margin) are left as they are. sqrt is correctly rounded
+            // and monotonic, so d^2 <= fl(e0^2) gives d <= e0 and t = 0.
+            let untouched = SIMD8<Float>(repeating: Float(inner) * Float(inner) * (1 - 0x1p-20))
             var i = 0
             while i < count {
                 let dx = (SIMD8<Float>(repeating: Float(column + i)) + lanes + offset) * step
-                let d = (dx * dx + dy2).squareRoot()
+                let d2 = dx * dx + dy2
+                if !any(d2 .>= untouched) {
+                    i += 8
+                    continue
+                }
+                let d = d2.squareRoot()
                 var t: SIMD8<Float>
                 if hard {
                     t = SIMD8<Float>(repeating: 0).replacing(with: 1, where: d .>= e1)

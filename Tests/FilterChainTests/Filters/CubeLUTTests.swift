@@ -152,6 +152,62 @@ import Testing
         }
     }
 
+    /// The largest table (256^3): corner entries past 2^23, where the kernel reads them in
+    /// two halves. Only the blue planes read are filled (linear, so the result is exact).
+    @Test func largestTableIsExact() throws {
+        let n = 256, planes = [126, 127, 128, 129, 130, 250, 251, 252, 253, 254, 255]
+        let storage = UnsafeMutablePointer<Float>.allocate(capacity: 4 * n * n * n)
+        for b in planes { for g in 0..<n { for r in 0..<n {
+            let (x, y, z) = (Float(r) / 255, Float(g) / 255, Float(b) / 255)
+            (storage + 4 * (r + n * (g + n * b))).update(from: [0.5 * x + 0.2 * y, y - 0.3 * z, z + 0.1 * x, 0], count: 4)
+        } } }
+        let lut = CubeLUT(title: nil, shaper: nil, cube: CubeLUT.Table3D(size: n, domainMin: SIMD3(0, 0, 0), domainMax: SIMD3(1, 1, 1), storage: storage))
+        var random = SeededRandom(12)
+        let inputs = (0..<400).map { k in
+            let b = k.isMultiple(of: 2) ? Double.random(in: 126.0...130.0, using: &random) : Double.random(in: 250.0...255.0, using: &random)
+            return SIMD4(Double.random(in: 0...1, using: &random), Double.random(in: 0...1, using: &random), b / 255, 1)
+        }
+        let out = Catalogue.run(LUT.Kernel(lut: lut, intensity: 1), inputs)
+        for (i, o) in zip(inputs, out) {
+            #expect(abs(o[0] - (0.5 * i[0] + 0.2 * i[1])) < 1e-5 && abs(o[1] - (i[1] - 0.3 * i[2])) < 1e-5 && abs(o[2] - (i[2] + 0.1 * i[0])) < 1e-5,
+                    "input \(i): \(o)")
+        }
+    }
+
+    /// Plain data rows are read without strings: the same values, bit for bit, as
+    /// Double(String) (which is strtod), and anything not plain is left to the general path.
+    @Test func plainRowsReadAsDoubleDoes() throws {
+        var random = SeededRandom(13)
+        var tokens: [String] = ["0", "-0", "+0", "0.0", "-0.000000", "1", "1.000000", "0.5", "0.1", "0.3", "0.7",
+                                "0.020000", "0.053445", "1e-5", "1E+3", "-2.5e-3", "123456789012345678", "9007199254740993",
+                                "0.000000000000000001", "1e22", "1e-22", "3.4028235e38", "1.17549435e-38"]
+        for _ in 0..<3000 {
+            let digits = Int.random(in: 1...17, using: &random), point = Int.random(in: 0...digits, using: &random)
+            var t = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+            if point < digits { t.insert(".", at: t.index(t.startIndex, offsetBy: point == 0 ? 1 : point)) }
+            if Bool.random(using: &random) { t = "-" + t }
+            if Int.random(in: 0..<4, using: &random) == 0 { t += "e" + String(Int.random(in: -30...30, using: &random)) }
+            tokens.append(t)
+        }
+        for k in stride(from: 0, to: tokens.count - 2, by: 3) {
+            let line = "\(tokens[k]) \t\(tokens[k + 1])  \(tokens[k + 2])\t"
+            let expected = try #require(Double(tokens[k])).bitPattern
+            if let (r, g, b) = CubeParser.plainRow(Array(line.utf8)[...]) {
+                #expect(r.bitPattern == expected && g.bitPattern == Double(tokens[k + 1])!.bitPattern
+                        && b.bitPattern == Double(tokens[k + 2])!.bitPattern, "\(line)")
+            }
+        }
+        // Most random rows take the fast path (so the comparison above is not empty).
+        let taken = stride(from: 0, to: tokens.count - 2, by: 3).filter {
+            CubeParser.plainRow(Array("\(tokens[$0]) \(tokens[$0 + 1]) \(tokens[$0 + 2])".utf8)[...]) != nil
+        }.count
+        #expect(taken > tokens.count / 6)
+        for line in ["0.1 0.2", "0.1 0.2 0.3 0.4", "0.1 0.2 0.3 # note", ".5 0 0", "5. 0 0", "1e 0 0", "0x10 0 0", "inf 0 0",
+                     "nan 0 0", "1,5 0 0", "0.1 0.2 0.3x", "LUT_3D_SIZE 2", "# 1 2 3", "1e99999 0 0", ""] {
+            #expect(CubeParser.plainRow(Array(line.utf8)[...]) == nil, "\(line)")
+        }
+    }
+
     /// 1D: linear interpolation per channel, clamped to the domain.
     @Test func oneDimensional() throws {
         var random = SeededRandom(5)
@@ -170,8 +226,11 @@ import Testing
     /// as the domain's minimum, +inf as its maximum.
     @Test func notANumberStaysInTheTable() throws {
         let cube = try #require(try Self.parse("LUT_3D_SIZE 2\n" + Self.rows2).cube)
-        let v = cube.lookup(.nan, .infinity, -.infinity)
-        #expect(v[0] == 0 && v[1] == 0.5 && v[2] == 0.25)
+        let v = withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: CubeLUT.Table3D.scratchLanes) { lanes in
+            cube.lookup(SIMD8(repeating: .nan), SIMD8(repeating: .infinity), SIMD8(repeating: -.infinity),
+                        scratch: UnsafeMutableRawPointer(lanes.baseAddress!))
+        }
+        #expect(v.0 == SIMD8(repeating: 0) && v.1 == SIMD8(repeating: 0.5) && v.2 == SIMD8(repeating: 0.25))
         let shaper = try #require(try Self.parse("LUT_1D_SIZE 2\n0 0 0\n1 2 3\n").shaper)
         #expect(shaper.lookup(SIMD8(repeating: .nan), channel: 1) == SIMD8(repeating: 0))
         #expect(shaper.lookup(SIMD8(repeating: .infinity), channel: 2) == SIMD8(repeating: 3))
