@@ -110,6 +110,34 @@ import FilterChain
         print("memory \(ext): \(peaks[0]) KiB at 4000x3000, \(peaks[1]) KiB at 4000x12000 (\(Int(growth * 100))%)")
     }
 
+    /// Geometry streams too: a resize, a crop and a horizontal flip (with a blur between) on
+    /// 4000 x 3000 and 4000 x 12000 JPEGs: peak memory within 15%.
+    @Test(.enabled(if: available || required, "needs the release build"))
+    func geometryDoesNotGrowWithHeight() throws {
+        try #require(Self.available, "no \(Self.binary): run swift build -c release")
+        let chain = folder + "/geometry.json"
+        for (type, parameters) in [("resize", ["scale=0.6"]), ("gaussianBlur", ["sigma=3"]),
+                                   ("crop", ["x=100", "y=50", "width=2000", "height=1500"]),
+                                   ("flip", ["direction=horizontal"])] {
+            if !FileManager.default.fileExists(atPath: chain) { _ = try CLI.run(["chain", "new", chain]) }
+            let added = try CLI.run(["chain", "add", chain, type] + parameters)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        var peaks: [Int] = []
+        for height in [3000, 12000] {
+            let input = folder + "/geo\(height).jpg"
+            try Self.makeImage(input, width: 4000, height: height, format: .jpeg)
+            let run = try Self.peak(["apply", chain, input, folder + "/geo-out.jpg", "--preview", "1",
+                                     "--preview-output", folder + "/geo-preview.jpg"], in: folder)
+            #expect(run.status == 0, "\(run.stderr)")
+            peaks.append(run.kib)
+            try FileManager.default.removeItem(atPath: input)
+        }
+        let growth = Double(peaks[1]) / Double(peaks[0]) - 1
+        #expect(abs(growth) <= 0.15, "geometry: \(peaks[0]) KiB at 3000 rows, \(peaks[1]) KiB at 12000 rows")
+        print("memory geometry: \(peaks[0]) KiB at 4000x3000, \(peaks[1]) KiB at 4000x12000 (\(Int(growth * 100))%)")
+    }
+
     /// `steps --sheet` on a 14.7 MP photograph (four PNG step files and the sheet) needs at
     /// most twice the memory of `apply` to a JPEG.
     @Test(.enabled(if: available || required, "needs the release build"))

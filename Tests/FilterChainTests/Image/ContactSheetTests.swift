@@ -51,7 +51,7 @@ import Testing
         #expect(ContactSheet.fittedSize(width: 4000, height: 3000) == (240, 180))
         #expect(ContactSheet.fittedSize(width: 30, height: 9000) == (1, 240))
         let p = Pixels.random(width: 7, height: 5, format: PixelFormat(.rgb, .eight), seed: 1)
-        #expect(ContactSheet.thumbnail(of: p.raster).pixels.map(Int.init) == p.samples)
+        #expect(try ContactSheet.thumbnail(of: p.raster).pixels.map(Int.init) == p.samples)
     }
 
     /// Steps of different sizes (geometry steps will make them): each is centred in a cell
