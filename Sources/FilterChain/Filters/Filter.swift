@@ -29,6 +29,9 @@ public enum FilterOperation: Sendable {
     case identity
     /// Each output pixel depends on the same input pixel only; works on straight colour.
     case point(any PointKernel)
+    /// Like `point`, with each pixel's position and the image's size; works on straight
+    /// colour.
+    case positional(any PositionalKernel)
     /// A separable neighbourhood operation (horizontal pass, then vertical pass) on
     /// premultiplied colour and alpha, reaching `radius` pixels.
     case separable(any SeparableKernel)
@@ -129,20 +132,15 @@ public protocol PointKernel: Sendable {
 }
 
 /// A point operation that also needs each pixel's position and the current image's size
-/// (a vignette, a gradient). The pipeline calls `apply(_:count:row:column:size:)` only,
-/// with runs that never cross a row; results must not depend on how a row is cut.
-public protocol PositionalKernel: PointKernel {
+/// (a vignette, a gradient). The pipeline calls it with runs that never cross a row;
+/// results must not depend on how a row is cut.
+public protocol PositionalKernel: Sendable {
     /// Transforms `count` pixels of row `row`, the first at column `column`. `count` is a
     /// multiple of 8 and pointers are 32-byte aligned; columns at or past `size.width` are
     /// padding, and their values do not matter.
     func apply(_ pixels: PlanarPixels, count: Int, row: Int, column: Int, size: ImageSize)
 }
 
-extension PositionalKernel {
-    public func apply(_ pixels: PlanarPixels, count: Int) {
-        preconditionFailure("a positional kernel needs its position")
-    }
-}
 
 /// The size of the image a step works on.
 public struct ImageSize: Sendable, Hashable, CustomStringConvertible {

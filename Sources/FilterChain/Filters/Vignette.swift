@@ -45,7 +45,7 @@ public struct Vignette: Filter {
 
     public func operation() -> FilterOperation {
         if intensity == 0 { return .identity }
-        return .point(Kernel(intensity: Float(intensity), inner: radius * (1 - softness), outer: radius,
+        return .positional(Kernel(intensity: Float(intensity), inner: radius * (1 - softness), outer: radius,
                              centerX: center.x, centerY: center.y))
     }
 

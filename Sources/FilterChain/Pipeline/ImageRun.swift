@@ -316,10 +316,9 @@ final class ImageRun: @unchecked Sendable {
                             let n = min(ImageRun.pointChunk, stride - x)
                             let chunk = pixels.offset(by: x)
                             for kernel in kernels {
-                                if let kernel = kernel as? any PositionalKernel {
-                                    kernel.apply(chunk, count: n, row: firstRow + r, column: x, size: size)
-                                } else {
-                                    kernel.apply(chunk, count: n)
+                                switch kernel {
+                                case .point(let k): k.apply(chunk, count: n)
+                                case .positional(let k): k.apply(chunk, count: n, row: firstRow + r, column: x, size: size)
                                 }
                             }
                             x += n
@@ -332,7 +331,7 @@ final class ImageRun: @unchecked Sendable {
                     while offset < total {
                         let n = min(ImageRun.pointChunk, total - offset)
                         let chunk = pixels.offset(by: offset)
-                        for kernel in kernels { kernel.apply(chunk, count: n) }
+                        for case .point(let kernel) in kernels { kernel.apply(chunk, count: n) }
                         offset += n
                     }
                 }

@@ -19,7 +19,7 @@ struct Plan {
     enum RowOp {
         /// Consecutive point kernels, applied together to each chunk of pixels; chunks stay
         /// within a row when some kernel needs positions.
-        case points([any PointKernel], positional: Bool)
+        case points([RowKernel], positional: Bool)
         /// A horizontal pass over the planes that are filtered.
         case horizontal(any HorizontalPass)
         /// Keeps the rows as they stand (premultiplied) for the next stage to combine with.
@@ -78,12 +78,14 @@ struct Plan {
         planes = hasAlpha ? 4 : 3
         let s = max(1, stripHeight)
         var stages = [Stage(source: .decoder, size: size, stripHeight: s)]
-        var run: [any PointKernel] = []
+        var run: [RowKernel] = []
         var size = size
         var logical = logicalSize ?? size
         func closeRun() {
             if !run.isEmpty {
-                stages[stages.count - 1].ops.append(.points(run, positional: run.contains { $0 is any PositionalKernel }))
+                stages[stages.count - 1].ops.append(.points(run, positional: run.contains {
+                    if case .positional = $0 { true } else { false }
+                }))
             }
             run = []
         }
@@ -110,19 +112,21 @@ struct Plan {
                 case .identity:
                     break
                 case .point(let kernel):
-                    run.append(kernel)
+                    run.append(.point(kernel))
+                case .positional(let kernel):
+                    run.append(.positional(kernel))
                 case .separable(let kernel):
-                    if hasAlpha { run.append(Premultiply()) }
+                    if hasAlpha { run.append(.point(Premultiply())) }
                     append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
                     stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s))
-                    if hasAlpha { run.append(Unpremultiply()) }
+                    if hasAlpha { run.append(.point(Unpremultiply())) }
                 case .combine(let kernel, let combination):
-                    if hasAlpha { run.append(Premultiply()) }
+                    if hasAlpha { run.append(.point(Premultiply())) }
                     append(.saveInput)
                     append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
                     stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s))
                     append(.combine(combination))
-                    if hasAlpha { run.append(Unpremultiply()) }
+                    if hasAlpha { run.append(.point(Unpremultiply())) }
                 case .geometry(let kernel):
                     let layout: GeometryLayout
                     do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
@@ -136,13 +140,13 @@ struct Plan {
                     case .resample(let to, let window) where to == size && window == whole:
                         break
                     case .resample(let to, let window):
-                        if hasAlpha { run.append(Premultiply()) }
+                        if hasAlpha { run.append(.point(Premultiply())) }
                         closeRun()
                         let source = RowSource.resample(Resample(input: size, output: to, window: window))
                         // Strips of about as many input rows as the previous stage's.
                         let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
                         stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip))
-                        if hasAlpha { run.append(ClampedUnpremultiply()) }
+                        if hasAlpha { run.append(.point(ClampedUnpremultiply())) }
                     case .crop(let rect):
                         closeRun()
                         stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s))
@@ -164,6 +168,12 @@ struct Plan {
 
     /// The size of the image output i takes.
     func size(ofOutput i: Int) -> ImageSize { stages[tapStages[i]].size }
+}
+
+/// A kernel in a fused run of point operations.
+enum RowKernel {
+    case point(any PointKernel)
+    case positional(any PositionalKernel)
 }
 
 /// Where a geometry stage's rows come from: each output row is made from some rows of the

@@ -14,7 +14,7 @@ import Testing
     static let sizes = [ImageSize(width: 61, height: 17), ImageSize(width: 8, height: 300), ImageSize(width: 1, height: 1)]
 
     static func kernel(_ f: Vignette) -> any PositionalKernel {
-        guard case .point(let k) = f.operation(), let p = k as? PositionalKernel else { fatalError("vignette is positional") }
+        guard case .positional(let p) = f.operation() else { fatalError("vignette is positional") }
         return p
     }
 
