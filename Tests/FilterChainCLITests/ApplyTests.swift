@@ -114,8 +114,10 @@ import FilterChain
             } else if text.isEmpty || text.hasSuffix(":") {
                 if let c = current { examples.append(c) }
                 current = nil
-            } else if let c = current, line.hasPrefix(" ") || !text.contains(" ") || text.hasPrefix("--") {
-                current = c + " " + text
+            } else if let c = current, c.hasSuffix("\\") || line.hasPrefix(" ") || !text.contains(" ") || text.hasPrefix("--") {
+                // A shell line continuation: the backslash goes, the line joins.
+                let head = c.hasSuffix("\\") ? String(c.dropLast()).trimmingCharacters(in: .whitespaces) : c
+                current = head + " " + text
             } else if let c = current {
                 examples.append(c)
                 current = nil
