@@ -128,6 +128,10 @@ public enum ContactSheet {
 
     /// An 8-bit RGB sheet of 8-bit RGB thumbnails, labelled with `labels`.
     public static func make(thumbnails: [RasterImage], labels: [String]) throws -> RasterImage {
+        guard !thumbnails.isEmpty else { throw RenderError(.mismatch("a contact sheet needs at least one image")) }
+        guard thumbnails.count == labels.count else {
+            throw RenderError(.mismatch("\(thumbnails.count) images and \(labels.count) labels: a contact sheet takes one label per image"))
+        }
         for thumb in thumbnails where thumb.format != PixelFormat(.rgb, .eight) || thumb.pixels.count != thumb.width * thumb.height * 3 {
             throw RenderError(.mismatch("a contact sheet takes 8-bit RGB thumbnails, not \(thumb.format)"))
         }
