@@ -53,7 +53,19 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .param input[type=text], .param textarea { width: 100%; }
 .param textarea { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; min-height: 3.2em; }
 .param .error { font-size: 12px; }
-.param.invalid input, .param.invalid textarea { border-color: var(--error); }
+.param.invalid input:not(#step-name), .param.invalid textarea { border-color: var(--error); }
+.param input[type=number].short { width: 5.2em; }
+.param .use { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; }
+.param .channel { display: inline-flex; align-items: center; gap: 3px; font-size: 12px; color: var(--muted); }
+.param .axis { width: 1em; color: var(--muted); }
+.param input[type=color] { width: 2.4em; height: 1.9em; padding: 1px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); }
+.param .row .help { flex: 1; }
+.matrix { border-collapse: collapse; margin-top: 4px; }
+.matrix th { font-size: 12px; font-weight: normal; color: var(--muted); padding: 0 2px; }
+.matrix td { padding: 1px; }
+.param .matrix input[type=number] { width: 3.6em; padding: 1px 2px; font-size: 12px; font-variant-numeric: tabular-nums; }
+.steps li.invalid .label { color: var(--error); }
+.pane .size { color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
 .curve { width: 100%; max-width: 260px; aspect-ratio: 1; display: block; background: #fafafa; border: 1px solid var(--line); border-radius: 4px; touch-action: none; }
 .curve .grid { stroke: #e4e4e8; stroke-width: .004; }
 .curve .diag { stroke: #c9c9cf; stroke-width: .004; stroke-dasharray: .02 .02; }
