@@ -55,6 +55,7 @@ async function api(method, path, body) {
 function status(text, bad = false) {
   const s = $("status");
   s.textContent = text;
+  s.title = text;
   s.classList.toggle("bad", bad);
 }
 
@@ -145,7 +146,10 @@ async function runSync() {
         // together (resize with no size, a missing "file") at the step.
         const m = /^filters\[(\d+)\]\.parameters(?:\.([A-Za-z0-9_]+))?/.exec(answer.path || "");
         const missing = /missing "([A-Za-z0-9_]+)"/.exec(answer.error || "");
-        if (m) state.errors[`${m[1]}.${m[2] || (missing ? missing[1] : "")}`] = answer.error;
+        // At the control, without the file's name, the path and the position in the PUT's text.
+        const local = (answer.error || "").replace(/^.*?filters\[\d+\]\.parameters(\.[A-Za-z0-9_]+)?: /, "")
+          .replace(/ \(line \d+, column \d+\)$/, "");
+        if (m) state.errors[`${m[1]}.${m[2] || (missing ? missing[1] : "")}`] = local;
         else state.chainError = answer.error;
         status(answer.error, true);
       }
@@ -157,7 +161,8 @@ async function runSync() {
   } finally {
     state.syncing = false;
   }
-  if (ok) renderPreviews(generation);
+  // A refused chain marks the previews as not rendered (renderPreviews sees the error).
+  if (ok || Object.keys(state.errors).length > 0 || state.chainError != null) renderPreviews(generation);
 }
 
 async function fetchImage(step) {
@@ -184,6 +189,16 @@ async function renderPreviews(generation) {
   $("left-label").textContent = count === 0 ? "input (the chain is empty)"
     : `after step ${position}: ${step.name || step.type}` + (step.enabled === false ? " (disabled)" : "");
   $("right-label").textContent = `final, after step ${count}`;
+  // The server keeps the last valid chain: while the page's has an error, nothing to render.
+  if (state.chainError != null || Object.keys(state.errors).length > 0) {
+    for (const which of ["left", "right"]) {
+      $(which + "-label").textContent += " · not rendered until the error is mended";
+      $(which).classList.add("stale");
+    }
+    $("timing").textContent = "";
+    return;
+  }
+  for (const which of ["left", "right"]) $(which).classList.remove("stale");
   try {
     const left = await fetchImage(String(position));
     if (generation !== state.generation) return;

@@ -283,3 +283,41 @@ def test_geometry_steps_from_the_catalogue(editor, browser):
                               os.path.join(ROOT, "samples", "coffee.png"), out], capture_output=True, text=True)
     assert applied.returncode == 0, applied.stderr
     assert png_size(out) == (200, 300)
+
+
+def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(editor, browser):
+    """lut's file is checked as it is entered: a missing .cube shows its error at the field;
+    an existing one clears it. monochrome's colour fields keep the exact numbers typed."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    Select(browser.find_element(By.ID, "add-type")).select_by_value("lut")
+    browser.find_element(By.ID, "add").click()
+    field = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'input#param-file'), "no file field")
+    field.send_keys("nope.cube", Keys.TAB)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text
+         == "nope.cube: no such file", "the missing file's error is not at the field")
+    assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
+    field = browser.find_element(By.CSS_SELECTOR, 'input#param-file')
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(os.path.join(ROOT, "samples", "luts", "warm-film.cube"), Keys.TAB)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text == ""
+         and d.find_element(By.ID, "save").get_attribute("disabled") is None, "a good .cube is not taken")
+
+    Select(browser.find_element(By.ID, "add-type")).select_by_value("monochrome")
+    browser.find_element(By.ID, "add").click()
+    green = wait(browser, lambda d: d.find_element(By.ID, "param-color-g"), "no colour fields")
+    green.send_keys(Keys.CONTROL, "a")
+    green.send_keys("0.123456789", Keys.TAB)
+    time.sleep(0.3)
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        steps = json.load(f)["filters"]
+    assert [s["type"] for s in steps][1:3] == ["lut", "monochrome"]
+    assert steps[1]["parameters"]["file"] == os.path.join(ROOT, "samples", "luts", "warm-film.cube")
+    assert steps[2]["parameters"]["color"] == [0.6, 0.123456789, 0.3]
+    validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
+                              capture_output=True, text=True)
+    assert validate.returncode == 0, validate.stderr
