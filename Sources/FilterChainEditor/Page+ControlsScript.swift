@@ -133,8 +133,9 @@ function colorControl(step, i, p, id, value) {
   swatch.addEventListener("change", () => { state.coalesce = null; });
   const reset = el("button", { type: "button", "aria-label": `reset ${p.name} to ${JSON.stringify(p.default)}`,
     onclick: () => { setParam(i, p.name, clone(p.default)); renderParams(); } }, "reset");
-  return [el("div", { class: "row" }, swatch, ...fields, reset),
-    el("div", { class: "help" }, `each ${p.minimum} to ${p.maximum}, default ${JSON.stringify(p.default)}`)];
+  return [el("div", { class: "row" }, swatch, ...fields),
+    el("div", { class: "row" }, el("span", { class: "help" },
+      `each ${p.minimum} to ${p.maximum}, default ${JSON.stringify(p.default)}`), reset)];
 }
 
 // [x, y]: a slider and field for each.

@@ -147,8 +147,11 @@ async function runSync() {
         const m = /^filters\[(\d+)\]\.parameters(?:\.([A-Za-z0-9_]+))?/.exec(answer.path || "");
         const missing = /missing "([A-Za-z0-9_]+)"/.exec(answer.error || "");
         // At the control, without the file's name, the path and the position in the PUT's text.
-        const local = (answer.error || "").replace(/^.*?filters\[\d+\]\.parameters(\.[A-Za-z0-9_]+)?: /, "")
-          .replace(/ \(line \d+, column \d+\)$/, "");
+        // (An element of a list keeps its place: "color[1]: 1.5 is out of range".)
+        const error = answer.error || "";
+        let local = error.replace(/^.*?filters\[\d+\]\.parameters(\.[A-Za-z0-9_]+)?: /, "");
+        if (local === error) local = error.replace(/^.*?filters\[\d+\]\.parameters\./, "");
+        local = local.replace(/ \(line \d+, column \d+\)$/, "");
         if (m) state.errors[`${m[1]}.${m[2] || (missing ? missing[1] : "")}`] = local;
         else state.chainError = answer.error;
         status(answer.error, true);

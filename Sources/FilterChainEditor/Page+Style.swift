@@ -54,7 +54,7 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .param textarea { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; min-height: 3.2em; }
 .param .error { font-size: 12px; }
 .param.invalid input:not(#step-name), .param.invalid textarea { border-color: var(--error); }
-.param input[type=number].short { width: 5.2em; }
+.param input[type=number].short { width: 4.8em; }
 .param .use { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; }
 .param .channel { display: inline-flex; align-items: center; gap: 3px; font-size: 12px; color: var(--muted); min-width: 0; }
 .param .channel input { color: var(--ink); }

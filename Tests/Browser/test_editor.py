@@ -3,8 +3,9 @@
 Loads the page, selects step 2, changes one of its parameters through its control (a point
 of the tone curve, nudged with the arrow keys as a keyboard user would), waits until both
 previews have changed pixels, saves, and checks the chain file on disk: the parameter
-changed, the ids are the same, and `filterchain validate` passes. Takes the screenshot that
-README shows (samples/editor.png).
+changed, the ids are the same, and `filterchain validate` passes. With FILTERCHAIN_SCREENSHOT
+set to a path, saves there the screenshot that README shows (samples/editor.png, from a
+release build: FILTERCHAIN_BIN=.build/release).
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
 FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
@@ -122,7 +123,9 @@ def test_edit_a_parameter_and_save(editor, browser):
     wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)),
          "the previews did not both change")
     time.sleep(0.3)
-    browser.save_screenshot(os.path.join(ROOT, "samples", "editor.png"))
+    shot = os.environ.get("FILTERCHAIN_SCREENSHOT")  # README's samples/editor.png
+    if shot:
+        browser.save_screenshot(shot)
     narrow = os.environ.get("FILTERCHAIN_NARROW_SCREENSHOT")
     if narrow:
         viewport(browser, 420, 1400)
