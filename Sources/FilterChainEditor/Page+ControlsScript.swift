@@ -10,13 +10,14 @@ extension Page {
 function isOptional(p) { return p.default === null && p.required !== true; }
 
 // The value a parameter takes when "use" is ticked: the last value it had in this session,
-// else the image's own size for pixel sizes, else 1 (or the nearest allowed value).
+// else the image's own size for pixel sizes (1, all of it, for a fraction), else 1 (or the
+// nearest allowed value).
 const lastValues = {};
-function startValue(p, key) {
+function startValue(p, key, fraction = false) {
   if (key in lastValues) return lastValues[key];
   if (p.kind === "integer" || p.kind === "number") {
     let v = 1;
-    if (p.unit === "pixels" && state.info) v = /height/i.test(p.name) ? state.info.height : state.info.width;
+    if (p.unit === "pixels" && !fraction && state.info) v = /height/i.test(p.name) ? state.info.height : state.info.width;
     return Math.min(Math.max(v, p.minimum), p.maximum);
   }
   return null;
@@ -66,7 +67,7 @@ function numberControl(step, i, p, id, value) {
   if (optional) {
     const use = el("input", { type: "checkbox", id: id + "-use", checked: present, "data-param": p.name,
       onchange: (e) => {
-        setParam(i, p.name, e.target.checked ? startValue(p, key) : undefined);
+        setParam(i, p.name, e.target.checked ? startValue(p, key, fraction) : undefined);
         renderParams();
       } });
     parts.push(el("label", { class: "use", for: id + "-use" }, use, ` use ${p.name}`));

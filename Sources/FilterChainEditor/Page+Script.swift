@@ -202,6 +202,7 @@ async function renderPreviews(generation) {
     return;
   }
   for (const which of ["left", "right"]) $(which).classList.remove("stale");
+  $("timing").textContent = "rendering…";
   try {
     const left = await fetchImage(String(position));
     if (generation !== state.generation) return;
@@ -209,7 +210,7 @@ async function renderPreviews(generation) {
     if (generation !== state.generation) return;
     if (left.error || right.error) {
       const e = left.error ? left : right;
-      if (e.status !== 503) status(e.error, true);
+      if (e.status !== 503) { status(e.error, true); $("timing").textContent = ""; }
       return;
     }
     setImage("left", left.url);
@@ -218,6 +219,7 @@ async function renderPreviews(generation) {
     $("timing").textContent = `rendered in ${Math.round(left.ms + right.ms)} ms`;
   } catch (e) {
     status("rendering failed: " + e, true);
+    $("timing").textContent = "";
   }
 }
 
