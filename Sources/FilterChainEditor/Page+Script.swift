@@ -195,7 +195,8 @@ async function renderPreviews(generation) {
   // The server keeps the last valid chain: while the page's has an error, nothing to render.
   if (state.chainError != null || Object.keys(state.errors).length > 0) {
     for (const which of ["left", "right"]) {
-      $(which + "-label").textContent += " · not rendered until the error is mended";
+      $(which + "-label").textContent += " · not rendered (error)";
+      $(which + "-size").textContent = "";
       $(which).classList.add("stale");
     }
     $("timing").textContent = "";
