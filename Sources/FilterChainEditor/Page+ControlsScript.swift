@@ -23,6 +23,13 @@ function startValue(p, key, fraction = false) {
   return null;
 }
 
+// Sets a parameter back to its declared default.
+function resetButton(i, p) {
+  const shown = JSON.stringify(p.default);
+  return el("button", { type: "button", title: `reset to ${shown}`, "aria-label": `reset ${p.name} to ${shown}`,
+    onclick: () => { setParam(i, p.name, clone(p.default)); renderParams(); } }, "reset");
+}
+
 // A slider and a number field on one value. Pixel sizes with a huge declared range get a
 // slider up to twice the image's long side (the field still takes anything allowed); a
 // pixel parameter of a step whose `unit` is "fraction" (crop) gets 0...1.
@@ -76,8 +83,7 @@ function numberControl(step, i, p, id, value) {
   }
   parts.push(range, field);
   if (p.default !== null) {
-    parts.push(el("button", { type: "button", title: `reset to ${p.default}`, "aria-label": `reset ${p.name} to ${p.default}`,
-      onclick: () => { setParam(i, p.name, p.default); renderParams(); } }, "reset"));
+    parts.push(resetButton(i, p));
   }
   const whole = integer ? "whole numbers " : "";
   const unit = fraction ? "0 to 1 (fraction)" : `${whole}${p.minimum} to ${p.maximum}`;
@@ -132,8 +138,7 @@ function colorControl(step, i, p, id, value) {
     setParam(i, p.name, rgb.slice(), key + ".pick");
   });
   swatch.addEventListener("change", () => { state.coalesce = null; });
-  const reset = el("button", { type: "button", "aria-label": `reset ${p.name} to ${JSON.stringify(p.default)}`,
-    onclick: () => { setParam(i, p.name, clone(p.default)); renderParams(); } }, "reset");
+  const reset = resetButton(i, p);
   return [el("div", { class: "row" }, swatch, ...fields),
     el("div", { class: "row" }, el("span", { class: "help" },
       `each ${p.minimum} to ${p.maximum}, default ${JSON.stringify(p.default)}`), reset)];
@@ -151,8 +156,7 @@ function pointControl(step, i, p, id, value) {
     range.dataset.param = field.dataset.param = p.name;
     return el("div", { class: "row" }, el("span", { class: "axis" }, axis), range, field);
   });
-  const reset = el("button", { type: "button", "aria-label": `reset ${p.name} to ${JSON.stringify(p.default)}`,
-    onclick: () => { setParam(i, p.name, clone(p.default)); renderParams(); } }, "reset");
+  const reset = resetButton(i, p);
   return [...rows, el("div", { class: "row" }, el("span", { class: "help" },
     `each ${p.minimum} to ${p.maximum}, default ${JSON.stringify(p.default)}`), reset)];
 }
@@ -161,6 +165,7 @@ function pointControl(step, i, p, id, value) {
 function matrixControl(step, i, p, id, value) {
   const matrix = Array.isArray(value) ? clone(value) : clone(p.default);
   const colour = p.rows === 4 && p.columns === 5;
+  const identity = p.default.every((row, r) => row.every((v, c) => v === (r === c ? 1 : 0)));
   const rowNames = colour ? ["r′", "g′", "b′", "a′"] : [...Array(p.rows).keys()].map((r) => String(r + 1));
   const columnNames = colour ? ["r", "g", "b", "a", "+"] : [...Array(p.columns).keys()].map((c) => String(c + 1));
   const table = el("table", { class: "matrix", id: id + "-grid", "aria-label": `${p.name}, ${p.rows} rows of ${p.columns}` });
@@ -181,10 +186,10 @@ function matrixControl(step, i, p, id, value) {
     }
     table.append(el("tr", {}, el("th", { scope: "row" }, rowNames[r]), ...cells));
   }
-  const reset = el("button", { type: "button", "aria-label": `reset ${p.name} to its default`,
-    onclick: () => { setParam(i, p.name, clone(p.default)); renderParams(); } }, "reset");
+  const reset = resetButton(i, p);
   return [table, el("div", { class: "row" },
-    el("span", { class: "help" }, `each ${p.minimum} to ${p.maximum}; the default is the identity`), reset)];
+    el("span", { class: "help" }, `each ${p.minimum} to ${p.maximum}; ` + (identity ? "the default is the identity"
+      : `default ${JSON.stringify(p.default)}`)), reset)];
 }
 
 // The control for a parameter kind, or null for a kind this script does not know.
