@@ -52,11 +52,11 @@ extension Page {
   </aside>
   <section class="previews" aria-label="Previews">
     <figure class="pane">
-      <figcaption><span id="left-label">after step</span></figcaption>
+      <figcaption><span id="left-label">after step</span> <span id="left-size" class="size"></span></figcaption>
       <div class="frame"><img id="left" alt="the image after the selected step"></div>
     </figure>
     <figure class="pane">
-      <figcaption><span id="right-label">final</span></figcaption>
+      <figcaption><span id="right-label">final</span> <span id="right-size" class="size"></span></figcaption>
       <div class="frame"><img id="right" alt="the image after the whole chain"></div>
     </figure>
     <div class="compare">
@@ -66,6 +66,7 @@ extension Page {
   </section>
 </main>
 <script src="/curve.js?token={{TOKEN}}"></script>
+<script src="/controls.js?token={{TOKEN}}"></script>
 <script src="/app.js?token={{TOKEN}}"></script>
 </body>
 </html>

@@ -55,6 +55,7 @@ async function api(method, path, body) {
 function status(text, bad = false) {
   const s = $("status");
   s.textContent = text;
+  s.title = text;
   s.classList.toggle("bad", bad);
 }
 
@@ -141,8 +142,17 @@ async function runSync() {
         ok = true;
         status(dirty() ? "edited" : "saved");
       } else {
-        const m = /^filters\[(\d+)\]\.parameters\.([A-Za-z0-9_]+)/.exec(answer.path || "");
-        if (m) state.errors[`${m[1]}.${m[2]}`] = answer.error;
+        // An error of one parameter shows at its control; one of a step's parameters taken
+        // together (resize with no size, a missing "file") at the step.
+        const m = /^filters\[(\d+)\]\.parameters(?:\.([A-Za-z0-9_]+))?/.exec(answer.path || "");
+        const missing = /missing "([A-Za-z0-9_]+)"/.exec(answer.error || "");
+        // At the control, without the file's name, the path and the position in the PUT's text.
+        // (An element of a list keeps its place: "color[1]: 1.5 is out of range".)
+        const error = answer.error || "";
+        let local = error.replace(/^.*?filters\[\d+\]\.parameters(\.[A-Za-z0-9_]+)?: /, "");
+        if (local === error) local = error.replace(/^.*?filters\[\d+\]\.parameters\./, "");
+        local = local.replace(/ \(line \d+, column \d+\)$/, "");
+        if (m) state.errors[`${m[1]}.${m[2] || (missing ? missing[1] : "")}`] = local;
         else state.chainError = answer.error;
         status(answer.error, true);
       }
@@ -154,7 +164,8 @@ async function runSync() {
   } finally {
     state.syncing = false;
   }
-  if (ok) renderPreviews(generation);
+  // A refused chain marks the previews as not rendered (renderPreviews sees the error).
+  if (ok || Object.keys(state.errors).length > 0 || state.chainError != null) renderPreviews(generation);
 }
 
 async function fetchImage(step) {
@@ -181,6 +192,18 @@ async function renderPreviews(generation) {
   $("left-label").textContent = count === 0 ? "input (the chain is empty)"
     : `after step ${position}: ${step.name || step.type}` + (step.enabled === false ? " (disabled)" : "");
   $("right-label").textContent = `final, after step ${count}`;
+  // The server keeps the last valid chain: while the page's has an error, nothing to render.
+  if (state.chainError != null || Object.keys(state.errors).length > 0) {
+    for (const which of ["left", "right"]) {
+      $(which + "-label").textContent += " · not rendered (error)";
+      $(which + "-size").textContent = "";
+      $(which).classList.add("stale");
+    }
+    $("timing").textContent = "";
+    return;
+  }
+  for (const which of ["left", "right"]) $(which).classList.remove("stale");
+  $("timing").textContent = "rendering…";
   try {
     const left = await fetchImage(String(position));
     if (generation !== state.generation) return;
@@ -188,7 +211,7 @@ async function renderPreviews(generation) {
     if (generation !== state.generation) return;
     if (left.error || right.error) {
       const e = left.error ? left : right;
-      if (e.status !== 503) status(e.error, true);
+      if (e.status !== 503) { status(e.error, true); $("timing").textContent = ""; }
       return;
     }
     setImage("left", left.url);
@@ -197,7 +220,19 @@ async function renderPreviews(generation) {
     $("timing").textContent = `rendered in ${Math.round(left.ms + right.ms)} ms`;
   } catch (e) {
     status("rendering failed: " + e, true);
+    $("timing").textContent = "";
   }
+}
+
+// The size of the image a pane shows, at full size (the preview is scaled so that its long
+// side is at most PREVIEW_SIZE; geometry steps change it).
+function showSize(which) {
+  const img = $(which);
+  const label = $(which + "-size");
+  if (!img.naturalWidth || !state.info) { label.textContent = ""; return; }
+  const scale = Math.min(1, PREVIEW_SIZE / Math.max(state.info.width, state.info.height));
+  label.textContent = scale === 1 ? `${img.naturalWidth}×${img.naturalHeight}`
+    : `≈${Math.round(img.naturalWidth / scale)}×${Math.round(img.naturalHeight / scale)}`;
 }
 
 // ---- Step list ----
@@ -310,11 +345,12 @@ function renderParams() {
   if (!step) { box.append(el("p", { class: "muted" }, "Add a filter to start.")); return; }
   const info = filterInfo(step.type);
   const i = state.selected;
-  box.append(el("div", { class: "param" },
+  box.append(el("div", { class: "param", "data-param": "" },
     el("div", { class: "head" }, el("label", { class: "name", for: "step-name" }, "name"),
       el("span", { class: "help" }, `${step.type}${info ? " · " + info.summary : ""}`)),
     el("div", { class: "row" }, el("input", { id: "step-name", type: "text", value: step.name || "", placeholder: step.type,
-      onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }, null, false) }))));
+      onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }, null, false) })),
+    el("div", { class: "error", role: "alert" })));
   if (!info) { box.append(el("p", { class: "error" }, `unknown filter type ${step.type}`)); return; }
   for (const p of info.parameters) box.append(parameterControl(step, i, p));
   showErrors();
@@ -339,36 +375,17 @@ function parameterControl(step, i, p) {
       el("span", { class: "help" }, p.help + (p.unit ? ` (${p.unit})` : ""))));
   const value = currentValue(step, p);
   const key = `${step.id}.${p.name}`;
-  if (p.kind === "number") {
-    const span = p.maximum - p.minimum;
-    const stepSize = span > 100 ? 0.1 : span > 10 ? 0.01 : 0.001;
-    const range = el("input", { type: "range", min: p.minimum, max: p.maximum, step: stepSize, value,
-      "aria-label": `${p.name} slider`, "data-param": p.name });
-    const field = el("input", { id, type: "number", min: p.minimum, max: p.maximum, step: "any", value, "data-param": p.name });
-    range.addEventListener("input", () => { field.value = range.value; setParam(i, p.name, Number(range.value), key + ".drag"); });
-    range.addEventListener("change", () => { state.coalesce = null; });
-    field.addEventListener("change", () => {
-      const v = Number(field.value);
-      if (field.value.trim() === "" || !Number.isFinite(v)) { field.value = currentValue(state.chain.filters[i], p); return; }
-      range.value = v; setParam(i, p.name, v);
-    });
-    const reset = el("button", { type: "button", title: `reset to ${p.default}`, "aria-label": `reset ${p.name} to ${p.default}`,
-      onclick: () => { setParam(i, p.name, p.default); renderParams(); } }, "reset");
-    wrap.append(el("div", { class: "row" }, range, field, reset),
-      el("div", { class: "help" }, `${p.minimum} to ${p.maximum}, default ${p.default}`));
-  } else if (p.kind === "choice") {
-    const menu = el("select", { id, "data-param": p.name, onchange: (e) => {
-      setParam(i, p.name, e.target.value);
-      state.curveRedraws.forEach((draw) => draw());
-    } });
-    for (const c of p.choices) menu.append(el("option", { value: c, selected: c === value }, c));
-    wrap.append(el("div", { class: "row" }, menu));
+  const control = kindControl(step, i, p, id, value);
+  if (control) {
+    wrap.append(...control);
   } else if (p.kind === "points") {
     wrap.append(curveEditor(step, i, p, id, value));
   } else if (p.kind === "file") {
+    // Checked by the server as it is entered (the file must exist and parse): its error shows here.
     const field = el("input", { id, type: "text", value: value ?? "", spellcheck: "false", "data-param": p.name,
-      placeholder: "a path", onchange: (e) => setParam(i, p.name, e.target.value === "" && p.default === null ? undefined : e.target.value) });
-    wrap.append(el("div", { class: "row" }, field));
+      placeholder: p.extension ? `a .${p.extension} file` : "a path",
+      onchange: (e) => setParam(i, p.name, e.target.value === "" && p.default === null ? undefined : e.target.value) });
+    wrap.append(el("div", { class: "row" }, field), el("div", { class: "help" }, p.allowed));
   } else {
     // A kind this page does not know: its JSON, checked by the server.
     const area = el("textarea", { id, spellcheck: "false", "data-param": p.name, rows: "2" });
@@ -394,6 +411,10 @@ function showErrors() {
     box.classList.toggle("invalid", message !== "");
     const e = box.querySelector(".error");
     if (e) e.textContent = message;
+  }
+  // A step with an error is marked in the list too.
+  for (const li of document.querySelectorAll("#steps li[data-index]")) {
+    li.classList.toggle("invalid", Object.keys(state.errors).some((k) => k.startsWith(li.dataset.index + ".")));
   }
 }
 
@@ -512,6 +533,7 @@ async function start() {
   $("conflict-reload").onclick = reloadFromDisk;
   $("conflict-overwrite").onclick = () => save(true);
   $("conflict-cancel").onclick = () => { $("conflict").hidden = true; };
+  for (const which of ["left", "right"]) $(which).addEventListener("load", () => showSize(which));
   const hold = $("hold");
   hold.addEventListener("pointerdown", () => showInput(true));
   for (const ev of ["pointerup", "pointerleave", "pointercancel", "blur"]) hold.addEventListener(ev, () => showInput(false));

@@ -22,7 +22,7 @@ button:disabled { opacity: .45; cursor: default; }
 .bar { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; padding: 8px 12px; background: var(--panel); border-bottom: 1px solid var(--line); }
 .bar h1 { font-size: 16px; margin: 0 8px 0 0; }
 .file { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
-.status { font-size: 12px; color: var(--muted); }
+.status { font-size: 12px; color: var(--muted); flex: 1 1 0; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .status.bad { color: var(--error); }
 .spacer { flex: 1; }
 .notice { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; padding: 8px 12px; background: #fff4d6; border-bottom: 1px solid #e2c46a; }
@@ -53,7 +53,21 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .param input[type=text], .param textarea { width: 100%; }
 .param textarea { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; min-height: 3.2em; }
 .param .error { font-size: 12px; }
-.param.invalid input, .param.invalid textarea { border-color: var(--error); }
+.param.invalid input:not(#step-name), .param.invalid textarea { border-color: var(--error); }
+.param input[type=number].short { width: 4.8em; }
+.param .use { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; }
+.param .channel { display: inline-flex; align-items: center; gap: 3px; font-size: 12px; color: var(--muted); min-width: 0; }
+.param .channel input { color: var(--ink); }
+.param .axis { width: 1em; color: var(--muted); }
+.param input[type=color] { flex: none; width: 2.4em; height: 1.9em; padding: 1px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); }
+.param .row .help { flex: 1; }
+.matrix { border-collapse: collapse; margin-top: 4px; width: 100%; table-layout: fixed; }
+.matrix tr > th:first-child { width: 1.4em; }
+.matrix th { font-size: 12px; font-weight: normal; color: var(--muted); padding: 0 2px; }
+.matrix td { padding: 1px; }
+.param .matrix input[type=number] { width: 100%; padding: 1px 2px; font-size: 12px; font-variant-numeric: tabular-nums; }
+.steps li.invalid .label { color: var(--error); }
+.pane .size { color: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
 .curve { width: 100%; max-width: 260px; aspect-ratio: 1; display: block; background: #fafafa; border: 1px solid var(--line); border-radius: 4px; touch-action: none; }
 .curve .grid { stroke: #e4e4e8; stroke-width: .004; }
 .curve .diag { stroke: #c9c9cf; stroke-width: .004; stroke-dasharray: .02 .02; }
@@ -65,6 +79,7 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .pane { margin: 0; display: flex; flex-direction: column; min-height: 0; min-width: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .pane figcaption { padding: 6px 10px; font-size: 13px; border-bottom: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .frame { flex: 1; min-height: 200px; display: flex; align-items: center; justify-content: center; padding: 8px; background: #e9e9ec; }
+.frame img.stale { opacity: .35; }
 .frame img { max-width: 100%; max-height: 100%; min-width: 0; object-fit: contain; display: block;
   background: repeating-conic-gradient(#dcdcdc 0% 25%, #ffffff 0% 50%) 50% / 16px 16px; }
 .compare { grid-column: 1 / -1; display: flex; align-items: center; gap: 10px; }

@@ -14,6 +14,7 @@ enum Page {
         case "/", "/index.html": Asset(contentType: "text/html; charset=utf-8", body: html, templated: true)
         case "/app.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
         case "/curve.js": Asset(contentType: "text/javascript; charset=utf-8", body: curveScript)
+        case "/controls.js": Asset(contentType: "text/javascript; charset=utf-8", body: controlsScript)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)
         default: nil
         }

@@ -3,8 +3,9 @@
 Loads the page, selects step 2, changes one of its parameters through its control (a point
 of the tone curve, nudged with the arrow keys as a keyboard user would), waits until both
 previews have changed pixels, saves, and checks the chain file on disk: the parameter
-changed, the ids are the same, and `filterchain validate` passes. Takes the screenshot that
-README shows (samples/editor.png).
+changed, the ids are the same, and `filterchain validate` passes. With FILTERCHAIN_SCREENSHOT
+set to a path, saves there the screenshot that README shows (samples/editor.png, from a
+release build: FILTERCHAIN_BIN=.build/release).
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
 FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
@@ -122,7 +123,9 @@ def test_edit_a_parameter_and_save(editor, browser):
     wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)),
          "the previews did not both change")
     time.sleep(0.3)
-    browser.save_screenshot(os.path.join(ROOT, "samples", "editor.png"))
+    shot = os.environ.get("FILTERCHAIN_SCREENSHOT")  # README's samples/editor.png
+    if shot:
+        browser.save_screenshot(shot)
     narrow = os.environ.get("FILTERCHAIN_NARROW_SCREENSHOT")
     if narrow:
         viewport(browser, 420, 1400)
@@ -197,3 +200,127 @@ def test_a_kind_the_page_does_not_know_gets_a_json_field_checked_by_the_server(e
     wait(browser, lambda d: "unknown parameter 'tint'" in d.find_element(
         By.CSS_SELECTOR, '.param[data-param="tint"] .error').text, "the server's error is not at the field")
     assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_geometry_steps_from_the_catalogue(editor, browser):
+    """Adds a resize and a rotate step from the catalogue, sets resize's width through its
+    control (the "use width" box, then the number field) and rotate's angle through its menu,
+    waits for previews of the new size (coffee.png is 600x400: width 300 gives 300x200, turned
+    by 270 degrees 200x300), saves, and checks the file, `validate`, and `apply`'s output size."""
+    from selenium.webdriver.support.ui import Select
+
+    with open(editor["chain"]) as f:
+        before = json.load(f)
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    assert previews(browser)[1].startswith("600x400:")
+
+    # The catalogue puts the geometry steps in their group.
+    groups = browser.execute_script("""
+        return [...document.querySelectorAll('#add-type optgroup')].map(g =>
+            [g.label, [...g.querySelectorAll('option')].map(o => o.value)]);""")
+    assert dict(groups)["geometry"] == ["resize", "crop", "rotate", "flip"]
+
+    # Add resize after step 1. With no size it is invalid: the error shows at the step and
+    # Save is disabled.
+    Select(browser.find_element(By.ID, "add-type")).select_by_value("resize")
+    browser.find_element(By.ID, "add").click()
+    wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2: resize")
+         or d.find_element(By.CSS_SELECTOR, "#param-width-use"), "resize not added")
+    wait(browser, lambda d: "no size given" in d.find_element(
+        By.CSS_SELECTOR, '#param-list .param[data-param=""] .error').text, "resize's error is not shown at the step")
+    assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
+    width = browser.find_element(By.ID, "param-width")
+    assert width.get_attribute("disabled") is not None  # left out until "use width"
+
+    # Its width, through its control.
+    browser.find_element(By.ID, "param-width-use").click()
+    width = wait(browser, lambda d: (lambda f: f if f.get_attribute("disabled") is None else None)(
+        d.find_element(By.ID, "param-width")), "width not enabled")
+    assert width.get_attribute("value") == "600"  # the image's width to start from
+    assert width.get_attribute("step") == "1"
+    width.send_keys(Keys.CONTROL, "a")  # (clear() would send an empty change, which the field refuses)
+    width.send_keys("300", Keys.TAB)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '#param-list input[type=range][data-param="width"]')
+         .get_attribute("value") == "300", "the slider did not follow the field")
+
+    # Add rotate after resize; its angle through its menu.
+    Select(browser.find_element(By.ID, "add-type")).select_by_value("rotate")
+    browser.find_element(By.ID, "add").click()
+    angle = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'select#param-angle'), "no angle menu")
+    menu = Select(angle)
+    assert [o.text for o in menu.options] == ["90", "180", "270", "-90", "-180", "-270"]
+    assert menu.first_selected_option.text == "90"
+    menu.select_by_visible_text("270")
+
+    # Both previews at the new size: after step 3 (rotate) and final.
+    wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 3: rotate"), "rotate not selected")
+    wait(browser, lambda d: all(p and p.startswith("200x300:") for p in previews(d)),
+         "the previews never became 200x300")
+    assert browser.find_element(By.ID, "right-size").text == "200×300"
+
+    # Save; the file on disk.
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        after = json.load(f)
+    steps = after["filters"]
+    assert [s["type"] for s in steps] == ["colorControls", "resize", "rotate", "toneCurve", "gaussianBlur"]
+    assert steps[1]["parameters"] == {"width": 300, "enlarge": True, "fast": False}
+    assert type(steps[1]["parameters"]["width"]) is int
+    assert steps[2]["parameters"] == {"angle": 270}
+    assert [s["id"] for s in (steps[0], steps[3], steps[4])] == [s["id"] for s in before["filters"]]
+    assert len({s["id"] for s in steps}) == 5
+    validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
+                              capture_output=True, text=True)
+    assert validate.returncode == 0, validate.stderr
+    out = os.path.join(os.path.dirname(editor["chain"]), "out.png")
+    applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"],
+                              os.path.join(ROOT, "samples", "coffee.png"), out], capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    assert png_size(out) == (200, 300)
+
+
+def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(editor, browser):
+    """lut's file is checked as it is entered: a missing .cube shows its error at the field;
+    an existing one clears it. monochrome's colour fields keep the exact numbers typed."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    Select(browser.find_element(By.ID, "add-type")).select_by_value("lut")
+    browser.find_element(By.ID, "add").click()
+    field = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'input#param-file'), "no file field")
+    field.send_keys("nope.cube", Keys.TAB)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text
+         == "nope.cube: no such file", "the missing file's error is not at the field")
+    assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
+    field = browser.find_element(By.CSS_SELECTOR, 'input#param-file')
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(os.path.join(ROOT, "samples", "luts", "warm-film.cube"), Keys.TAB)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text == ""
+         and d.find_element(By.ID, "save").get_attribute("disabled") is None, "a good .cube is not taken")
+
+    Select(browser.find_element(By.ID, "add-type")).select_by_value("monochrome")
+    browser.find_element(By.ID, "add").click()
+    green = wait(browser, lambda d: d.find_element(By.ID, "param-color-g"), "no colour fields")
+    green.send_keys(Keys.CONTROL, "a")
+    green.send_keys("0.123456789", Keys.TAB)
+    time.sleep(0.3)
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        steps = json.load(f)["filters"]
+    assert [s["type"] for s in steps][1:3] == ["lut", "monochrome"]
+    assert steps[1]["parameters"]["file"] == os.path.join(ROOT, "samples", "luts", "warm-film.cube")
+    assert steps[2]["parameters"]["color"] == [0.6, 0.123456789, 0.3]
+    validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
+                              capture_output=True, text=True)
+    assert validate.returncode == 0, validate.stderr

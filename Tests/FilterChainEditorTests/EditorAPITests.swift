@@ -128,6 +128,8 @@ import Testing
         #expect(!page.text.contains("{{TOKEN}}"))
         #expect(try await e.request("GET", "/app.js").text.contains("/api/render"))
         #expect(try await e.request("GET", "/curve.js").text.contains("function curveValue"))
+        #expect(try await e.request("GET", "/controls.js").text.contains("function kindControl"))
+        #expect(page.text.contains("/controls.js?token=\(e.server.token)"))
         #expect(try await e.request("GET", "/style.css").headers["content-type"]?.hasPrefix("text/css") == true)
         #expect(try await e.request("POST", "/").status == 405)
         #expect(try await e.request("DELETE", "/api/chain").status == 405)
