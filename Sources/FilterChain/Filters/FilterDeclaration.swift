@@ -188,15 +188,7 @@ public struct Parameter<F: Filter>: Sendable {
         return Parameter(name: name, help: help, kind: .choice(options),
                          get: { JSONNode(.string($0[keyPath: keyPath].rawValue)) },
                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                             guard case .string(let s) = node.value else {
-                                 throw ParameterError(node: node, problem: .wrongType(expected: "a string", found: node.typeName))
-                             }
-                             guard let value = E(rawValue: s) else {
-                                 throw ParameterError(node: node, problem: .notAllowed(
-                                     "\"\(s)\"", allowed: ParameterKind.choice(options).allowed,
-                                     suggestion: closestMatch(s, in: options)))
-                             }
-                             filter[keyPath: keyPath] = value
+                             filter[keyPath: keyPath] = try readChoice(node, E.self)
                          })
     }
 
@@ -258,15 +250,7 @@ public struct Parameter<F: Filter>: Sendable {
                          get: { $0[keyPath: keyPath].map { JSONNode(.string($0.rawValue)) } },
                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
                              if case .null = node.value { filter[keyPath: keyPath] = nil; return }
-                             guard case .string(let s) = node.value else {
-                                 throw ParameterError(node: node, problem: .wrongType(expected: "a string", found: node.typeName))
-                             }
-                             guard let value = E(rawValue: s) else {
-                                 throw ParameterError(node: node, problem: .notAllowed(
-                                     "\"\(s)\"", allowed: ParameterKind.choice(options).allowed,
-                                     suggestion: closestMatch(s, in: options)))
-                             }
-                             filter[keyPath: keyPath] = value
+                             filter[keyPath: keyPath] = try readChoice(node, E.self)
                          })
     }
 
@@ -300,6 +284,21 @@ func readNumber(_ node: JSONNode, in range: ClosedRange<Double>) throws(Paramete
         throw ParameterError(node: node, problem: .outOfRange(v, range))
     }
     return v
+}
+
+/// One of an enumeration's raw strings, with "did you mean" for a misspelling.
+func readChoice<E: RawRepresentable & CaseIterable>(_ node: JSONNode, _: E.Type) throws(ParameterError) -> E
+    where E.RawValue == String
+{
+    let options = E.allCases.map(\.rawValue)
+    guard case .string(let s) = node.value else {
+        throw ParameterError(node: node, problem: .wrongType(expected: "a string", found: node.typeName))
+    }
+    guard let value = E(rawValue: s) else {
+        throw ParameterError(node: node, problem: .notAllowed(
+            "\"\(s)\"", allowed: ParameterKind.choice(options).allowed, suggestion: closestMatch(s, in: options)))
+    }
+    return value
 }
 
 func readInteger(_ node: JSONNode, in range: ClosedRange<Int>) throws(ParameterError) -> Int {

@@ -277,34 +277,22 @@ struct Premultiply: PointKernel {
     }
 }
 
-/// c / a for colour, and 0 where a is 0 (after a neighbourhood filter).
+/// c / a for colour, and 0 where a is 0 (after a neighbourhood filter). With
+/// `clampsAlpha` (after a resampling, whose lobes overshoot) alpha is first clamped to
+/// [0, 1]; colour itself is not clamped.
 struct Unpremultiply: PointKernel {
-    func apply(_ p: PlanarPixels, count: Int) {
-        var i = 0
-        let zero = SIMD8<Float>.zero
-        while i < count {
-            let a = load8(p.alpha + i)
-            let transparent = a .== zero
-            let safe = a.replacing(with: 1, where: transparent)
-            store8((load8(p.red + i) / safe).replacing(with: 0, where: transparent), p.red + i)
-            store8((load8(p.green + i) / safe).replacing(with: 0, where: transparent), p.green + i)
-            store8((load8(p.blue + i) / safe).replacing(with: 0, where: transparent), p.blue + i)
-            i += 8
-        }
-    }
-}
+    var clampsAlpha = false
 
-/// After a resampling, whose lobes overshoot: alpha clamped to [0, 1], then c / a for
-/// colour (0 where a is 0). Colour itself is not clamped.
-struct ClampedUnpremultiply: PointKernel {
     func apply(_ p: PlanarPixels, count: Int) {
         var i = 0
         let zero = SIMD8<Float>.zero, one = SIMD8<Float>(repeating: 1)
         while i < count {
             var a = load8(p.alpha + i)
-            a.replace(with: zero, where: a .< zero)
-            a.replace(with: one, where: a .> one)
-            store8(a, p.alpha + i)
+            if clampsAlpha {
+                a.replace(with: zero, where: a .< zero)
+                a.replace(with: one, where: a .> one)
+                store8(a, p.alpha + i)
+            }
             let transparent = a .== zero
             let safe = a.replacing(with: 1, where: transparent)
             store8((load8(p.red + i) / safe).replacing(with: 0, where: transparent), p.red + i)

@@ -146,7 +146,7 @@ struct Plan {
                         // Strips of about as many input rows as the previous stage's.
                         let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
                         stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip))
-                        if hasAlpha { run.append(.point(ClampedUnpremultiply())) }
+                        if hasAlpha { run.append(.point(Unpremultiply(clampsAlpha: true))) }
                     case .crop(let rect):
                         closeRun()
                         stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s))

@@ -9,19 +9,6 @@ import Testing
     static let settings = [swapAndTint, alphaFromLuma, alphaScaled, wild]
 
     /// Alpha images: a written alpha is clamped, and colour is straight.
-    @Test(arguments: [false, true])
-    func allEightBitValues(alpha: Bool) throws {
-        for f in Self.settings { try Catalogue.check(f, Catalogue.allValues(alpha: alpha)) }
-    }
-
-    @Test func sixteenBitRamp() throws {
-        for f in Self.settings { try Catalogue.checkWithin(f, Catalogue.ramp16(), maxDiff: 8) }
-    }
-
-    @Test func kernelOnUnclampedValues() {
-        for f in Self.settings { Catalogue.checkKernel(f) }
-    }
-
     /// changesAlpha is declared when (and only when) the alpha row is not (0, 0, 0, 1, 0).
     @Test func declaresAlphaChanges() {
         #expect(!Self.swapAndTint.changesAlpha)

@@ -4,19 +4,6 @@ import Testing
 @Suite struct ExposureTests {
     static let settings = [-10.0, -1.5, -0.3, 0.3, 1, 2.5, 10].map { Exposure(ev: $0) }
 
-    @Test(arguments: [false, true])
-    func allEightBitValues(alpha: Bool) throws {
-        for f in Self.settings { try Catalogue.check(f, Catalogue.allValues(alpha: alpha)) }
-    }
-
-    @Test func sixteenBitRamp() throws {
-        for f in Self.settings { try Catalogue.checkWithin(f, Catalogue.ramp16(), maxDiff: 8) }
-    }
-
-    @Test func kernelOnUnclampedValues() {
-        for f in Self.settings { Catalogue.checkKernel(f) }
-    }
-
     @Test func neutral() throws {
         try Catalogue.expectIdentity(Exposure())
         Catalogue.checkNeutral(Exposure(ev: 1.3))

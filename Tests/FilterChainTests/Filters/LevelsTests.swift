@@ -10,15 +10,6 @@ import Testing
         Levels(gamma: 0.1, outBlack: 0.9, outWhite: 0.1),   // an inverted output ramp
     ]
 
-    @Test(arguments: [false, true])
-    func allEightBitValues(alpha: Bool) throws {
-        for f in Self.settings { try Catalogue.check(f, Catalogue.allValues(alpha: alpha)) }
-    }
-
-    @Test func sixteenBitRamp() throws {
-        for f in Self.settings { try Catalogue.checkWithin(f, Catalogue.ramp16(), maxDiff: 8) }
-    }
-
     @Test func kernelOnUnclampedValues() {
         for f in Self.settings + [Levels()] { Catalogue.checkKernel(f) }
     }

@@ -7,19 +7,6 @@ import Testing
         Monochrome(color: ColorRGB(0, 0, 1), intensity: 0.8), Monochrome(color: ColorRGB(0.2, 0.9, 0.1), intensity: 1),
     ]
 
-    @Test(arguments: [false, true])
-    func allEightBitValues(alpha: Bool) throws {
-        for f in Self.settings { try Catalogue.check(f, Catalogue.allValues(alpha: alpha)) }
-    }
-
-    @Test func sixteenBitRamp() throws {
-        for f in Self.settings { try Catalogue.checkWithin(f, Catalogue.ramp16(), maxDiff: 8) }
-    }
-
-    @Test func kernelOnUnclampedValues() {
-        for f in Self.settings { Catalogue.checkKernel(f) }
-    }
-
     @Test func neutral() throws {
         try Catalogue.expectIdentity(Monochrome(intensity: 0))
         for f in Self.settings + [Monochrome(intensity: 0)] { Catalogue.checkNeutral(f) }
