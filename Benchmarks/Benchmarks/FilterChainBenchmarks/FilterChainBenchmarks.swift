@@ -27,7 +27,7 @@ func measured(_ benchmark: Benchmark, _ work: () throws -> Void) rethrows {
 
 /// A photo-like test image: smooth gradients and blobs plus a little noise, so blurs and
 /// codecs see realistic data (noise keeps PNG from compressing it to nothing).
-func syntheticImage(alpha: Bool) -> RasterImage {
+func syntheticImage(alpha: Bool) throws -> RasterImage {
     let channels = alpha ? 4 : 3
     var pixels = [UInt8](repeating: 0, count: pixelCount * channels)
     // Separable smooth pattern from per-column and per-row tables.
@@ -62,7 +62,7 @@ func syntheticImage(alpha: Bool) -> RasterImage {
             }
         }
     }
-    return RasterImage(width: width, height: height,
+    return try RasterImage(width: width, height: height,
                        format: PixelFormat(alpha ? .rgba : .rgb, .eight), pixels: pixels)
 }
 
@@ -120,7 +120,7 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(try renderer.apply(chain, to: image))
             }
         } setup: {
-            (Renderer(stripHeight: 32), syntheticImage(alpha: false))
+            (Renderer(stripHeight: 32), try syntheticImage(alpha: false))
         }
     }
 
@@ -149,7 +149,7 @@ let benchmarks: @Sendable () -> Void = {
         } setup: { () throws -> Renderer in
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let renderer = Renderer(stripHeight: 32)
-            _ = try renderer.render(Chain(steps: []), image: syntheticImage(alpha: c.alpha), outputs: [
+            _ = try renderer.render(Chain(steps: []), image: try syntheticImage(alpha: c.alpha), outputs: [
                 RenderOutput(step: 0, .file(.file(input), EncodeOptions())),
             ])
             return renderer
@@ -184,7 +184,7 @@ final class PreviewEdit: @unchecked Sendable {
     let folder: String
 
     init() throws {
-        session = PreviewSession(image: syntheticImage(alpha: false), maxSize: 1024, renderer: Renderer(stripHeight: 32))
+        session = try PreviewSession(image: try syntheticImage(alpha: false), maxSize: 1024, renderer: Renderer(stripHeight: 32))
         chain = Chain([colorControls(), toneCurve(), gaussianBlur(8), colorControls(), toneCurve()])
         folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("filterchain-preview-benchmark-\(ProcessInfo.processInfo.processIdentifier)").path
