@@ -257,6 +257,8 @@ public final class Renderer: @unchecked Sendable {
         }
         let watched = outputs.map { probes[$0] }
         for probe in watched { probe.onFound = { if watched.allSatisfy(\.foundColour) { done.cancel() } } }
+        // Each probe's closure holds them all: break the cycle when the pass ends.
+        defer { for probe in watched { probe.onFound = {} } }
         do {
             try ImageRun(plan: plan, source: reader, sinks: probes, linear: linear, pool: pool, order: order,
                          cancel: [cancel, done].compactMap { $0 }).run()
