@@ -167,6 +167,11 @@ fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
     // Our own pixel limit is checked from the header, before any pixel memory exists;
     // libpng's default (1,000,000 on a side) would otherwise decide first.
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
+    // No ancillary chunk, nor its decompressed text, may take more than 64 MiB (a damaged
+    // zTXt/iTXt read leniently could otherwise inflate without bound), and at most 1000
+    // ancillary chunks are kept.
+    png_set_chunk_malloc_max(d->png, 64u << 20);
+    png_set_chunk_cache_max(d->png, 1000);
     png_read_info(d->png, d->info);
 
     png_uint_32 width, height;
