@@ -48,7 +48,15 @@ import Testing
         do {
             let lut = try CubeLUT(parsing: try Self.bytes(path))
             #expect(lut.shaper != nil || lut.cube != nil)
-            if let cube = lut.cube { #expect(cube.entry(cube.size - 1, cube.size - 1, cube.size - 1).x.isFinite) }
+            if let cube = lut.cube {
+                let n = cube.size
+                var finite = true
+                for b in 0..<n { for g in 0..<n { for r in 0..<n {
+                    let e = cube.entry(r, g, b)
+                    finite = finite && e.x.isFinite && e.y.isFinite && e.z.isFinite
+                } } }
+                #expect(finite, "every entry of an accepted table is finite")
+            }
         } catch let error as CubeLUTError {
             #expect(!error.description.isEmpty)
         }

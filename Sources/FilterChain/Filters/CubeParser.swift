@@ -34,7 +34,8 @@ struct CubeParser {
         if text.last == 13 { text = text.dropLast() }
         // Data rows after the first, in the plain form nearly every file uses, without making
         // strings; anything else (and every error) goes the general way below.
-        if firstDataLine != nil, data.count < 3 * expectedRows, let (r, g, b) = CubeParser.plainRow(text) {
+        if firstDataLine != nil, data.count < 3 * expectedRows, let (r, g, b) = CubeParser.plainRow(text),
+           Float(r).isFinite, Float(g).isFinite, Float(b).isFinite {
             data.append(Float(r))
             data.append(Float(g))
             data.append(Float(b))
@@ -243,6 +244,10 @@ struct CubeParser {
     static func number(_ token: String, line: Int) throws(CubeLUTError) -> Double {
         guard let v = Double(token) else { throw CubeLUTError(line: line, "'\(token)' is not a number") }
         guard v.isFinite else { throw CubeLUTError(line: line, "'\(token)' is not a finite number") }
+        // Tables hold 32-bit floats: beyond their range a value would become infinite.
+        guard Float(v).isFinite else {
+            throw CubeLUTError(line: line, "'\(token)' is too large (beyond ±3.4e38, the range of the table's numbers)")
+        }
         return v
     }
 
