@@ -172,6 +172,11 @@ fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
     // ancillary chunks are kept.
     png_set_chunk_malloc_max(d->png, 64u << 20);
     png_set_chunk_cache_max(d->png, 1000);
+    // Text chunks are read by the Swift side's own chunk walk (with its own limits); libpng
+    // skips them without allocating their declared length (a damaged iTXt read leniently
+    // could claim 1.9 GB).
+    static const png_byte text_chunks[] = { 't', 'E', 'X', 't', '\0', 'z', 'T', 'X', 't', '\0', 'i', 'T', 'X', 't', '\0' };
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, text_chunks, 3);
     png_read_info(d->png, d->info);
 
     png_uint_32 width, height;
