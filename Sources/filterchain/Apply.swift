@@ -1,9 +1,14 @@
 import ArgumentParser
 import FilterChain
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "apply",
         abstract: "Apply a chain file to one image, or to many into a folder.",
         // Paragraphs are single lines: the help is wrapped to the terminal as a whole, so
         // line breaks written here would break lines mid-phrase.

@@ -1,5 +1,9 @@
 import FilterChain
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,14 +33,14 @@ struct BatchRun {
         if let filesFrom = options.filesFrom {
             let text: String
             if filesFrom == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                text = String(decoding: readAll(STDIN_FILENO), as: UTF8.self)
             } else {
                 guard let data = FileManager.default.contents(atPath: filesFrom) else {
                     throw Failure.usage("\(filesFrom): cannot read the list of inputs")
                 }
                 text = String(decoding: data, as: UTF8.self)
             }
-            list += text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            list += text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
         }
         if list.isEmpty { throw Failure.usage("no inputs") }
         if list.contains("-") {
@@ -105,8 +109,7 @@ struct BatchRun {
         let chain = self.chain
         let json = options.json
         let skipExisting = options.skipExisting
-        let workers = (0..<jobs).map { _ in
-            Thread {
+        runThreads(jobs, stackSize: 1 << 20) {
                 while !Signals.cancel.isCancelled, let index = state.next() {
                     let item = items[index]
                     let started = now()
@@ -151,14 +154,7 @@ struct BatchRun {
                     line.add("milliseconds", Int(((now() - started) * 1000).rounded()))
                     if json { Console.output(line.text) }
                 }
-                state.workerDone()
-            }
         }
-        for w in workers {
-            w.stackSize = 1 << 20
-            w.start()
-        }
-        state.waitForWorkers(jobs)
         Console.endProgress()
         let counts = state.counts
         if !options.quiet {
@@ -181,12 +177,11 @@ struct ExitCodeFailure: Error {
 final class BatchState: @unchecked Sendable {
     enum Outcome { case written, failed, skipped, cancelled }
 
-    private let lock = NSCondition()
+    private let lock = Lock()
     private var nextIndex = 0
     private let total: Int
     private(set) var counts = (written: 0, failed: 0, skipped: 0)
     private var done = 0
-    private var workersDone = 0
     private let started = now()
     private let showProgress: Bool
 
@@ -220,24 +215,14 @@ final class BatchState: @unchecked Sendable {
     private func progressLine() -> String {
         let elapsed = max(now() - started, 1e-6)
         let rate = Double(done) / elapsed
-        var line = "\(done)/\(total) images, " + String(format: "%.1f/s", rate)
+        let tenths = Int((rate * 10).rounded())
+        var line = "\(done)/\(total) images, \(tenths / 10).\(tenths % 10)/s"
         if rate > 0 && done < total {
             let left = Int((Double(total - done) / rate).rounded())
-            line += String(format: ", %d:%02d left", left / 60, left % 60)
+            let seconds = left % 60
+            line += ", \(left / 60):\(seconds < 10 ? "0" : "")\(seconds) left"
         }
         return line
     }
-
-    func workerDone() {
-        lock.lock()
-        workersDone += 1
-        lock.broadcast()
-        lock.unlock()
-    }
-
-    func waitForWorkers(_ count: Int) {
-        lock.lock()
-        while workersDone < count { lock.wait() }
-        lock.unlock()
-    }
 }
+

@@ -41,6 +41,7 @@ struct ChainCommand: ParsableCommand {
 
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "new",
             abstract: "Create an empty chain file.",
             discussion: "  filterchain chain new look.json --working-space linear")
 
@@ -64,6 +65,7 @@ struct ChainCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a filter; prints its new id.",
             discussion: "  filterchain chain add look.json toneCurve --at 1 \\\n    'points=[[0,0],[0.5,0.6],[1,1]]'")
 
@@ -103,6 +105,7 @@ struct ChainCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Set parameters of a step.",
             discussion: "  filterchain chain set look.json 3 sigma=4")
 
@@ -135,7 +138,7 @@ struct ChainCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a step.", discussion: "  filterchain chain remove look.json colour")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a step.", discussion: "  filterchain chain remove look.json colour")
 
         @Argument(help: "The chain file.") var file: String
         @Argument(help: "The step.") var step: String
@@ -148,7 +151,7 @@ struct ChainCommand: ParsableCommand {
     }
 
     struct Move: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move a step to another position.",
+        static let configuration = CommandConfiguration(commandName: "move", abstract: "Move a step to another position.",
                                                         discussion: "  filterchain chain move look.json 3 --to 1")
 
         @Argument(help: "The chain file.") var file: String
@@ -166,14 +169,14 @@ struct ChainCommand: ParsableCommand {
     }
 
     struct Enable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Enable a step.", discussion: "  filterchain chain enable look.json blur")
+        static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a step.", discussion: "  filterchain chain enable look.json blur")
         @Argument(help: "The chain file.") var file: String
         @Argument(help: "The step.") var step: String
         func run() throws { try setEnabled(file, step, true) }
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disable a step (it still counts as a step).",
+        static let configuration = CommandConfiguration(commandName: "disable", abstract: "Disable a step (it still counts as a step).",
                                                         discussion: "  filterchain chain disable look.json blur")
         @Argument(help: "The chain file.") var file: String
         @Argument(help: "The step.") var step: String
@@ -181,7 +184,7 @@ struct ChainCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a chain as a table.", discussion: "  filterchain chain show look.json")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a chain as a table.", discussion: "  filterchain chain show look.json")
         @Argument(help: "The chain file.") var file: String
 
         func run() throws {

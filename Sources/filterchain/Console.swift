@@ -200,3 +200,59 @@ func writeAll(_ fd: Int32, _ text: String) {
         offset += n
     }
 }
+
+/// A mutex (pthread), for the batch's bookkeeping.
+final class Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+}
+
+/// Runs `body` on `count` threads of their own and returns when all have finished.
+func runThreads(_ count: Int, stackSize: Int, _ body: @escaping @Sendable () -> Void) {
+    final class Box: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    var threads: [pthread_t] = []
+    for _ in 0..<count {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, stackSize)
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let created = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        pthread_attr_destroy(&attributes)
+        precondition(created == 0, "cannot start a thread")
+        #if canImport(Glibc)
+        threads.append(thread)
+        #else
+        threads.append(thread!)
+        #endif
+    }
+    for t in threads { pthread_join(t, nil) }
+}
+
+/// Everything readable from `fd` (standard input, say).
+func readAll(_ fd: Int32) -> [UInt8] {
+    var result: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        result.append(contentsOf: chunk[0..<n])
+    }
+    return result
+}

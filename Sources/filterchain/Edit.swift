@@ -9,6 +9,7 @@ import Darwin
 /// beside this one), so that building `filterchain apply` never builds the HTTP server.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "edit",
         abstract: "Edit a chain live in the browser: the image after the selected step and the final image.",
         discussion: """
             Serves a page on 127.0.0.1 and prints its address with the session token as the

@@ -3,6 +3,7 @@ import FilterChain
 
 struct Filters: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "filters",
         abstract: "List the filter types with their parameters, defaults, ranges and help.",
         discussion: """
             Generated from the filters' own declarations, as chain files are checked against them.
@@ -70,6 +71,7 @@ enum FilterDocs {
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check chain files without any image.",
         discussion: """
             Prints each file's first problem with its JSON path, line and column. Exit status 0 when every file is valid, 65 when any is not.

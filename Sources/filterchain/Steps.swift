@@ -8,6 +8,7 @@ import FilterChain
 
 struct Steps: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "steps",
         abstract: "Write the image after every step of a chain, from one evaluation.",
         discussion: """
             Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too: their image equals the one before), and with --sheet a contact sheet of every step's thumbnail labelled with its position and name (or type). The step images and the sheet appear together, or not at all.

@@ -76,6 +76,17 @@ const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length);
 fc_jpeg_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
                                      uint32_t *height);
 fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
+/// Before the start: Huffman-decode on a thread of its own, overlapping the rest of decoding
+/// (same pixels, same warnings and errors). It applies to files with one interleaved Huffman
+/// scan of at least `min_mcus` MCUs (0: never), where libjpeg-turbo's internal interfaces
+/// are available. The thread hands over `chunk_mcus` MCUs at a time (0: 512), four chunks
+/// ahead at most.
+void fc_jpeg_decoder_parallel(fc_jpeg_decoder *d, unsigned min_mcus, unsigned chunk_mcus);
+/// After the start: whether an entropy thread was started.
+int fc_jpeg_decoder_is_parallel(const fc_jpeg_decoder *d);
+/// Stops what may still read the input (the entropy thread). Call before the input's memory
+/// or FILE goes away; fc_jpeg_decoder_free does it too.
+void fc_jpeg_decoder_release_input(fc_jpeg_decoder *d);
 /// Reads the next `rows` rows, `output_channels` bytes per pixel, into dst (rows `stride`
 /// bytes apart). CMYK and YCCK are converted to RGB here.
 fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,

@@ -69,11 +69,18 @@ protocol StoredDecoder: AnyObject {
     var canShrink: Bool { get }
     /// Delivers the image at 1/denominator of its size (JPEG DCT scaling).
     func shrink(by denominator: Int) throws
+    /// Before the first read: entropy-decode on a thread of its own (JPEG), when the image
+    /// has at least `minimumMCUs` MCUs; the thread hands over `chunkMCUs` at a time.
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int)
+    /// Whether decoding took a thread of its own (known after the first read).
+    var decodesInParallel: Bool { get }
 }
 
 extension StoredDecoder {
     var canShrink: Bool { false }
     func shrink(by denominator: Int) throws {}
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {}
+    var decodesInParallel: Bool { false }
 }
 
 /// Reads an image top to bottom in strips of rows, upright. Used from one thread at a time.
@@ -127,6 +134,32 @@ public final class ImageReader: @unchecked Sendable {
             throw CodecError(name, .tooManyPixels(width: width, height: height, limit: options.maxPixels))
         }
     }
+
+    /// Before the first read: lets the decoder take a thread of its own where that is worth
+    /// it (a large baseline JPEG: Huffman decoding overlaps the rest). The pixels, warnings and
+    /// errors are the same. For a reader that has the cores to itself.
+    /// Returns whether it did; `whenDecoded` then runs once decoding has ended (at the finish,
+    /// or when the reader goes away).
+    @discardableResult
+    func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512, whenDecoded: (() -> Void)? = nil) -> Bool {
+        guard nextRow == 0 else { return false }
+        decoder.decodeInParallel(minimumMCUs: minimumMCUs, chunkMCUs: chunkMCUs)
+        guard decoder.decodesInParallel else { return false }
+        self.whenDecoded = whenDecoded
+        return true
+    }
+
+    private var whenDecoded: (() -> Void)?
+
+    private func decodingEnded() {
+        whenDecoded?()
+        whenDecoded = nil
+    }
+
+    deinit { decodingEnded() }
+
+    /// Whether decoding took a thread of its own (known after the first read).
+    var decodesInParallel: Bool { decoder.decodesInParallel }
 
     /// Shrink-on-load: has a JPEG decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT
     /// scaling), the largest reduction that keeps at least `minimum` pixels on both axes,
@@ -190,6 +223,7 @@ public final class ImageReader: @unchecked Sendable {
     /// Reads to the end of the file, so that damage after the last row is found too.
     /// Leniently, damage there becomes a warning.
     public func finish() throws {
+        defer { decodingEnded() }
         do { try decoder.finish() } catch {
             if !lenient { throw error }
             extraWarnings.append((error as? CodecError)?.message ?? "\(error)")

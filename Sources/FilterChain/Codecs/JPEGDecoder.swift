@@ -55,6 +55,20 @@ final class JPEGDecoder: StoredDecoder {
 
     var canShrink: Bool { !started }
 
+    // The input (its memory, its FILE) goes away with this object's properties, in no set
+    // order: stop the entropy thread, which reads it, first.
+    deinit { fc_jpeg_decoder_release_input(d) }
+
+    /// Starts decoding now: the entropy thread then works while the pipeline is set up. A
+    /// failure to start is thrown by the first read.
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {
+        guard !started else { return }
+        fc_jpeg_decoder_parallel(d, UInt32(clamping: minimumMCUs), UInt32(clamping: chunkMCUs))
+        try? start()
+    }
+
+    var decodesInParallel: Bool { fc_jpeg_decoder_is_parallel(d) != 0 }
+
     func shrink(by denominator: Int) throws {
         var w: UInt32 = 0, h: UInt32 = 0
         let status = fc_jpeg_decoder_scale(d, UInt32(denominator), &w, &h)

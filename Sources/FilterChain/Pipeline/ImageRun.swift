@@ -1,4 +1,9 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Planes of Float rows: red, green, blue, alpha, each `rows` rows of `stride` floats,
 /// 32-byte aligned. Used as a ring of rows (row y in slot y % rows) or as one strip.
@@ -6,19 +11,39 @@ final class PlaneBuffer: @unchecked Sendable {
     let rows: Int
     let stride: Int
     let base: UnsafeMutablePointer<Float>
+    /// Mapped from the system (zero pages, touched only when first written) rather than
+    /// allocated and cleared: a large ring is then set up without delaying the image's first
+    /// strip, and its pages are faulted in by the threads that fill them.
+    private let mapped: Int
+
+    /// Buffers from this size up are mapped.
+    static let mappedBytes = 1 << 20
 
     init(rows: Int, stride: Int, opaque: Bool) {
         self.rows = rows
         self.stride = stride
         let count = 4 * rows * stride
-        base = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64)
-            .bindMemory(to: Float.self, capacity: count)
-        base.initialize(repeating: 0, count: 3 * rows * stride)
+        let bytes = count * 4
+        if bytes >= PlaneBuffer.mappedBytes,
+           let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           memory != MAP_FAILED {
+            mapped = bytes
+            base = memory.bindMemory(to: Float.self, capacity: count)
+        } else {
+            mapped = 0
+            base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+                .bindMemory(to: Float.self, capacity: count)
+            base.initialize(repeating: 0, count: 3 * rows * stride)
+        }
         // Opaque images never write alpha: it stays exactly 1.
-        (base + 3 * rows * stride).initialize(repeating: opaque ? 1 : 0, count: rows * stride)
+        if opaque || mapped == 0 {
+            (base + 3 * rows * stride).initialize(repeating: opaque ? 1 : 0, count: rows * stride)
+        }
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        if mapped > 0 { munmap(base, mapped) } else { base.deallocate() }
+    }
 
     @inline(__always)
     func row(_ plane: Int, _ slot: Int) -> UnsafeMutablePointer<Float> {

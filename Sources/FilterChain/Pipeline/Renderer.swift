@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An image a render produces: the image after `step` filters (0 is the decoded input),
 /// written to a file or kept in memory.
 public struct RenderOutput: Sendable {
@@ -42,6 +44,9 @@ public final class Renderer: @unchecked Sendable {
     /// Rows per strip. Results do not depend on it.
     public let stripHeight: Int
 
+    /// Images being rendered from files or bytes now.
+    private let inFlight = Atomic<Int>(0)
+
     public init(threads: Int = WorkerPool.availableCores, stripHeight: Int = 32) {
         pool = WorkerPool(threads: threads)
         self.stripHeight = max(1, stripHeight)
@@ -60,10 +65,20 @@ public final class Renderer: @unchecked Sendable {
         var source = source
         if source == .standardInput { source = .bytes(try OpenedInput.readStandardInput(), name: "-") }
         var shrunk = 1
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
         let open = { [self] () throws -> (PixelSource, ImageSize?) in
             let reader = try ImageReader.open(source, options: decode)
             let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
             shrunk = shrink?.denominator ?? 1
+            // An image alone on the renderer's threads lends one of them to its decoder's
+            // Huffman decoding (a thread of the decoder's own, which the pool's tasks cannot
+            // share), so the cores are not oversubscribed. Images in parallel (a batch) are
+            // parallel enough as they are.
+            if pool.threadCount >= 2, inFlight.load(ordering: .relaxed) == 1, pool.lend() {
+                let pool = self.pool
+                if !reader.decodeInParallel(whenDecoded: { pool.reclaim() }) { pool.reclaim() }
+            }
             return (reader, shrink?.logicalSize)
         }
         var result = try render(chain, open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)

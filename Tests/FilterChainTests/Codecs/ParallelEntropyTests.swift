@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import FilterChain
+
+/// Huffman decoding on a thread of its own (fc_jpeg.c, "Entropy decoding on a thread of its
+/// own") against libjpeg's ordinary single-threaded decoding of the same files: the same
+/// pixels, warnings and notices, or the same error.
+@Suite struct ParallelEntropyTests {
+    /// What decoding a file gave: its pixels and reports, or the error's message.
+    enum Outcome: Equatable {
+        case decoded(pixels: [UInt8], width: Int, height: Int, warnings: [String], notices: [String])
+        case failed(String)
+    }
+
+    /// Decodes `path`, in parallel when `chunk` is given (MCUs per hand-over; any image size
+    /// qualifies), at 1/`shrink` scale. Also returns whether a thread was started.
+    static func decode(_ path: String, lenient: Bool = false, chunk: Int? = nil, shrink: Int = 1,
+                       maxPixels: Int = DecodeOptions.defaultMaxPixels) -> (Outcome, parallel: Bool) {
+        var parallel = false
+        do {
+            let reader = try ImageReader.open(.file(path), options: DecodeOptions(maxPixels: maxPixels, lenient: lenient))
+            if shrink > 1 {
+                try reader.shrink(keepingAtLeast: ImageSize(width: reader.info.width / shrink, height: reader.info.height / shrink))
+            }
+            if let chunk { parallel = reader.decodeInParallel(minimumMCUs: 1, chunkMCUs: chunk) }
+            let pixels = try reader.readAll()
+            return (.decoded(pixels: pixels, width: reader.info.width, height: reader.info.height,
+                             warnings: reader.warnings, notices: reader.notices), parallel)
+        } catch let error as CodecError {
+            return (.failed(error.message), parallel)
+        } catch {
+            return (.failed("\(error)"), parallel)
+        }
+    }
+
+    /// libjpeg-turbo's fuzzed corpus and test images, strict and lenient, with a 7-MCU
+    /// hand-over so that the ring wraps many times even in small images.
+    @Test func corpusDecodesAsOnOneThread() throws {
+        let files = JPEGConformanceTests.fuzzFiles.map { TestData.jpegFuzz.appendingPathComponent($0).path }
+            + ["testorig.jpg", "testimgint.jpg", "testimgari.jpg"].map { TestData.jpegImages.appendingPathComponent($0).path }
+        #expect(files.count == 882)
+        var parallel = 0, failedBoth = 0
+        for path in files {
+            for lenient in [false, true] {
+                let (serial, _) = Self.decode(path, lenient: lenient, maxPixels: 4_000_000)
+                let (split, wasParallel) = Self.decode(path, lenient: lenient, chunk: 7, maxPixels: 4_000_000)
+                #expect(split == serial, "\(path) lenient \(lenient)")
+                if wasParallel { parallel += 1 }
+                if case .failed = serial { failedBoth += 1 }
+            }
+        }
+        // Most of the corpus is progressive, arithmetic-coded or fails in its headers, which
+        // decodes on one thread either way; 202 of the 1764 decodes qualify.
+        #expect(parallel >= 200, "\(parallel) decodes took the entropy thread")
+        #expect(failedBoth > 100, "the damaged files are part of the comparison (\(failedBoth))")
+    }
+
+    /// A photograph at full and reduced scale, with the default hand-over and a small one.
+    @Test(arguments: [1, 2, 4, 8])
+    func photographDecodesAsOnOneThread(shrink: Int) throws {
+        let path = TestData.shared.appendingPathComponent("images/hubble_deep_field.jpg").path
+        let (serial, _) = Self.decode(path, shrink: shrink)
+        for chunk in [512, 5] {
+            let (split, parallel) = Self.decode(path, chunk: chunk, shrink: shrink)
+            #expect(parallel)
+            #expect(split == serial, "chunk \(chunk)")
+        }
+        guard case .decoded(let pixels, let width, _, _, _) = serial else {
+            Issue.record("the photograph did not decode")
+            return
+        }
+        #expect(width == (1000 + shrink - 1) / shrink)
+        #expect(pixels.contains { $0 != 0 })
+    }
+
+    /// The default threshold (2048 MCUs) leaves small images on one thread.
+    @Test func smallImagesStayOnOneThread() throws {
+        let reader = try ImageReader.open(.file(TestData.jpegImages.appendingPathComponent("testorig.jpg").path))
+        #expect(!reader.decodeInParallel())
+        let big = try ImageReader.open(.file(TestData.shared.appendingPathComponent("images/hubble_deep_field.jpg").path))
+        #expect(big.decodeInParallel())
+    }
+
+    /// A reader dropped part way (a failed render) stops its entropy thread, even one that
+    /// waits for room in the ring; and the thread ends when decoding finishes.
+    @Test func droppedReaderStopsItsThread() throws {
+        let path = TestData.shared.appendingPathComponent("images/hubble_deep_field.jpg").path
+        for rows in [0, 1, 16, 300] {
+            var ended = 0
+            do {
+                let reader = try ImageReader.open(.file(path))
+                #expect(reader.decodeInParallel(chunkMCUs: 3, whenDecoded: { ended += 1 }))
+                var buffer = [UInt8](repeating: 0, count: reader.info.rowBytes * max(rows, 1))
+                if rows > 0 {
+                    try buffer.withUnsafeMutableBytes { try reader.read(into: $0.baseAddress!, stride: reader.info.rowBytes, rows: rows) }
+                }
+                #expect(ended == 0)
+            }
+            #expect(ended == 1, "after \(rows) rows")
+        }
+        let reader = try ImageReader.open(.file(path))
+        var ended = 0
+        #expect(reader.decodeInParallel(whenDecoded: { ended += 1 }))
+        _ = try reader.readAll()
+        #expect(ended == 1)
+    }
+
+    /// Bytes of a file cut short: the entropy thread's failure (strict) or warning (lenient)
+    /// reaches the reader exactly as on one thread.
+    @Test func truncatedFileReportsTheSame() throws {
+        let whole = try [UInt8](Data(contentsOf: TestData.shared.appendingPathComponent("images/hubble_deep_field.jpg")))
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cut.jpg").path
+        try Data(whole.prefix(whole.count * 2 / 3)).write(to: URL(fileURLWithPath: path))
+        for lenient in [false, true] {
+            let (serial, _) = Self.decode(path, lenient: lenient)
+            let (split, parallel) = Self.decode(path, lenient: lenient, chunk: 64)
+            #expect(parallel)
+            #expect(split == serial)
+            switch serial {
+            case .failed(let message): #expect(!lenient && message.lowercased().contains("premature end"), "\(message)")
+            case .decoded(_, _, _, let warnings, _): #expect(lenient && warnings.count == 1, "\(warnings)")
+            }
+        }
+    }
+
+    /// A render on two threads (where an image alone lends one to its decoder) gives the
+    /// bytes a render on one thread gives, for a fast resize from a reduced scale and for the
+    /// whole image through a filter.
+    @Test func rendersEqualOneThreadRenders() throws {
+        let path = TestData.shared.appendingPathComponent("images/hubble_deep_field.jpg").path
+        var blur = GaussianBlur()
+        blur.sigma = 1.5
+        for chain in [Chain([Resize(width: 300, height: 300, fast: true)]), Chain([blur])] {
+            let outputs = [RenderOutput(step: chain.steps.count, .memory())]
+            let one = try Renderer(threads: 1).render(chain, source: .file(path), outputs: outputs)
+            let two = try Renderer(threads: 2).render(chain, source: .file(path), outputs: outputs)
+            #expect(two.images == one.images)
+            #expect(two.shrunkOnLoad == one.shrunkOnLoad)
+        }
+    }
+}
+
