@@ -135,28 +135,16 @@ public final class ImageReader: @unchecked Sendable {
         }
     }
 
-    /// Before the first read: lets the decoder take a thread of its own where that is worth
-    /// it (a large baseline JPEG: Huffman decoding overlaps the rest). The pixels, warnings and
-    /// errors are the same. For a reader that has the cores to itself.
-    /// Returns whether it did; `whenDecoded` then runs once decoding has ended (at the finish,
-    /// or when the reader goes away).
+    /// Before the first read: lets the decoder take a thread of its own for a large baseline
+    /// JPEG (its Huffman decoding then overlaps the rest of decoding). The pixels, warnings and
+    /// errors are the same. Decoding starts at once.
+    /// Returns whether it did.
     @discardableResult
-    func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512, whenDecoded: (() -> Void)? = nil) -> Bool {
+    func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512) -> Bool {
         guard nextRow == 0 else { return false }
         decoder.decodeInParallel(minimumMCUs: minimumMCUs, chunkMCUs: chunkMCUs)
-        guard decoder.decodesInParallel else { return false }
-        self.whenDecoded = whenDecoded
-        return true
+        return decoder.decodesInParallel
     }
-
-    private var whenDecoded: (() -> Void)?
-
-    private func decodingEnded() {
-        whenDecoded?()
-        whenDecoded = nil
-    }
-
-    deinit { decodingEnded() }
 
     /// Whether decoding took a thread of its own (known after the first read).
     var decodesInParallel: Bool { decoder.decodesInParallel }
@@ -223,7 +211,6 @@ public final class ImageReader: @unchecked Sendable {
     /// Reads to the end of the file, so that damage after the last row is found too.
     /// Leniently, damage there becomes a warning.
     public func finish() throws {
-        defer { decodingEnded() }
         do { try decoder.finish() } catch {
             if !lenient { throw error }
             extraWarnings.append((error as? CodecError)?.message ?? "\(error)")

@@ -71,13 +71,14 @@ public final class Renderer: @unchecked Sendable {
             let reader = try ImageReader.open(source, options: decode)
             let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
             shrunk = shrink?.denominator ?? 1
-            // An image alone on the renderer's threads lends one of them to its decoder's
-            // Huffman decoding (a thread of the decoder's own, which the pool's tasks cannot
-            // share), so the cores are not oversubscribed. Images in parallel (a batch) are
-            // parallel enough as they are.
-            if pool.threadCount >= 2, inFlight.load(ordering: .relaxed) == 1, pool.lend() {
-                let pool = self.pool
-                if !reader.decodeInParallel(whenDecoded: { pool.reclaim() }) { pool.reclaim() }
+            // Decoded at a reduced scale, a large JPEG's Huffman decoding is most of the work
+            // (the inverse DCT, colour conversion and every later step see 1/4 of the
+            // pixels or fewer), and it is serial: an image alone on the renderer gives it a
+            // thread of its own beside the pool's (W6: 57 -> 50 ms). At full scale it is not
+            // (W1, W7, W6x measured slower with the extra thread), nor in a batch, whose images
+            // keep every core busy already.
+            if shrink != nil, pool.threadCount >= 2, inFlight.load(ordering: .relaxed) == 1 {
+                reader.decodeInParallel()
             }
             return (reader, shrink?.logicalSize)
         }

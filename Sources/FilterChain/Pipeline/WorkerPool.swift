@@ -40,24 +40,21 @@ public final class WorkerPool: @unchecked Sendable {
     /// The number of tasks in the heap, readable without the lock.
     private let queued = Atomic<Int>(0)
     private var workers: [pthread_t] = []
-    /// Threads lent out (see `lend`): the workers numbered from threadCount - lent up take no
-    /// tasks meanwhile.
-    private var lent = 0
 
     /// The number of cores online.
     public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     public init(threads: Int = WorkerPool.availableCores) {
         threadCount = max(1, threads)
-        for index in 0..<threadCount {
-            let box = Unmanaged.passRetained(WorkerStart(pool: self, index: index))
+        for _ in 0..<threadCount {
+            let box = Unmanaged.passRetained(self)
             var thread = pthread_t()
             var attributes = pthread_attr_t()
             pthread_attr_init(&attributes)
             pthread_attr_setstacksize(&attributes, 8 << 20)
             let created = pthread_create(&thread, &attributes, { raw in
-                let start = Unmanaged<WorkerStart>.fromOpaque(raw!).takeRetainedValue()
-                start.pool.work(index: start.index)
+                let pool = Unmanaged<WorkerPool>.fromOpaque(raw!).takeRetainedValue()
+                pool.work()
                 return nil
             }, box.toOpaque())
             pthread_attr_destroy(&attributes)
@@ -86,45 +83,16 @@ public final class WorkerPool: @unchecked Sendable {
             queued.add(1, ordering: .relaxed)
             submitted += 1
             siftUp(heap.count - 1)
-            // A lent worker may be the one woken: wake them all then.
-            if lent > 0 { monitor.broadcast() } else { monitor.signal() }
+            monitor.signal()
         }
     }
 
-    /// Lends one of the pool's threads to work that runs outside it (a decoder's entropy
-    /// thread), so that the two together use no more cores than the pool: one worker takes no
-    /// tasks until `reclaim`. False (nothing lent) when the pool would keep no worker.
-    func lend() -> Bool {
-        monitor.locked {
-            guard lent + 1 < threadCount else { return false }
-            lent += 1
-            return true
-        }
-    }
-
-    /// Ends a `lend`.
-    func reclaim() {
-        monitor.locked {
-            lent -= 1
-            monitor.broadcast()
-        }
-    }
-
-    private final class WorkerStart {
-        let pool: WorkerPool
-        let index: Int
-        init(pool: WorkerPool, index: Int) {
-            self.pool = pool
-            self.index = index
-        }
-    }
-
-    private func work(index: Int) {
+    private func work() {
         while true {
             // Between strips the queue empties for a moment: look again briefly before sleeping.
             pollBriefly { queued.load(ordering: .relaxed) > 0 || stopping.load(ordering: .relaxed) }
             let task: Task? = monitor.locked {
-                while (heap.isEmpty || index >= threadCount - lent) && !stopping.load(ordering: .relaxed) { monitor.wait() }
+                while heap.isEmpty && !stopping.load(ordering: .relaxed) { monitor.wait() }
                 if heap.isEmpty { return nil }
                 return pop()
             }

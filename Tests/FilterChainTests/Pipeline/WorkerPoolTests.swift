@@ -1,9 +1,4 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 import Testing
 @testable import FilterChain
@@ -60,37 +55,5 @@ import Testing
         // The group can be used again, with no error left over.
         group.submit(WorkerPool.Priority(order: 0, lane: 0, rank: 0)) {}
         #expect(throws: Never.self) { try group.wait() }
-    }
-
-    /// A lent thread takes no tasks: while one of two is lent, tasks run one at a time; a
-    /// pool keeps at least one worker; after `reclaim` both work again.
-    @Test func lentThreadsTakeNoTasks() throws {
-        let single = WorkerPool(threads: 1)
-        #expect(!single.lend())
-        single.shutdown()
-
-        let pool = WorkerPool(threads: 2)
-        defer { pool.shutdown() }
-        #expect(pool.lend())
-        #expect(!pool.lend())
-        let running = Atomic<Int>(0), most = Atomic<Int>(0)
-        func measure(_ group: TaskGroup) throws {
-            most.store(0, ordering: .relaxed)
-            for i in 0..<40 {
-                group.submit(WorkerPool.Priority(order: 0, lane: 0, rank: i)) {
-                    let now = running.add(1, ordering: .acquiringAndReleasing).newValue
-                    _ = most.max(now, ordering: .relaxed)
-                    usleep(200)
-                    running.subtract(1, ordering: .acquiringAndReleasing)
-                }
-            }
-            try group.wait()
-        }
-        let group = TaskGroup(pool: pool)
-        try measure(group)
-        #expect(most.load(ordering: .relaxed) == 1)
-        pool.reclaim()
-        try measure(group)
-        #expect(most.load(ordering: .relaxed) == 2)
     }
 }
