@@ -135,19 +135,22 @@ public final class ImageReader: @unchecked Sendable {
         }
     }
 
-    /// Before the first read: lets the decoder take a thread of its own for a large baseline
-    /// JPEG (its Huffman decoding then overlaps the rest of decoding). The pixels, warnings and
-    /// errors are the same. Decoding starts at once.
+    /// Before the first read: lets the decoder take a thread of its own for a JPEG with one
+    /// Huffman-coded scan of at least `minimumMCUs` MCUs (8 x 8 to 16 x 16 pixels each), whose
+    /// Huffman decoding then overlaps the rest of decoding; the thread hands over `chunkMCUs`
+    /// MCUs at a time, at most four chunks ahead. The pixels, warnings and errors are the
+    /// same as on one thread. Worth it when a core is free and the image is decoded at a
+    /// reduced scale (the renderer decides this for its own reads). Decoding starts at once.
     /// Returns whether it did.
     @discardableResult
-    func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512) -> Bool {
+    public func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512) -> Bool {
         guard nextRow == 0 else { return false }
         decoder.decodeInParallel(minimumMCUs: minimumMCUs, chunkMCUs: chunkMCUs)
         return decoder.decodesInParallel
     }
 
-    /// Whether decoding took a thread of its own (known after the first read).
-    var decodesInParallel: Bool { decoder.decodesInParallel }
+    /// Whether decoding took a thread of its own.
+    public var decodesInParallel: Bool { decoder.decodesInParallel }
 
     /// Shrink-on-load: has a JPEG decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT
     /// scaling), the largest reduction that keeps at least `minimum` pixels on both axes,

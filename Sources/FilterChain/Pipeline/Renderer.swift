@@ -30,6 +30,8 @@ public struct RenderResult: Sendable {
     public var sizes: [ImageSize]
     /// The JPEG was decoded at 1/shrunkOnLoad of its size (1: full size); see `Resize.fast`.
     public var shrunkOnLoad = 1
+    /// Its Huffman decoding ran on a thread of its own (tests look at this).
+    var decodedInParallel = false
     /// Things that could not be kept (an ICC profile for another colour space, ...), and
     /// harmless damage to the input that was dropped (strict or lenient).
     public var notes: [String]
@@ -64,7 +66,7 @@ public final class Renderer: @unchecked Sendable {
         // Standard input is read once, so that the image can be read again.
         var source = source
         if source == .standardInput { source = .bytes(try OpenedInput.readStandardInput(), name: "-") }
-        var shrunk = 1
+        var shrunk = 1, parallel = false
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .relaxed) }
         let open = { [self] () throws -> (PixelSource, ImageSize?) in
@@ -78,12 +80,13 @@ public final class Renderer: @unchecked Sendable {
             // (W1, W7, W6x measured slower with the extra thread), nor in a batch, whose images
             // keep every core busy already.
             if shrink != nil, pool.threadCount >= 2, inFlight.load(ordering: .relaxed) == 1 {
-                reader.decodeInParallel()
+                parallel = reader.decodeInParallel()
             }
             return (reader, shrink?.logicalSize)
         }
         var result = try render(chain, open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)
         result.shrunkOnLoad = shrunk
+        result.decodedInParallel = parallel
         return result
     }
 

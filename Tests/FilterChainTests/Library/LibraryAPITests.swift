@@ -60,6 +60,7 @@ import FilterChain
     @Test func writeToAFileIsAtomicAndReadable() throws {
         let folder = NSTemporaryDirectory() + "fc-api-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let image = try RasterImage(width: 3, height: 2, format: PixelFormat(.grey, .eight), samples: [0, 50, 100, 150, 200, 250])
         try image.write(to: folder + "/g.png")
         #expect(try RasterImage(contentsOf: folder + "/g.png").samples == image.samples)
