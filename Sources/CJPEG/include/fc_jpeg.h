@@ -79,7 +79,7 @@ fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
 /// Before the start: Huffman-decode on a thread of its own, overlapping the rest of decoding
 /// (same pixels, same warnings and errors). It applies to files with one interleaved Huffman
 /// scan of at least `min_mcus` MCUs (0: never), where libjpeg-turbo's internal interfaces
-/// are available. The thread hands over `chunk_mcus` MCUs at a time (0: 512), four chunks
+/// are available. The thread hands over `chunk_mcus` MCUs at a time (0: 512), eight chunks
 /// ahead at most.
 void fc_jpeg_decoder_parallel(fc_jpeg_decoder *d, unsigned min_mcus, unsigned chunk_mcus);
 /// After the start: whether an entropy thread was started.

@@ -138,7 +138,7 @@ public final class ImageReader: @unchecked Sendable {
     /// Before the first read: lets the decoder take a thread of its own for a JPEG with one
     /// Huffman-coded scan of at least `minimumMCUs` MCUs (8 x 8 to 16 x 16 pixels each), whose
     /// Huffman decoding then overlaps the rest of decoding; the thread hands over `chunkMCUs`
-    /// MCUs at a time, at most four chunks ahead. The pixels, warnings and errors are the
+    /// MCUs at a time, at most eight chunks ahead. The pixels, warnings and errors are the
     /// same as on one thread. Worth it when a core is free and the image is decoded at a
     /// reduced scale (the renderer decides this for its own reads). Decoding starts at once.
     /// Returns whether it did.
