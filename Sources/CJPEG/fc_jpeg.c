@@ -598,12 +598,16 @@ static boolean fc_entropy_take(j_decompress_ptr cinfo, JBLOCKROW *MCU_data) {
     size_t i = t->taken;
     if (i >= t->available) {
         pthread_mutex_lock(&t->lock);
-        while (t->produced <= i && t->state != 2) pthread_cond_wait(&t->changed, &t->lock);
+        // Until the MCU is there, or the thread has ended (failed, or, which cannot happen,
+        // done without it: that fails too rather than waiting for ever).
+        while (t->produced <= i && t->state == 0) pthread_cond_wait(&t->changed, &t->lock);
         t->available = t->produced;
         int failed = t->produced <= i;
+        int done = t->state == 1;
         pthread_mutex_unlock(&t->lock);
         if (failed) {
-            memcpy(d->report.message, t->report.message, FC_JPEG_MESSAGE_MAX);
+            if (done) snprintf(d->report.message, FC_JPEG_MESSAGE_MAX, "the scan ended before MCU %zu", i);
+            else memcpy(d->report.message, t->report.message, FC_JPEG_MESSAGE_MAX);
             longjmp(d->err.jump, 1);
         }
     }

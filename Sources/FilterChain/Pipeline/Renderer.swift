@@ -227,6 +227,7 @@ public final class Renderer: @unchecked Sendable {
             if !readsOnce { (reader, logicalSize) = try open() }
         }
         var sinks: [Sink] = []
+        let budget = JobBudget(limit: 2 * pool.threadCount)
         do {
             for (i, output) in outputs.enumerated() {
                 let size = plan.size(ofOutput: i)
@@ -239,7 +240,7 @@ public final class Renderer: @unchecked Sendable {
                                                  header: EncodeHeader(width: size.width, height: size.height,
                                                                       format: rows.layout.format, metadata: info.metadata),
                                                  options: options)
-                    sinks.append(FileSink(writer: writer, rows: rows, jobLimit: 2 * pool.threadCount))
+                    sinks.append(FileSink(writer: writer, rows: rows, budget: budget))
                 case .memory:
                     sinks.append(MemorySink(rows: rows, greyIfNeutral: policies[i].greyIfNeutral, metadata: info.metadata))
                 }

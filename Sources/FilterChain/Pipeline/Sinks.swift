@@ -62,8 +62,13 @@ final class JobSlot: @unchecked Sendable {
     let job: EncoderJob
     private let claimed = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
+    private let budget: JobBudget
 
-    init(_ job: EncoderJob) { self.job = job }
+    init(_ job: EncoderJob, budget: JobBudget) {
+        self.job = job
+        self.budget = budget
+        budget.take()
+    }
 
     /// Runs the job unless someone else has claimed it; true if this call ran it.
     @discardableResult
@@ -72,6 +77,7 @@ final class JobSlot: @unchecked Sendable {
             return false
         }
         job.run()
+        budget.give()
         finished.store(true, ordering: .releasing)
         return true
     }
@@ -87,25 +93,43 @@ final class JobSlot: @unchecked Sendable {
     /// Claims the job without running it (the output is being thrown away), or waits for it
     /// if another thread is running it.
     func cancel() {
-        if !claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+        if claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            budget.give()
+        } else {
             while !isFinished { sched_yield() }
         }
     }
 }
 
+/// The encoder jobs in flight across all of one render's outputs. `steps` writes an image per
+/// step, each a PNG whose pieces (about 2 MiB each with their output) are deflated in the
+/// background: their jobs share the same cores, so they share one bound too, instead of each
+/// output holding its own.
+final class JobBudget: Sendable {
+    let limit: Int
+    private let count = Atomic<Int>(0)
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    func take() { count.add(1, ordering: .relaxed) }
+    func give() { count.subtract(1, ordering: .relaxed) }
+    var isExceeded: Bool { count.load(ordering: .relaxed) > limit }
+}
+
 /// Streams strips to an image writer. Strips are encoded in order by one task at a time on
 /// the pool, decoupled from the ticks: a ring of `bufferCount` strip buffers lets encoding
 /// lag the filters by a few strips, so several outputs and the decoder overlap freely. The
-/// writer's own jobs (PNG pieces to deflate) run in the background too; at most `jobLimit`
-/// are in flight, beyond that the encoder runs them itself, so memory stays bounded whatever
-/// the image's height.
+/// writer's own jobs (PNG pieces to deflate) run in the background too; while more than the
+/// budget's limit are in flight (counting every output of the render), the encoder runs its
+/// own oldest itself, so memory stays bounded whatever the image's height and the number of
+/// outputs.
 final class FileSink: Sink {
     let rows: SinkRows
     private let writer: ImageWriter
     private let buffers: [UnsafeMutableRawPointer]
     static let bufferCount = 4
     private var inFlight: [JobSlot] = []
-    private let jobLimit: Int
+    private let budget: JobBudget
 
     private let monitor = Monitor()
     private var queue: [(strip: Int, rows: Int)] = []
@@ -113,9 +137,9 @@ final class FileSink: Sink {
     private var encoded = 0
     private var failure: (any Error)?
 
-    init(writer: ImageWriter, rows: SinkRows, jobLimit: Int) {
+    init(writer: ImageWriter, rows: SinkRows, budget: JobBudget) {
         self.writer = writer
-        self.jobLimit = max(1, jobLimit)
+        self.budget = budget
         self.rows = rows
         let bytes = rows.rowBytes * rows.stripHeight
         buffers = (0..<FileSink.bufferCount).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
@@ -165,13 +189,13 @@ final class FileSink: Sink {
     private func encode(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority) throws {
         try writer.flush()
         for job in try writer.write(rows: buffers[strip % FileSink.bufferCount], stride: self.rows.rowBytes, count: rows) {
-            let slot = JobSlot(job)
+            let slot = JobSlot(job, budget: budget)
             inFlight.append(slot)
             pool.submit(priority) { slot.runIfUnclaimed() }
         }
         inFlight.removeAll { $0.isFinished }
-        // Backpressure: the oldest jobs are done here when too many wait.
-        while inFlight.count > jobLimit {
+        // Backpressure: this output's oldest jobs are done here while too many wait.
+        while !inFlight.isEmpty && budget.isExceeded {
             inFlight.removeFirst().complete()
         }
     }

@@ -55,7 +55,7 @@ import Testing
         #expect(GaussianKernel(sigma: 4.01).makeVerticalPass(width: 10, height: 5) is SlidingVertical)
     }
 
-    /// PNG files written through the pipeline (many 1 MiB pieces deflated in the background,
+    /// PNG files written through the pipeline (many 512 KiB pieces deflated in the background,
     /// their buffers reused) decode to exactly the image rendered in memory, with a preview
     /// beside the output, and are the same bytes for every thread count and strip height.
     @Test func pngFilesOfManyPiecesEqualTheImageInMemory() throws {
@@ -63,8 +63,8 @@ import Testing
         let folder = NSTemporaryDirectory() + "filterchain-schedule-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // 16-bit RGBA 300 wide: 2400 bytes a row, 436 rows a piece, 3 pieces; 8-bit RGB 700
-        // wide: 2 pieces.
+        // 16-bit RGBA 300 wide: 2400 bytes a row, 218 rows a piece, 5 pieces; 8-bit RGB 700
+        // wide: 249 rows a piece, 4 pieces.
         for (format, width, height) in [(PixelFormat(.rgba, .sixteen), 300, 1000), (PixelFormat(.rgb, .eight), 700, 800)] {
             let input = Pixels.random(width: width, height: height, format: format, seed: 5).raster
             let expected = try Renderer(threads: 1, stripHeight: 32).render(
