@@ -639,7 +639,11 @@ static void fc_entropy_release(fc_entropy_thread *t) {
 static void fc_entropy_start(fc_jpeg_decoder *d) {
     j_decompress_ptr c = &d->cinfo;
     size_t total = (size_t)c->MCUs_per_row * c->MCU_rows_in_scan;
-    if (c->progressive_mode || c->arith_code || c->buffered_image
+    // One scan only. The scan fields describe the last scan read: a file of several scans
+    // (found by the fuzzer: a one-component scan, then one of all three) was decoded whole
+    // into libjpeg's coefficient buffer by jpeg_start_decompress, and its last scan may look
+    // like a single interleaved one.
+    if (c->inputctl->has_multiple_scans || c->progressive_mode || c->arith_code || c->buffered_image
         || c->comps_in_scan != c->num_components || total < d->parallel_min_mcus
         || c->blocks_in_MCU < 1 || c->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU)
         return;
@@ -688,10 +692,25 @@ static void fc_entropy_start(fc_jpeg_decoder *d) {
 /// message is then the decoder's).
 static int fc_entropy_finish(fc_jpeg_decoder *d) {
     fc_entropy_thread *t = d->entropy;
+    // Finished before the last row (which jpeg_finish_decompress refuses too): the thread
+    // may be waiting for room that will never come.
+    int early = t->taken < t->total;
+    if (early) {
+        pthread_mutex_lock(&t->lock);
+        t->stop = 1;
+        pthread_cond_broadcast(&t->changed);
+        pthread_mutex_unlock(&t->lock);
+    }
     pthread_join(t->thread, NULL);
     d->entropy = NULL;
-    int ok = t->state == 1;
-    if (!ok) memcpy(d->report.message, t->report.message, FC_JPEG_MESSAGE_MAX);
+    int ok = t->state == 1 && !early;
+    if (early) {
+        // jpeg_finish_decompress's own message for it.
+        d->cinfo.err->msg_code = JERR_TOO_LITTLE_DATA;
+        (*d->cinfo.err->format_message)((j_common_ptr)&d->cinfo, d->report.message);
+    } else if (!ok) {
+        memcpy(d->report.message, t->report.message, FC_JPEG_MESSAGE_MAX);
+    }
     d->report.harmless |= t->report.harmless;
     if (t->report.warning_count > 0 && d->report.warning_count == 0)
         memcpy(d->report.first_warning, t->report.first_warning, FC_JPEG_MESSAGE_MAX);

@@ -7,9 +7,20 @@ import Testing
 /// pixels, warnings and notices, or the same error.
 @Suite struct ParallelEntropyTests {
     /// What decoding a file gave: its pixels and reports, or the error's message.
-    enum Outcome: Equatable {
+    enum Outcome: Equatable, CustomStringConvertible {
         case decoded(pixels: [UInt8], width: Int, height: Int, warnings: [String], notices: [String])
         case failed(String)
+
+        /// Short: failures print this, not every pixel.
+        var description: String {
+            switch self {
+            case .decoded(let pixels, let width, let height, let warnings, let notices):
+                var hash: UInt64 = 14695981039346656037
+                for byte in pixels { hash = (hash ^ UInt64(byte)) &* 1099511628211 }
+                return "\(width)x\(height) pixels \(String(hash, radix: 16)), warnings \(warnings), notices \(notices)"
+            case .failed(let message): return "failed: \(message)"
+            }
+        }
     }
 
     /// Decodes `path`, in parallel when `chunk` is given (MCUs per hand-over; any image size
@@ -36,15 +47,17 @@ import Testing
     /// libjpeg-turbo's fuzzed corpus and test images, strict and lenient, with a 7-MCU
     /// hand-over so that the ring wraps many times even in small images.
     @Test func corpusDecodesAsOnOneThread() throws {
+        let fixtures = FuzzRegressionTests.files("jpeg")
         let files = JPEGConformanceTests.fuzzFiles.map { TestData.jpegFuzz.appendingPathComponent($0).path }
             + ["testorig.jpg", "testimgint.jpg", "testimgari.jpg"].map { TestData.jpegImages.appendingPathComponent($0).path }
-        #expect(files.count == 882)
+            + fixtures
+        #expect(files.count == 882 + fixtures.count && !fixtures.isEmpty)
         var parallel = 0, failedBoth = 0
         for path in files {
             for lenient in [false, true] {
                 let (serial, _) = Self.decode(path, lenient: lenient, maxPixels: 4_000_000)
                 let (split, wasParallel) = Self.decode(path, lenient: lenient, chunk: 7, maxPixels: 4_000_000)
-                #expect(split == serial, "\(path) lenient \(lenient)")
+                #expect(split == serial, "\(path) lenient \(lenient): \(split) against \(serial)")
                 if wasParallel { parallel += 1 }
                 if case .failed = serial { failedBoth += 1 }
             }
@@ -118,6 +131,27 @@ import Testing
             }
             #expect(openFiles() == before, "after \(rows) rows")
         }
+    }
+
+    /// Finishing before the last row fails the same way on both paths (libjpeg's "too few
+    /// scanlines"), and does not wait for an entropy thread that waits for room.
+    @Test func earlyFinishFailsTheSame() throws {
+        let path = TestData.shared.appendingPathComponent("images/hubble_deep_field.jpg").path
+        var messages: [String] = []
+        for parallel in [false, true] {
+            let reader = try ImageReader.open(.file(path))
+            if parallel { #expect(reader.decodeInParallel(chunkMCUs: 3)) }
+            var buffer = [UInt8](repeating: 0, count: reader.info.rowBytes * 16)
+            try buffer.withUnsafeMutableBytes { try reader.read(into: $0.baseAddress!, stride: reader.info.rowBytes, rows: 16) }
+            do {
+                try reader.finish()
+                Issue.record("finishing after 16 rows succeeded")
+            } catch let error as CodecError {
+                messages.append(error.message)
+            }
+        }
+        #expect(messages.count == 2 && messages[0] == messages[1], "\(messages)")
+        #expect(messages.first?.contains("too few scanlines") == true, "\(messages)")
     }
 
     /// Bytes of a file cut short: the entropy thread's failure (strict) or warning (lenient)
