@@ -688,14 +688,11 @@ static void fc_entropy_start(fc_jpeg_decoder *d) {
     c->entropy->decode_mcu = fc_entropy_take;
 }
 
-/// Waits for the entropy thread to end and merges its report; 0 when it failed (its
-/// message is then the decoder's).
-static int fc_entropy_finish(fc_jpeg_decoder *d) {
+/// Waits for the entropy thread to end, after telling it to stop when `stop` (it may be
+/// waiting for room), and detaches it from the decoder.
+static fc_entropy_thread *fc_entropy_join(fc_jpeg_decoder *d, int stop) {
     fc_entropy_thread *t = d->entropy;
-    // Finished before the last row (which jpeg_finish_decompress refuses too): the thread
-    // may be waiting for room that will never come.
-    int early = t->taken < t->total;
-    if (early) {
+    if (stop) {
         pthread_mutex_lock(&t->lock);
         t->stop = 1;
         pthread_cond_broadcast(&t->changed);
@@ -703,6 +700,16 @@ static int fc_entropy_finish(fc_jpeg_decoder *d) {
     }
     pthread_join(t->thread, NULL);
     d->entropy = NULL;
+    return t;
+}
+
+/// Waits for the entropy thread to end and merges its report; 0 when it failed (its
+/// message is then the decoder's).
+static int fc_entropy_finish(fc_jpeg_decoder *d) {
+    // Finished before the last row (which jpeg_finish_decompress refuses too): the thread
+    // may be waiting for room that will never come.
+    int early = d->entropy->taken < d->entropy->total;
+    fc_entropy_thread *t = fc_entropy_join(d, early);
     int ok = t->state == 1 && !early;
     if (early) {
         // jpeg_finish_decompress's own message for it.
@@ -721,15 +728,7 @@ static int fc_entropy_finish(fc_jpeg_decoder *d) {
 
 /// Stops the entropy thread (the decoder is being freed).
 static void fc_entropy_stop(fc_jpeg_decoder *d) {
-    fc_entropy_thread *t = d->entropy;
-    if (!t) return;
-    pthread_mutex_lock(&t->lock);
-    t->stop = 1;
-    pthread_cond_broadcast(&t->changed);
-    pthread_mutex_unlock(&t->lock);
-    pthread_join(t->thread, NULL);
-    d->entropy = NULL;
-    fc_entropy_release(t);
+    if (d->entropy) fc_entropy_release(fc_entropy_join(d, 1));
 }
 
 #endif
