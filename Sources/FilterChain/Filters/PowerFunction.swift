@@ -6,15 +6,16 @@ import Darwin
 
 /// x^p for eight non-negative values at once, as exp2(p log2 x) with polynomials: relative
 /// error about 1e-7 + 5e-8 |p log2 x| (the float32 rounding of p log2 x), below 1e-5 for
-/// every result in float's normal range; 16-bit levels need 1.2e-4. Lanes the polynomials do not cover (NaN, infinite,
-/// subnormal, or a result beyond float's normal range) go through powf, so every value is
-/// right; 0 gives 0 for p > 0.
+/// every result in float's normal range; 16-bit levels need 1.2e-4. Lanes the polynomials
+/// do not cover (NaN, infinite, subnormal, or a result beyond float's normal range) go
+/// through powf, so every value is right; 0 gives 0 for p > 0. Each lane's result depends on
+/// that lane alone, never on its neighbours (a row's padding lanes hold anything), so the
+/// value of a pixel never depends on how rows are cut into strips.
 @inline(__always)
 func power(_ x: SIMD8<Float>, _ p: Float) -> SIMD8<Float> {
     let zero = x .== 0
     let ordinary = (x .>= Float.leastNormalMagnitude) .& (x .<= Float.greatestFiniteMagnitude)
-    guard all(ordinary .| zero) else { return powerBySlices(x, p) }
-    let v = x.replacing(with: 1, where: zero)
+    let v = x.replacing(with: 1, where: .!(ordinary .| zero) .| zero)
     // v = m 2^e with m in [sqrt(1/2), sqrt(2)).
     let bits = unsafeBitCast(v, to: SIMD8<Int32>.self)
     var e = (bits &>> 23) &- 127
@@ -31,10 +32,10 @@ func power(_ x: SIMD8<Float>, _ p: Float) -> SIMD8<Float> {
     series = series * t2 + 1
     let log2x = SIMD8<Float>(e) + (2 / Float(M_LN2)) * t * series
     let y = p * log2x
-    guard all((y .>= -125) .& (y .<= 127)) else { return powerBySlices(x, p) }
-    // 2^y = 2^n e^(f ln 2), n = round(y), |f| <= 1/2.
-    let n = y.rounded(.toNearestOrEven)
-    let z = (y - n) * Float(M_LN2)
+    let covered = (ordinary .| zero) .& (y .>= -125) .& (y .<= 127)
+    // 2^y = 2^n e^(f ln 2), n = round(y), |f| <= 1/2 (lanes outside the range are replaced).
+    let n = y.replacing(with: 0, where: .!covered).rounded(.toNearestOrEven)
+    let z = (y - n).replacing(with: 0, where: .!covered) * Float(M_LN2)
     var poly = z * (1 / 5040 as Float) + (1 / 720 as Float)
     poly = poly * z + (1 / 120 as Float)
     poly = poly * z + (1 / 24 as Float)
@@ -43,7 +44,9 @@ func power(_ x: SIMD8<Float>, _ p: Float) -> SIMD8<Float> {
     poly = poly * z + 1
     poly = poly * z + 1
     let scale = unsafeBitCast((SIMD8<Int32>(n) &+ 127) &<< 23, to: SIMD8<Float>.self)
-    return (poly * scale).replacing(with: 0, where: zero)
+    let result = (poly * scale).replacing(with: 0, where: zero)
+    guard all(covered) else { return result.replacing(with: powerBySlices(x, p), where: .!covered) }
+    return result
 }
 
 /// powf lane by lane: the rare values the polynomials do not cover.

@@ -5,24 +5,37 @@ import Glibc
 import Darwin
 #endif
 
-/// Planes of Float rows: red, green, blue, alpha, each `rows` rows of `stride` floats,
-/// 32-byte aligned. Used as a ring of rows (row y in slot y % rows) or as one strip.
+/// Planes of Float rows: red, green, blue, alpha, each `capacity` rows of `stride` floats,
+/// 32-byte aligned: a ring of rows addressed by absolute row number (row y lives in slot
+/// y % capacity). Callers never compute slots: they ask for a row, or for the pixels of rows
+/// that `runs(_:)` has cut where the ring wraps, so a read that crosses the ring's end cannot
+/// be expressed. In debug builds every slot remembers the row written into it, and reading a
+/// row the ring does not hold (already overwritten, or not yet written) stops with the
+/// ring's name, the row and the rows held.
 final class PlaneBuffer: @unchecked Sendable {
-    let rows: Int
+    let capacity: Int
     let stride: Int
-    let base: UnsafeMutablePointer<Float>
+    /// Names the ring in messages: the stage that writes it.
+    let name: String
+    private let base: UnsafeMutablePointer<Float>
     /// Mapped from the system (zero pages, touched only when first written) rather than
     /// allocated and cleared: a large ring is then set up without delaying the image's first
     /// strip, and its pages are faulted in by the threads that fill them.
     private let mapped: Int
+    #if DEBUG
+    /// The absolute row each slot holds (-1: none yet).
+    private let held: UnsafeMutablePointer<Int>
+    #endif
 
     /// Buffers from this size up are mapped.
     static let mappedBytes = 1 << 20
 
-    init(rows: Int, stride: Int, opaque: Bool) {
-        self.rows = rows
+    /// `opaque`: the alpha plane starts at 1 (for rings whose writers leave alpha alone).
+    init(capacity: Int, stride: Int, opaque: Bool, name: String) {
+        self.capacity = capacity
         self.stride = stride
-        let count = 4 * rows * stride
+        self.name = name
+        let count = 4 * capacity * stride
         let bytes = count * 4
         if bytes >= PlaneBuffer.mappedBytes,
            let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
@@ -33,26 +46,91 @@ final class PlaneBuffer: @unchecked Sendable {
             mapped = 0
             base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
                 .bindMemory(to: Float.self, capacity: count)
-            base.initialize(repeating: 0, count: 3 * rows * stride)
+            base.initialize(repeating: 0, count: 3 * capacity * stride)
         }
-        // Opaque images never write alpha: it stays exactly 1.
         if opaque || mapped == 0 {
-            (base + 3 * rows * stride).initialize(repeating: opaque ? 1 : 0, count: rows * stride)
+            (base + 3 * capacity * stride).initialize(repeating: opaque ? 1 : 0, count: capacity * stride)
         }
+        #if DEBUG
+        held = .allocate(capacity: capacity)
+        held.initialize(repeating: -1, count: capacity)
+        #endif
     }
 
     deinit {
         if mapped > 0 { munmap(base, mapped) } else { base.deallocate() }
+        #if DEBUG
+        held.deallocate()
+        #endif
+    }
+
+    /// Records that rows `rows` are being written (their slots' earlier rows are gone).
+    @inline(__always)
+    func hold(_ rows: Range<Int>) {
+        #if DEBUG
+        for y in rows { held[y % capacity] = y }
+        #endif
     }
 
     @inline(__always)
-    func row(_ plane: Int, _ slot: Int) -> UnsafeMutablePointer<Float> {
-        base + (plane * rows + slot) * stride
+    private func check(_ y: Int) {
+        #if DEBUG
+        precondition(y >= 0 && held[y % capacity] == y, "\(name): row \(y) is not held (\(heldDescription))")
+        #endif
     }
 
+    #if DEBUG
+    private var heldDescription: String {
+        let rows = (0..<capacity).map { held[$0] }.filter { $0 >= 0 }
+        guard let low = rows.min(), let high = rows.max() else { return "no rows written yet" }
+        return "holds \(rows.count) rows of \(low)...\(high) in \(capacity) slots"
+    }
+    #endif
+
+    /// Row `y` of plane `plane`.
     @inline(__always)
-    func pixels(_ slot: Int) -> PlanarPixels {
-        PlanarPixels(red: row(0, slot), green: row(1, slot), blue: row(2, slot), alpha: row(3, slot))
+    func row(_ plane: Int, _ y: Int) -> UnsafeMutablePointer<Float> {
+        check(y)
+        return base + (plane * capacity + y % capacity) * stride
+    }
+
+    /// The pixels of `count` rows from row `y` on, which must lie in consecutive slots (a run
+    /// from `runs(_:)`); checked in every build.
+    @inline(__always)
+    func pixels(_ y: Int, rows count: Int = 1) -> PlanarPixels {
+        precondition(count >= 1 && y % capacity + count <= capacity,
+                     "\(name): rows \(y)..<\(y + count) cross the end of a ring of \(capacity)")
+        #if DEBUG
+        for r in y..<(y + count) { check(r) }
+        #endif
+        let slot = y % capacity
+        return PlanarPixels(red: base + slot * stride, green: base + (capacity + slot) * stride,
+                            blue: base + (2 * capacity + slot) * stride, alpha: base + (3 * capacity + slot) * stride)
+    }
+
+    /// Plane `plane` of `count` rows from row `y` on, which must lie in consecutive slots (a
+    /// run from `runs(_:)`); checked in every build.
+    @inline(__always)
+    func rows(_ plane: Int, _ y: Int, count: Int) -> UnsafeMutablePointer<Float> {
+        precondition(count >= 1 && y % capacity + count <= capacity,
+                     "\(name): rows \(y)..<\(y + count) cross the end of a ring of \(capacity)")
+        #if DEBUG
+        for r in y..<(y + count) { check(r) }
+        #endif
+        return base + (plane * capacity + y % capacity) * stride
+    }
+
+    /// `rows` cut into runs that lie in consecutive slots of every buffer of `buffers`.
+    static func runs(_ rows: Range<Int>, in buffers: [PlaneBuffer]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var y = rows.lowerBound
+        while y < rows.upperBound {
+            var end = rows.upperBound
+            for b in buffers { end = min(end, (y / b.capacity + 1) * b.capacity) }
+            runs.append(y..<end)
+            y = end
+        }
+        return runs
     }
 }
 
@@ -97,12 +175,8 @@ final class ImageRun: @unchecked Sendable {
     private let cancel: [CancellationFlag]
     private let sinks: [Sink]
     private let tapStages: [Int]
-    private let planes: Int
     private let stages: [StageRun]
     private let inputConversion: InputConversion
-    /// An opaque image that gains alpha (a step writes it): the decoded rows get alpha 1,
-    /// since ring slots are reused after a step wrote alpha into them.
-    private let fillsAlpha: Bool
     private let rowBytes: Int
     private let decodeBuffers: [UnsafeMutableRawPointer]
 
@@ -119,10 +193,7 @@ final class ImageRun: @unchecked Sendable {
         self.sinks = sinks
         tapStages = plan.tapStages
         let info = source.info
-        planes = plan.planes
-        let opaque = plan.planes == 3
         inputConversion = InputConversion(format: info.format, linear: linear)
-        fillsAlpha = plan.planes == 4 && !info.format.channels.hasAlpha
         rowBytes = info.rowBytes
         let firstStrip = plan.stages[0].stripHeight
         decodeBuffers = (0..<2).map { _ in
@@ -138,20 +209,22 @@ final class ImageRun: @unchecked Sendable {
             for k in 0..<consumer.stage.stripCount {
                 reach = max(reach, consumer.stage.inputRows(strip: k, previous: previous).count)
             }
-            // Whole strips of the producer, so that a strip's rows are consecutive slots.
             let s = producer.stage.stripHeight
             let ringRows = min((reach + 3 * s - 1) / s * s, (previous.height + s - 1) / s * s)
-            let ring = PlaneBuffer(rows: ringRows, stride: producer.stride, opaque: opaque)
+            let ring = PlaneBuffer(capacity: ringRows, stride: producer.stride, opaque: producer.stage.planes == 3,
+                                   name: "the ring of stage \(j - 1)")
             producer.work = ring
             consumer.input = ring
-            if producer.stage.savesInput {
-                let saved = PlaneBuffer(rows: ringRows, stride: producer.stride, opaque: opaque)
+            for case .saveInput(let planes) in producer.stage.ops {
+                let saved = PlaneBuffer(capacity: ringRows, stride: producer.stride, opaque: planes == 3,
+                                        name: "the rows stage \(j - 1) saved")
                 producer.save = saved
                 consumer.saved = saved
             }
         }
         let last = stages[stages.count - 1]
-        last.work = PlaneBuffer(rows: last.stage.stripHeight, stride: last.stride, opaque: opaque)
+        last.work = PlaneBuffer(capacity: last.stage.stripHeight, stride: last.stride, opaque: last.stage.planes == 3,
+                                name: "the strip of stage \(stages.count - 1)")
         self.stages = stages
     }
 
@@ -186,7 +259,7 @@ final class ImageRun: @unchecked Sendable {
             if !consumer.isFinished {
                 let end = k * stage.stage.stripHeight + stage.rows(in: k)
                 let lowest = consumer.stage.inputRows(strip: consumer.done, previous: stage.stage.size).lowerBound
-                if end > stage.work.rows + lowest { return false }
+                if end > stage.work.capacity + lowest { return false }
             }
         }
         return true
@@ -237,6 +310,10 @@ final class ImageRun: @unchecked Sendable {
 
     private func startStage(_ j: Int, strip: Int, group: TaskGroup) {
         let stage = stages[j]
+        let first = strip * stage.stage.stripHeight
+        let rows = first..<(first + stage.rows(in: strip))
+        stage.work.hold(rows)
+        stage.save?.hold(rows)
         switch stage.stage.source {
         case .decoder:
             submitRowWork(j, strip: strip, group: group)
@@ -253,7 +330,6 @@ final class ImageRun: @unchecked Sendable {
         let count = stage.rows(in: strip)
         let work = stage.work!
         let input = stage.input!
-        let ringRows = input.rows
         let last = stage.stage.size.height - 1
         // Column ranges start at multiples of 8.
         let blocks = stage.stride / 8
@@ -262,12 +338,10 @@ final class ImageRun: @unchecked Sendable {
         for piece in 0..<pieces {
             let columns = (blocks * piece / pieces * 8)..<(blocks * (piece + 1) / pieces * 8)
             group.submit(priority(.source, j)) { [self] in
-                for p in 0..<planes {
-                    let pass = passes[p]
+                for (p, pass) in passes.enumerated() {
                     for y in first..<(first + count) {
-                        pass.run(y: y, input: { i in
-                            UnsafePointer(input.row(p, min(max(i, 0), last) % ringRows))
-                        }, destination: work.row(p, y % work.rows), columns: columns)
+                        pass.run(y: y, input: { i in UnsafePointer(input.row(p, min(max(i, 0), last))) },
+                                 destination: work.row(p, y), columns: columns)
                     }
                 }
                 if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
@@ -284,6 +358,7 @@ final class ImageRun: @unchecked Sendable {
         let work = stage.work!
         let input = stage.input!
         let width = stage.stage.size.width
+        let planes = stage.stage.planes
         let pieces = min(count, 2 * pool.threadCount)
         let remaining = Atomic<Int>(pieces)
         for piece in 0..<pieces {
@@ -293,8 +368,8 @@ final class ImageRun: @unchecked Sendable {
                 defer { scratch.deallocate() }
                 for p in 0..<planes {
                     for y in range {
-                        rows.run(y: y, width: width, row: { i in UnsafePointer(input.row(p, i % input.rows)) },
-                                 destination: work.row(p, y % work.rows), scratch: scratch)
+                        rows.run(y: y, width: width, row: { i in UnsafePointer(input.row(p, i)) },
+                                 destination: work.row(p, y), scratch: scratch)
                     }
                 }
                 if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
@@ -315,27 +390,30 @@ final class ImageRun: @unchecked Sendable {
         }
     }
 
-    private func rowWork(_ j: Int, strip: Int, rows: Range<Int>) {
+    /// Rows `part` (counted from the strip's first row) of strip `strip` of stage `j`: the
+    /// decoded rows converted (stage 0), then the stage's row operations in order.
+    private func rowWork(_ j: Int, strip: Int, rows part: Range<Int>) {
         let stage = stages[j]
         let work = stage.work!
         let stride = stage.stride
         let size = stage.stage.size
-        let firstRow = strip * stage.stage.stripHeight + rows.lowerBound
-        let firstSlot = firstRow % work.rows
+        let first = strip * stage.stage.stripHeight
+        let rows = (first + part.lowerBound)..<(first + part.upperBound)
         if j == 0 {
             let bytes = decodeBuffers[strip & 1]
-            for r in rows {
-                inputConversion.convert(bytes + r * rowBytes, width: size.width,
-                                        into: work.pixels(firstSlot + r - rows.lowerBound))
-                if fillsAlpha { work.pixels(firstSlot + r - rows.lowerBound).alpha.update(repeating: 1, count: stride) }
+            for y in rows {
+                inputConversion.convert(bytes + (y - first) * rowBytes, width: size.width, into: work.pixels(y))
             }
+        }
+        if stage.stage.fillsAlpha {
+            for y in rows { work.row(3, y).update(repeating: 1, count: stride) }
         }
         for op in stage.stage.ops {
             switch op {
             case .points(let kernels, let positional):
                 if positional {
-                    for r in 0..<rows.count {
-                        let pixels = work.pixels(firstSlot + r)
+                    for y in rows {
+                        let pixels = work.pixels(y)
                         var x = 0
                         while x < stride {
                             let n = min(ImageRun.pointChunk, stride - x)
@@ -343,38 +421,44 @@ final class ImageRun: @unchecked Sendable {
                             for kernel in kernels {
                                 switch kernel {
                                 case .point(let k): k.apply(chunk, count: n)
-                                case .positional(let k): k.apply(chunk, count: n, row: firstRow + r, column: x, size: size)
+                                case .positional(let k): k.apply(chunk, count: n, row: y, column: x, size: size)
                                 }
                             }
                             x += n
                         }
                     }
                 } else {
-                    let total = rows.count * stride
-                    let pixels = work.pixels(firstSlot)
-                    var offset = 0
-                    while offset < total {
-                        let n = min(ImageRun.pointChunk, total - offset)
-                        let chunk = pixels.offset(by: offset)
-                        for case .point(let kernel) in kernels { kernel.apply(chunk, count: n) }
-                        offset += n
+                    for run in PlaneBuffer.runs(rows, in: [work]) {
+                        let total = run.count * stride
+                        let pixels = work.pixels(run.lowerBound, rows: run.count)
+                        var offset = 0
+                        while offset < total {
+                            let n = min(ImageRun.pointChunk, total - offset)
+                            let chunk = pixels.offset(by: offset)
+                            for case .point(let kernel) in kernels { kernel.apply(chunk, count: n) }
+                            offset += n
+                        }
                     }
                 }
-            case .horizontal(let pass):
-                for p in 0..<planes { pass.run(work.row(p, firstSlot), stride: stride, rowCount: rows.count) }
-            case .saveInput:
+            case .horizontal(let pass, let planes):
+                for run in PlaneBuffer.runs(rows, in: [work]) {
+                    for p in 0..<planes {
+                        pass.run(work.rows(p, run.lowerBound, count: run.count), stride: stride, rowCount: run.count)
+                    }
+                }
+            case .saveInput(let planes):
                 let save = stage.save!
-                for p in 0..<planes {
-                    save.row(p, firstSlot).update(from: work.row(p, firstSlot), count: rows.count * stride)
+                for y in rows {
+                    for p in 0..<planes { save.row(p, y).update(from: work.row(p, y), count: stride) }
                 }
             case .combine(let kernel):
                 let saved = stage.saved!
-                let slot = firstRow % saved.rows
-                kernel.combine(input: saved.pixels(slot), into: work.pixels(firstSlot), count: rows.count * stride)
-            case .tap(let i):
-                for r in rows {
-                    sinks[i].convert(strip: strip, row: r, work.pixels(firstSlot + r - rows.lowerBound))
+                for run in PlaneBuffer.runs(rows, in: [work, saved]) {
+                    kernel.combine(input: saved.pixels(run.lowerBound, rows: run.count),
+                                   into: work.pixels(run.lowerBound, rows: run.count), count: run.count * stride)
                 }
+            case .tap(let i):
+                for y in rows { sinks[i].convert(strip: strip, row: y - first, work.pixels(y)) }
             }
         }
     }

@@ -32,13 +32,25 @@ struct InputConversion: Sendable {
     init(format: PixelFormat, linear: Bool) {
         self.format = format
         self.linear = linear
-        let levels = format.depth == .eight ? 256 : (linear ? 65536 : 0)
-        let maxValue = Double(format.depth.maxValue)
-        colorTable = (0..<levels).map { i in
+        switch (format.depth, linear) {
+        case (.eight, false): colorTable = InputConversion.eightBit
+        case (.eight, true): colorTable = InputConversion.eightBitLinear
+        case (.sixteen, true): colorTable = InputConversion.sixteenBitLinear
+        case (.sixteen, false): colorTable = []
+        }
+    }
+
+    /// The tables, made once per process (a render makes a conversion per image).
+    private static func table(levels: Int, linear: Bool) -> [Float] {
+        let maxValue = Double(levels - 1)
+        return (0..<levels).map { i in
             let v = Double(i) / maxValue
             return Float(linear ? SRGB.decode(v) : v)
         }
     }
+    private static let eightBit = table(levels: 256, linear: false)
+    private static let eightBitLinear = table(levels: 256, linear: true)
+    private static let sixteenBitLinear = table(levels: 65536, linear: true)
 
     /// Converts one row of `width` pixels. `alpha` is written only when the input has alpha.
     func convert(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
@@ -104,10 +116,12 @@ struct OutputConversion: Sendable {
             let f = { (v: Double) in Float(linear ? SRGB.decode(v) : v) }
             return (f(c.red), f(c.green), f(c.blue))
         }
-        encodeTable = linear
-            ? (0...OutputConversion.encodeCells).map { Float(SRGB.encode(Double($0) / Double(OutputConversion.encodeCells))) }
-            : []
+        encodeTable = linear ? OutputConversion.sharedEncodeTable : []
     }
+
+    /// Made once per process: every output of a linear chain uses it.
+    private static let sharedEncodeTable: [Float] =
+        (0...encodeCells).map { Float(SRGB.encode(Double($0) / Double(encodeCells))) }
 
     /// Clamps, encodes (linear) and scales one row of a plane into `out` (values ready to
     /// round).

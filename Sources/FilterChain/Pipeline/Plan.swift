@@ -20,10 +20,11 @@ struct Plan {
         /// Consecutive point kernels, applied together to each chunk of pixels; chunks stay
         /// within a row when some kernel needs positions.
         case points([RowKernel], positional: Bool)
-        /// A horizontal pass over the planes that are filtered.
-        case horizontal(any HorizontalPass)
-        /// Keeps the rows as they stand (premultiplied) for the next stage to combine with.
-        case saveInput
+        /// A horizontal pass over the first `planes` planes (3: colour only, alpha stays 1).
+        case horizontal(any HorizontalPass, planes: Int)
+        /// Keeps the first `planes` planes of the rows as they stand (premultiplied) for the
+        /// next stage to combine with.
+        case saveInput(planes: Int)
         /// Combines the rows with those the previous stage saved.
         case combine(any CombineKernel)
         /// The output with this index takes the image as it stands here.
@@ -35,10 +36,20 @@ struct Plan {
         var size: ImageSize
         /// Rows per strip of this stage.
         var stripHeight: Int
+        /// The planes its source makes and its neighbourhood passes filter: 4 once alpha may
+        /// differ from 1 at the stage's input, 3 before (alpha is then exactly 1, and stays
+        /// so without being touched, as it would in a chain cut before any step writing it).
+        var planes: Int
+        /// The source makes 3 planes but a kernel of this stage writes alpha: each row's
+        /// alpha is set to 1 before the stage's row work (ring slots are reused).
+        var fillsAlpha = false
         var ops: [RowOp] = []
 
         var savesInput: Bool { ops.contains { if case .saveInput = $0 { true } else { false } } }
         var stripCount: Int { (size.height + stripHeight - 1) / stripHeight }
+        /// Planes of this stage's rows that are ever written: all 4 when the stage's alpha
+        /// varies or is filled, else 3 (its buffers then hold alpha 1 from the start).
+        var writesAlpha: Bool { planes == 4 || fillsAlpha }
 
         /// The rows of the previous stage that this stage's strip `strip` reads.
         func inputRows(strip: Int, previous: ImageSize) -> ClosedRange<Int> {
@@ -58,11 +69,10 @@ struct Plan {
     }
 
     var stages: [Stage]
-    /// How many planes neighbourhood passes and geometry filter: 4 with alpha, 3 for opaque
-    /// images (alpha stays exactly 1).
-    var planes: Int
     /// For each output, the stage whose rows it takes.
     var tapStages: [Int]
+    /// For each output, whether alpha may differ from 1 where it takes the image.
+    var tapAlpha: [Bool]
 
     /// A step that cannot apply to the image.
     struct StepFailure: Error {
@@ -72,12 +82,18 @@ struct Plan {
 
     /// `taps[i]` is the position (0...steps.count) output i takes the image at. `size` is the
     /// decoded image's; `logicalSize`, when the decoder shrank the image on load, the size
-    /// the chain's first step takes it to be.
+    /// the chain's first step takes it to be. `hasAlpha`: the decoded image has alpha.
+    ///
+    /// What a step computes never depends on the steps after it: until a step writes alpha,
+    /// an opaque image is filtered on its three colour planes, with no premultiplication
+    /// (alpha is exactly 1), exactly as the chain cut before that step is.
     init(chain: Chain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool, taps: [Int],
          stripHeight: Int) throws(StepFailure) {
-        planes = hasAlpha ? 4 : 3
         let s = max(1, stripHeight)
-        var stages = [Stage(source: .decoder, size: size, stripHeight: s)]
+        // Whether alpha may differ from 1 at this point of the chain.
+        var alpha = hasAlpha
+        var planes: Int { alpha ? 4 : 3 }
+        var stages = [Stage(source: .decoder, size: size, stripHeight: s, planes: planes)]
         var run: [RowKernel] = []
         var size = size
         var logical = logicalSize ?? size
@@ -93,16 +109,17 @@ struct Plan {
             closeRun()
             stages[stages.count - 1].ops.append(op)
         }
-        let planes = self.planes
         // A separable kernel's passes are made here, both of them, for the current size.
         func vertical(_ kernel: any SeparableKernel) -> Source {
             .vertical(kernel, passes: (0..<planes).map { _ in kernel.makeVerticalPass(width: size.width, height: size.height) })
         }
         var tapStages = [Int](repeating: 0, count: taps.count)
+        var tapAlpha = [Bool](repeating: false, count: taps.count)
         func addTaps(at position: Int) {
             for i in taps.indices where taps[i] == position {
                 append(.tap(i))
                 tapStages[i] = stages.count - 1
+                tapAlpha[i] = alpha
             }
         }
         addTaps(at: 0)
@@ -116,17 +133,17 @@ struct Plan {
                 case .positional(let kernel):
                     run.append(.positional(kernel))
                 case .separable(let kernel):
-                    if hasAlpha { run.append(.point(Premultiply())) }
-                    append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
-                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s))
-                    if hasAlpha { run.append(.point(Unpremultiply())) }
+                    if alpha { run.append(.point(Premultiply())) }
+                    append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: planes))
+                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes))
+                    if alpha { run.append(.point(Unpremultiply())) }
                 case .combine(let kernel, let combination):
-                    if hasAlpha { run.append(.point(Premultiply())) }
-                    append(.saveInput)
-                    append(.horizontal(kernel.makeHorizontalPass(width: size.width)))
-                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s))
+                    if alpha { run.append(.point(Premultiply())) }
+                    append(.saveInput(planes: planes))
+                    append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: planes))
+                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes))
                     append(.combine(combination))
-                    if hasAlpha { run.append(.point(Unpremultiply())) }
+                    if alpha { run.append(.point(Unpremultiply())) }
                 case .geometry(let kernel):
                     let layout: GeometryLayout
                     do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
@@ -140,23 +157,29 @@ struct Plan {
                     case .resample(let to, let window) where to == size && window == whole:
                         break
                     case .resample(let to, let window):
-                        if hasAlpha { run.append(.point(Premultiply())) }
+                        if alpha { run.append(.point(Premultiply())) }
                         closeRun()
                         let source = RowSource.resample(Resample(input: size, output: to, window: window))
                         // Strips of about as many input rows as the previous stage's.
                         let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
-                        stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip))
-                        if hasAlpha { run.append(.point(Unpremultiply(clampsAlpha: true))) }
+                        stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip, planes: planes))
+                        if alpha { run.append(.point(Unpremultiply(clampsAlpha: true))) }
                     case .crop(let rect):
                         closeRun()
-                        stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s))
+                        stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s, planes: planes))
                     case .turn(let orientation):
                         if orientation == .up { break }
                         closeRun()
-                        stages.append(Stage(source: .geometry(.turn(orientation, input: size)), size: output, stripHeight: s))
+                        stages.append(Stage(source: .geometry(.turn(orientation, input: size)), size: output,
+                                            stripHeight: s, planes: planes))
                     }
                     size = output
                     logical = output
+                }
+                if step.filter.changesAlpha && !alpha {
+                    // From here on alpha varies; this stage's source still makes 3 planes.
+                    alpha = true
+                    stages[stages.count - 1].fillsAlpha = true
                 }
             }
             addTaps(at: index + 1)
@@ -164,6 +187,7 @@ struct Plan {
         closeRun()
         self.stages = stages
         self.tapStages = tapStages
+        self.tapAlpha = tapAlpha
     }
 
     /// The size of the image output i takes.

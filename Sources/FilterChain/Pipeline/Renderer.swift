@@ -193,11 +193,10 @@ public final class Renderer: @unchecked Sendable {
         let linear = chain.workingSpace == .linear
         // An opaque image gains alpha when a step may write it.
         let alphaFrom = chain.steps.firstIndex { $0.enabled && $0.filter.changesAlpha }
-        let hasAlpha = info.format.channels.hasAlpha || alphaFrom != nil
         let plan: Plan
         do throws(Plan.StepFailure) {
             plan = try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),
-                            logicalSize: logicalSize, hasAlpha: hasAlpha, taps: outputs.map(\.step),
+                            logicalSize: logicalSize, hasAlpha: info.format.channels.hasAlpha, taps: outputs.map(\.step),
                             stripHeight: stripHeight)
         } catch {
             let step = chain.steps[error.position - 1]
@@ -233,7 +232,7 @@ public final class Renderer: @unchecked Sendable {
                 let size = plan.size(ofOutput: i)
                 let rows = SinkRows(layout: policies[i].layout, width: size.width, height: size.height,
                                     stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
-                                    linear: linear, imageHasAlpha: hasAlpha)
+                                    linear: linear, imageHasAlpha: plan.tapAlpha[i])
                 switch output.target {
                 case .file(let destination, let options):
                     let writer = try ImageWriter(destination, format: formats[i]!,
@@ -272,7 +271,7 @@ public final class Renderer: @unchecked Sendable {
             let size = plan.size(ofOutput: i)
             let rows = SinkRows(layout: policies[i].layout, width: size.width, height: size.height,
                                 stripHeight: plan.stages[plan.tapStages[i]].stripHeight, linear: linear,
-                                imageHasAlpha: plan.planes == 4)
+                                imageHasAlpha: plan.tapAlpha[i])
             probes.append(NeutralityProbe(rows: rows, checks: outputs.contains(i)))
         }
         let watched = outputs.map { probes[$0] }

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import FilterChain
+
+/// Random chains over the whole catalogue on random images of every layout, each rendered
+/// streamed under three schedules (1 thread, then 2 to 4, with strip heights from 1 to 200)
+/// and checked four ways:
+/// - the schedules give the same bytes at every position;
+/// - the image at every position equals the step-by-step oracle (`StepwiseReference`: each
+///   step over the whole image in Float, no strips) within one level at 16 bits;
+/// - the preview at one position equals the final image of the chain cut there, byte for
+///   byte (a step's result never depends on what follows it);
+/// - now and then, a 16-bit PNG file output decodes to the image rendered in memory.
+///
+/// A failure prints its case's seed and the one line that runs that case alone:
+/// `FILTERCHAIN_RANDOM_CASE=SEED swift test --filter RandomChainTests`. Failures found are
+/// kept in Tests/Fixtures/random/ (a chain file and its image) and run by `regressions`.
+/// `FILTERCHAIN_RANDOM_SECONDS=N` runs cases with seeds from the clock for N seconds, with
+/// larger images (CI's AddressSanitizer stage does, for 180 s).
+@Suite struct RandomChainTests {
+    static let seedBase: UInt64 = 0x5EED_F11E_C4A1_0019
+    static let batches = 8
+    static let casesPerBatch = 250
+
+    static func caseSeed(batch: Int, index: Int) -> UInt64 {
+        var e = SeedEntropy(seedBase &+ UInt64(batch) &* 0x1_0000_0001 &+ UInt64(index))
+        return e.next()
+    }
+
+    static let setUp: Void = {
+        let luts = TestData.samples.appendingPathComponent("luts").path
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: luts)) ?? []).filter { $0.hasSuffix(".cube") }.sorted()
+        RandomChains.cubeFiles = names.map { luts + "/" + $0 }
+    }()
+
+    /// 2,000 cases from a fixed seed, in batches that run in parallel.
+    @Test(arguments: 0..<batches)
+    func randomChains(batch: Int) throws {
+        _ = Self.setUp
+        #expect(!RandomChains.cubeFiles.isEmpty, "lut steps need samples/luts")
+        let count = ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_COUNT"].flatMap { Int($0) } ?? Self.casesPerBatch
+        for index in 0..<count {
+            let seed = Self.caseSeed(batch: batch, index: index)
+            var e = SeedEntropy(seed)
+            let c = RandomChains.makeCase(&e)
+            let t0 = Date()
+            defer { if ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_TIMES"] != nil { print(String(format: "%.3f", Date().timeIntervalSince(t0)), c.imageDescription, c.chain.steps.map { $0.enabled ? $0.type : "(\($0.type))" }) } }
+            let ok = try Self.check(c, label: Self.repro(seed), fileOutput: index % 8 == 0)
+            if !ok { return }  // one case's failures are enough to read
+        }
+    }
+
+    /// One case, from the seed a failure printed.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_CASE"] != nil))
+    func oneCase() throws {
+        _ = Self.setUp
+        let text = ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_CASE"]!
+        let seed = try #require(UInt64(text.hasPrefix("0x") ? String(text.dropFirst(2)) : text, radix: 16))
+        let large = ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_LARGE"] != nil
+        var e = SeedEntropy(seed)
+        let c = RandomChains.makeCase(&e, limits: large ? Self.longLimits : CaseLimits())
+        print("case \(Self.repro(seed)): \(c.imageDescription), \(c.chain.workingSpace), schedules \(c.schedules), cut at \(c.cut)\n\(c.chain.jsonText)")
+        _ = try Self.check(c, label: Self.repro(seed), fileOutput: true)
+    }
+
+    static let longLimits = CaseLimits(side: 700, area: 120_000, maxSteps: 8, maxThreads: 8, maxStrip: 200)
+
+    /// Seeds from the clock for FILTERCHAIN_RANDOM_SECONDS seconds, larger images.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_SECONDS"] != nil))
+    func longRun() throws {
+        _ = Self.setUp
+        let seconds = Double(ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_SECONDS"]!) ?? 180
+        var clock = SeedEntropy(UInt64(Date().timeIntervalSince1970 * 1e6))
+        let end = Date().addingTimeInterval(seconds)
+        var cases = 0
+        while Date() < end {
+            let seed = clock.next()
+            var e = SeedEntropy(seed)
+            let c = RandomChains.makeCase(&e, limits: Self.longLimits)
+            let label = Self.repro(seed) + " FILTERCHAIN_RANDOM_LARGE=1"
+            if !(try Self.check(c, label: label, fileOutput: cases % 4 == 0)) { break }
+            cases += 1
+        }
+        print("random chains: \(cases) cases in \(Int(seconds)) s")
+        #expect(cases > 0)
+    }
+
+    /// Every kept failure (a chain file and the image beside it) under a fixed set of
+    /// schedules, every position cut.
+    @Test(arguments: regressionCases())
+    func regressions(_ name: String) throws {
+        let folder = TestData.fixtures.appendingPathComponent("random")
+        let chain = try Chain.load(folder.appendingPathComponent(name + ".json").path)
+        let image = try RasterImage(contentsOf: folder.appendingPathComponent(name + ".png").path)
+        for cut in 0...chain.steps.count {
+            let c = RandomCase(chain: chain, image: image, imageDescription: name,
+                               schedules: [(1, 1), (1, 7), (2, 32), (4, 200), (3, 13), (8, 5)], cut: cut)
+            _ = try Self.check(c, label: "Tests/Fixtures/random/\(name)", fileOutput: cut == 0)
+        }
+    }
+
+    static func regressionCases() -> [String] {
+        let folder = TestData.fixtures.appendingPathComponent("random").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    @Test func regressionCasesAreKept() {
+        #expect(!Self.regressionCases().isEmpty)
+    }
+
+    static func repro(_ seed: UInt64) -> String {
+        "FILTERCHAIN_RANDOM_CASE=" + String(seed, radix: 16)
+    }
+
+    /// Runs every check of one case; false (with the failures recorded) when one failed.
+    static func check(_ c: RandomCase, label: String, fileOutput: Bool) throws -> Bool {
+        let chain = c.chain
+        let n = chain.steps.count
+        let outputs = (0...n).map { RenderOutput(step: $0, .memory(depth: .sixteen)) }
+        let what = "\(label) (\(c.imageDescription), \(chain.workingSpace), chain \(JSONWriter.compact(chain.jsonNode)))"
+
+        // The oracle; a geometry step that cannot apply must fail the render too.
+        let expected: [FloatImage]
+        do { expected = try StepwiseReference.positions(chain, image: c.image) } catch {
+            for (threads, strip) in c.schedules {
+                #expect(throws: RenderError.self, "\(what): the oracle failed (\(error.reason)), the render did not") {
+                    try Renderer(threads: threads, stripHeight: strip).render(chain, image: c.image, outputs: outputs)
+                }
+            }
+            return true
+        }
+
+        var first: [RasterImage?]?
+        var failed = false
+        var firstRenderer: Renderer?
+        for (threads, strip) in c.schedules {
+            let renderer = Renderer(threads: threads, stripHeight: strip)
+            if firstRenderer == nil { firstRenderer = renderer }
+            let images = try renderer.render(chain, image: c.image, outputs: outputs).images
+            if let first {
+                if images != first {
+                    let which = (0...n).filter { images[$0] != first[$0] }
+                    Issue.record("\(what): \(threads) threads, strips of \(strip) differ from \(c.schedules[0]) at positions \(which)")
+                    failed = true
+                }
+            } else {
+                first = images
+            }
+        }
+        let images = first!.map { $0! }
+        let linear = chain.workingSpace == .linear
+        for k in 0...n {
+            let image = images[k], reference = expected[k]
+            guard image.width == reference.width && image.height == reference.height else {
+                Issue.record("\(what): position \(k) is \(image.width)x\(image.height), the oracle's \(reference.size)")
+                failed = true
+                continue
+            }
+            var oracle = StepwiseReference.samples(reference, linear: linear)
+            if image.format.channels.isGrey {
+                // A grey output stores red (the chain keeps neutral pixels neutral, up to
+                // float rounding between channels).
+                for i in Swift.stride(from: 0, to: oracle.count, by: 4) { oracle[i + 1] = oracle[i]; oracle[i + 2] = oracle[i] }
+            }
+            let d = maxDifference(image.rgba16, oracle, width: image.width)
+            if ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_DEBUG"] != nil { print("position \(k): max difference \(d)") }
+            if d.max > 1 {
+                Issue.record("\(what): position \(k) differs from the step-by-step oracle by \(d.max) levels at 16 bits (first at x \(d.x), y \(d.y), channel \(d.channel))")
+                failed = true
+            }
+        }
+
+        // The preview at `cut` is the final image of the chain cut there.
+        let renderer = firstRenderer!
+        let cutImage = try renderer.apply(chain.prefix(through: c.cut), to: c.image, depth: .sixteen)
+        if cutImage != images[c.cut] {
+            Issue.record("\(what): the preview at \(c.cut) differs from the chain cut there")
+            failed = true
+        }
+
+        if fileOutput {
+            let folder = TestData.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("out.png").path
+            var options = EncodeOptions()
+            options.depth = .sixteen
+            _ = try renderer.render(chain, image: c.image, outputs: [RenderOutput(step: n, .file(.file(path), options))])
+            let decoded = try RasterImage(contentsOf: path)
+            if decoded.rgba16 != images[n].rgba16 {
+                Issue.record("\(what): the PNG file differs from the image in memory")
+                failed = true
+            }
+        }
+        return !failed
+    }
+
+    static func maxDifference(_ a: [Int], _ b: [Int], width: Int) -> (max: Int, x: Int, y: Int, channel: Int) {
+        var best = (max: 0, x: 0, y: 0, channel: 0)
+        for i in a.indices {
+            let d = abs(a[i] - b[i])
+            if d > best.max { best = (d, (i / 4) % width, i / 4 / width, i % 4) }
+        }
+        return best
+    }
+}

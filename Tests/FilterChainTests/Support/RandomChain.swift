@@ -1,0 +1,249 @@
+import FilterChain
+
+// Random chains over the whole catalogue, random images of every layout, and random
+// schedules, for the differential tests (RandomChainTests) and the `render` fuzzer
+// (Tests/Fuzz/Sources/FuzzRender links this file). Public API only. The same entropy gives
+// the same case on every machine: the generator never asks the clock or the system.
+
+/// Where a case's choices come from: a seeded generator for tests, or a fuzzer's bytes.
+protocol CaseEntropy {
+    mutating func next() -> UInt64
+}
+
+/// SplitMix64: the tests' fixed seeds and printed case seeds.
+struct SeedEntropy: CaseEntropy {
+    var state: UInt64
+    init(_ seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A fuzzer's bytes, eight at a time; zeros once they run out (so every input is a case).
+struct ByteEntropy: CaseEntropy {
+    let bytes: [UInt8]
+    var position = 0
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    mutating func next() -> UInt64 {
+        var v: UInt64 = 0
+        for _ in 0..<8 {
+            v = v << 8 | UInt64(position < bytes.count ? bytes[position] : 0)
+            position += 1
+        }
+        return v
+    }
+}
+
+extension CaseEntropy {
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        let span = UInt64(range.upperBound - range.lowerBound) &+ 1
+        if span == 0 { return Int(truncatingIfNeeded: next()) }
+        return range.lowerBound + Int(next() % span)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func double(_ range: ClosedRange<Double>) -> Double {
+        range.lowerBound + unit() * (range.upperBound - range.lowerBound)
+    }
+    mutating func chance(_ p: Double) -> Bool { unit() < p }
+    mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
+    /// Log-uniform in 1...maximum: small sizes as often as large ones.
+    mutating func side(_ maximum: Int) -> Int {
+        max(1, min(maximum, Int(exp(unit() * log(Double(maximum))).rounded())))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One differential case: an image, a chain, the positions whose images are taken, and the
+/// schedules (thread count, strip height) it is rendered with.
+struct RandomCase {
+    var chain: Chain
+    var image: RasterImage
+    /// How the image was made: "196x673 RGB 8-bit, alpha with holes".
+    var imageDescription: String
+    var schedules: [(threads: Int, stripHeight: Int)]
+    /// A position whose preview is compared with the chain cut there.
+    var cut: Int
+}
+
+/// How large the cases get.
+struct CaseLimits {
+    /// Largest side of the input image.
+    var side = 700
+    /// Largest area of the image at any step (the input's and every geometry step's output).
+    var area = 3_000
+    var maxSteps = 8
+    var maxThreads = 4
+    var maxStrip = 200
+}
+
+enum RandomChains {
+    /// The .cube files a lut step may name (absolute paths); none: no lut steps.
+    nonisolated(unsafe) static var cubeFiles: [String] = []
+
+    static func makeCase(_ e: inout some CaseEntropy, limits: CaseLimits = CaseLimits()) -> RandomCase {
+        let (image, description) = makeImage(&e, limits: limits)
+        var size = ImageSize(width: image.width, height: image.height)
+        let space: WorkingSpace = e.chance(0.3) ? .linear : .srgb
+        var steps: [Step] = []
+        let count = e.int(1...limits.maxSteps)
+        var attempts = 0
+        while steps.count < count && attempts < 20 * count {
+            attempts += 1
+            guard let filter = makeFilter(&e, size: size) else { continue }
+            // Geometry steps must fit the size limits and apply to the image as it is then.
+            if case .geometry(let kernel) = filter.operation() {
+                guard let layout = try? kernel.layout(for: size) else { continue }
+                let out = layout.outputSize(from: size)
+                if case .resample(let to, _) = layout, to.width * to.height > 4 * limits.area { continue }
+                guard out.width * out.height <= limits.area, out.width >= 1, out.height >= 1 else { continue }
+                size = out
+            }
+            steps.append(Step(id: "00000000-0000-4000-8000-" + twelveDigits(steps.count),
+                              enabled: e.chance(0.85), filter: filter))
+        }
+        // A disabled geometry step leaves the size unchanged, so the sizes tracked above are
+        // the largest any step sees; they only bound the work.
+        let schedules = (0..<3).map { i -> (Int, Int) in
+            (i == 0 ? 1 : e.int(2...limits.maxThreads), e.chance(0.2) ? 1 : e.int(1...limits.maxStrip))
+        }
+        return RandomCase(chain: Chain(workingSpace: space, steps: steps), image: image, imageDescription: description,
+                          schedules: schedules, cut: e.int(0...steps.count))
+    }
+
+    /// A random image: size (log-uniform sides, thin and one-pixel ones included), layout,
+    /// depth, and content (noise, gradients, flat areas; alpha opaque, random or with holes).
+    static func makeImage(_ e: inout some CaseEntropy, limits: CaseLimits) -> (RasterImage, String) {
+        var width = e.side(limits.side), height = e.side(limits.side)
+        if e.chance(0.1) { width = 1 } else if e.chance(0.1) { height = 1 }
+        while width * height > limits.area {
+            if width > height { width = max(1, width / 2) } else { height = max(1, height / 2) }
+        }
+        let channels = e.pick([Channels.grey, .greyAlpha, .rgb, .rgba])
+        let depth: BitDepth = e.chance(0.5) ? .eight : .sixteen
+        let format = PixelFormat(channels, depth)
+        let alphaKind = channels.hasAlpha ? e.int(0...2) : 0
+        let content = e.int(0...2)
+        let maxValue = depth.maxValue
+        let n = channels.count
+        var samples = [Int](repeating: 0, count: width * height * n)
+        let phase = e.unit()
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<n {
+                    let isAlpha = channels.hasAlpha && c == n - 1
+                    var v: Double
+                    if isAlpha {
+                        switch alphaKind {
+                        case 1: v = e.unit()
+                        case 2: v = e.chance(0.3) ? 0 : (e.chance(0.5) ? 1 : e.unit())
+                        default: v = 1
+                        }
+                    } else {
+                        switch content {
+                        case 0: v = e.unit()
+                        case 1: v = 0.5 + 0.5 * sin(Double(x) * 0.3 + Double(y) * 0.17 + Double(c) + phase * 6)
+                        default: v = (x / 7 + y / 5 + c) % 3 == 0 ? e.unit() : Double((x + y) % 2)
+                        }
+                    }
+                    samples[(y * width + x) * n + c] = Int((v * Double(maxValue)).rounded())
+                }
+            }
+        }
+        let image = try! RasterImage(width: width, height: height, format: format, samples: samples)
+        let alpha = ["", ", random alpha", ", alpha with holes"][alphaKind]
+        let kind = ["noise", "waves", "blocks"][content]
+        return (image, "\(width)x\(height) \(format) \(kind)\(alpha)")
+    }
+
+    /// A filter of a random type with random parameters across their ranges (each left at
+    /// its default now and then); nil when the values drawn break a rule across parameters.
+    /// `size`: the image the step will see (lengths in pixels mostly stay within it).
+    static func makeFilter(_ e: inout some CaseEntropy, size: ImageSize) -> (any Filter)? {
+        var types = FilterRegistry.types
+        if cubeFiles.isEmpty { types.removeAll { $0.typeName == "lut" } }
+        let type = e.pick(types)
+        var filter: any Filter = type.init()
+        for parameter in type.info.parameters {
+            let required = parameter.kind.isFile
+            guard required || e.chance(0.75) else { continue }
+            guard let value = makeValue(parameter, &e, size: size) else { continue }
+            if let changed = try? filter.setting(parameter.name, to: value) { filter = changed }
+        }
+        guard filter.missingParameters.isEmpty, (try? filter.checkCombination()) != nil else { return nil }
+        return filter
+    }
+
+    static func makeValue(_ parameter: ParameterInfo, _ e: inout some CaseEntropy, size: ImageSize) -> JSONNode? {
+        func number(_ v: Double) -> JSONNode { JSONNode(.number(v)) }
+        func draw(_ r: ClosedRange<Double>) -> Double {
+            if e.chance(0.08) { return e.chance(0.5) ? r.lowerBound : r.upperBound }
+            // Wide positive ranges (a sigma of 0.1...100) log-uniformly, others uniformly.
+            if r.lowerBound > 0 && r.upperBound / r.lowerBound > 50 {
+                return (exp(e.double(log(r.lowerBound)...log(r.upperBound))) * 1000).rounded() / 1000
+            }
+            return (e.double(r) * 1000).rounded() / 1000
+        }
+        switch parameter.kind {
+        case .number(let r):
+            // Lengths in pixels mostly within the image's size (a blur far wider than the
+            // image now and then).
+            if parameter.unit == .pixels, r.upperBound > 64 {
+                let reach = e.chance(0.9) ? max(2, Double(min(size.width, size.height)) / 2) : 24
+                return number(draw(r.lowerBound...max(r.lowerBound, min(r.upperBound, reach))))
+            }
+            return number(min(r.upperBound, max(r.lowerBound, draw(r))))
+        case .integer(let r):
+            let high = min(r.upperBound, 400)
+            return number(Double(e.chance(0.7) ? e.int(max(r.lowerBound, 1)...max(1, min(high, 120))) : e.int(r.lowerBound...high)))
+        case .choice(let options):
+            return JSONNode(.string(e.pick(options)))
+        case .integerChoice(let options):
+            return number(Double(e.pick(options)))
+        case .boolean:
+            return JSONNode(.bool(e.chance(0.5)))
+        case .points(let count, _):
+            let n = e.int(count.lowerBound...min(count.upperBound, 6))
+            var xs = Set<Double>()
+            while xs.count < n { xs.insert((e.unit() * 1000).rounded() / 1000) }
+            return JSONNode(.array(xs.sorted().map { JSONNode(.array([number($0), number((e.unit() * 1000).rounded() / 1000)])) }))
+        case .color(let r, let positiveLuma):
+            var c: [Double]
+            repeat { c = (0..<3).map { _ in draw(r) } } while positiveLuma && 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] <= 0
+            return JSONNode(.array(c.map(number)))
+        case .point(let r):
+            return JSONNode(.array([number(draw(r)), number(draw(r))]))
+        case .matrix(let rows, let columns, let r):
+            // Near the identity mostly (a colour matrix that keeps the picture), anything now and then.
+            let wild = e.chance(0.3)
+            return JSONNode(.array((0..<rows).map { i in
+                JSONNode(.array((0..<columns).map { j in
+                    let base = i == j ? 1.0 : 0.0
+                    let v = wild ? draw(r) : base + (e.chance(0.5) ? e.double(-0.5...0.5) : 0)
+                    return number((min(r.upperBound, max(r.lowerBound, v)) * 1000).rounded() / 1000)
+                }))
+            }))
+        case .file:
+            guard !cubeFiles.isEmpty else { return nil }
+            return JSONNode(.string(e.pick(cubeFiles)))
+        }
+    }
+}
+
+extension ParameterKind {
+    var isFile: Bool { if case .file = self { true } else { false } }
+}
+
+/// A step's number as the last twelve digits of a UUID.
+func twelveDigits(_ n: Int) -> String {
+    let digits = String(n)
+    return String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+}
