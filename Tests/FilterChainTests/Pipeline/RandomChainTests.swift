@@ -59,7 +59,7 @@ import Testing
         let large = ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_LARGE"] != nil
         var e = SeedEntropy(seed)
         let c = RandomChains.makeCase(&e, limits: large ? Self.longLimits : CaseLimits())
-        print("case \(Self.repro(seed)): \(c.imageDescription), \(c.chain.workingSpace), schedules \(c.schedules), cut at \(c.cut)\n\(c.chain.jsonText)")
+        print("case \(Self.repro(seed)): \(c.imageDescription), \(c.chain.workingSpace), schedules \(c.schedules), cut at \(c.cuts)\n\(c.chain.jsonText)")
         _ = try Self.check(c, label: Self.repro(seed), fileOutput: true)
     }
 
@@ -85,18 +85,21 @@ import Testing
         #expect(cases > 0)
     }
 
-    /// Every kept failure (a chain file and the image beside it) under a fixed set of
-    /// schedules, every position cut.
+    /// Every kept failure under a fixed set of schedules, every position cut: a chain file
+    /// NAME.json with its image NAME.png, or NAME.source naming an image of the repository.
     @Test(arguments: regressionCases())
     func regressions(_ name: String) throws {
         let folder = TestData.fixtures.appendingPathComponent("random")
         let chain = try Chain.load(folder.appendingPathComponent(name + ".json").path)
-        let image = try RasterImage(contentsOf: folder.appendingPathComponent(name + ".png").path)
-        for cut in 0...chain.steps.count {
-            let c = RandomCase(chain: chain, image: image, imageDescription: name,
-                               schedules: [(1, 1), (1, 7), (2, 32), (4, 200), (3, 13), (8, 5)], cut: cut)
-            _ = try Self.check(c, label: "Tests/Fixtures/random/\(name)", fileOutput: cut == 0)
+        var imagePath = folder.appendingPathComponent(name + ".png").path
+        if !FileManager.default.fileExists(atPath: imagePath) {
+            let source = try String(contentsOf: folder.appendingPathComponent(name + ".source"), encoding: .utf8)
+            imagePath = TestData.packageRoot.appendingPathComponent(source.trimmingCharacters(in: .whitespacesAndNewlines)).path
         }
+        let image = try RasterImage(contentsOf: imagePath)
+        let c = RandomCase(chain: chain, image: image, imageDescription: name,
+                           schedules: [(1, 1), (2, 7), (4, 200)], cuts: Array(0...chain.steps.count))
+        _ = try Self.check(c, label: "Tests/Fixtures/random/\(name)", fileOutput: true)
     }
 
     static func regressionCases() -> [String] {
@@ -171,12 +174,14 @@ import Testing
             }
         }
 
-        // The preview at `cut` is the final image of the chain cut there.
+        // A preview is the final image of the chain cut there.
         let renderer = firstRenderer!
-        let cutImage = try renderer.apply(chain.prefix(through: c.cut), to: c.image, depth: .sixteen)
-        if cutImage != images[c.cut] {
-            Issue.record("\(what): the preview at \(c.cut) differs from the chain cut there")
-            failed = true
+        for cut in c.cuts {
+            let cutImage = try renderer.apply(chain.prefix(through: cut), to: c.image, depth: .sixteen)
+            if cutImage != images[cut] {
+                Issue.record("\(what): the preview at \(cut) differs from the chain cut there")
+                failed = true
+            }
         }
 
         if fileOutput {

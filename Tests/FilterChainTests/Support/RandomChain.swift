@@ -70,8 +70,8 @@ struct RandomCase {
     /// How the image was made: "196x673 RGB 8-bit, alpha with holes".
     var imageDescription: String
     var schedules: [(threads: Int, stripHeight: Int)]
-    /// A position whose preview is compared with the chain cut there.
-    var cut: Int
+    /// Positions whose previews are compared with the chain cut there.
+    var cuts: [Int]
 }
 
 /// How large the cases get.
@@ -79,7 +79,7 @@ struct CaseLimits {
     /// Largest side of the input image.
     var side = 700
     /// Largest area of the image at any step (the input's and every geometry step's output).
-    var area = 3_000
+    var area = 2_000
     var maxSteps = 8
     var maxThreads = 4
     var maxStrip = 200
@@ -116,7 +116,7 @@ enum RandomChains {
             (i == 0 ? 1 : e.int(2...limits.maxThreads), e.chance(0.2) ? 1 : e.int(1...limits.maxStrip))
         }
         return RandomCase(chain: Chain(workingSpace: space, steps: steps), image: image, imageDescription: description,
-                          schedules: schedules, cut: e.int(0...steps.count))
+                          schedules: schedules, cuts: [e.int(0...steps.count)])
     }
 
     /// A random image: size (log-uniform sides, thin and one-pixel ones included), layout,
