@@ -18,6 +18,7 @@ struct EditCommand: ParsableCommand {
 
               filterchain edit look.json photo.jpg
               filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
+              filterchain edit look.json photo.jpg --threads 2
             """)
 
     @Argument(help: "The chain file (created if missing).")
@@ -34,6 +35,9 @@ struct EditCommand: ParsableCommand {
 
     @Option(help: "Where Export writes the full-size image (PNG or JPEG by extension).")
     var output: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Threads that render the previews and the export, 1 or more (default: the number of cores).", valueName: "n"))
+    var threads: Int?
 }
 
 func fail(_ message: String, _ status: Int32) -> Never {
@@ -53,13 +57,15 @@ do {
          + " (see 'filterchain edit --help')", 64)
 }
 guard (0...65535).contains(command.port) else { fail("--port \(command.port): allowed 0...65535", 64) }
+if let threads = command.threads, threads < 1 { fail("--threads: \(threads); must be 1 or more", 64) }
 if let output = command.output {
     do { _ = try EncodeOptions().resolvedFormat(for: .file(output)) } catch { fail("\(error)", 64) }
 }
 
 let editor: Editor
 do {
-    editor = try Editor(chainPath: command.chain, imagePath: command.image, outputPath: command.output)
+    editor = try Editor(chainPath: command.chain, imagePath: command.image, outputPath: command.output,
+                        renderer: Renderer(threads: command.threads ?? WorkerPool.availableCores))
 } catch {
     fail("\(error)", 1)
 }

@@ -25,7 +25,7 @@ struct Apply: ParsableCommand {
               filterchain apply chain.json photos/*.png --output-dir out \\
                 --format jpeg --suffix=-edit --jobs 4
 
-            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
+            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list. `--threads N` renders on N threads (default: one per core), shared by the images in flight: N bounds the threads doing pixel work however many --jobs there are. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
 
             No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
@@ -51,6 +51,9 @@ struct Apply: ParsableCommand {
     @OptionGroup(title: "Reading and writing")
     var codec: CodecOptions
 
+    @OptionGroup(title: "Rendering")
+    var rendering: ThreadOptions
+
     func validate() throws {
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
@@ -68,7 +71,8 @@ struct Apply: ParsableCommand {
         let chain = try loadChain(self.chain)
         if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
-            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec, inPlace: inPlace).run()
+            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec,
+                         threads: rendering.count, inPlace: inPlace).run()
             return
         }
         guard paths.count == 2 else {
@@ -91,7 +95,7 @@ struct Apply: ParsableCommand {
             let preview = try codec.output(previewOutput, ownFormat: true)
             outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
         }
-        let renderer = Renderer()
+        let renderer = rendering.renderer()
         let result: RenderResult
         do {
             result = try renderer.render(chain, source: input == "-" ? .standardInput : .file(input),
@@ -114,7 +118,7 @@ struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Text put before each output's extension (write --suffix=-edit when it starts with '-').", valueName: "text"))
     var suffix: String = ""
 
-    @Option(help: ArgumentHelp("Images processed at once (default: the number of cores). Threads are shared, never multiplied.", valueName: "n"))
+    @Option(help: ArgumentHelp("Images processed at once (default: the number of threads). They share the --threads threads, never multiplying them.", valueName: "n"))
     var jobs: Int?
 
     @Option(help: ArgumentHelp("Process only share I of N (1-based) of the input list, for splitting a batch across machines.", valueName: "I/N"))

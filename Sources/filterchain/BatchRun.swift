@@ -18,6 +18,8 @@ struct BatchRun {
     let paths: [String]
     let options: BatchOptions
     let codec: CodecOptions
+    /// The renderer's threads (--threads), shared by every image in flight.
+    let threads: Int
     /// Each input is replaced by its result, in its own format.
     var inPlace = false
 
@@ -101,8 +103,11 @@ struct BatchRun {
         }
         let items = planned
         if let folder = options.outputDir { try makeDirectory(folder) }
-        let jobs = max(1, min(options.jobs ?? WorkerPool.availableCores, max(1, items.count)))
-        let renderer = Renderer()
+        // The job threads only read headers and hand strips to the renderer's pool, whose
+        // `threads` threads do the pixel work for every image in flight: more jobs than
+        // threads adds images in memory, not threads working, so the default is one each.
+        let jobs = max(1, min(options.jobs ?? threads, max(1, items.count)))
+        let renderer = Renderer(threads: threads)
         let state = BatchState(total: items.count, showProgress: Console.stderrIsTerminal && !options.quiet)
         let encode = codec.encodeOptions
         let decode = codec.decodeOptions

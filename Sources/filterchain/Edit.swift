@@ -19,11 +19,12 @@ struct Edit: ParsableCommand {
 
               filterchain edit look.json photo.jpg
               filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
+              filterchain edit look.json photo.jpg --threads 2
             """)
 
     /// Everything after `edit`, handed to filterchain-edit, which parses it (CHAIN IMAGE
-    /// [--port N] [--no-browser] [--output PATH]; see its --help).
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("CHAIN IMAGE [--port N] [--no-browser] [--output PATH]", valueName: "arguments"))
+    /// [--port N] [--no-browser] [--output PATH] [--threads N]; see its --help).
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("CHAIN IMAGE [--port N] [--no-browser] [--output PATH] [--threads N]", valueName: "arguments"))
     var arguments: [String] = []
 
     func run() throws {

@@ -31,6 +31,9 @@ struct Steps: ParsableCommand {
     @OptionGroup(title: "Reading and writing")
     var codec: CodecOptions
 
+    @OptionGroup(title: "Rendering")
+    var rendering: ThreadOptions
+
     /// A file name part from a step's name or type: lowercase letters, digits and dashes.
     static func slug(_ text: String) -> String {
         var out = ""
@@ -75,8 +78,8 @@ struct Steps: ParsableCommand {
         }
         let result: RenderResult
         do {
-            result = try Renderer().render(chain, source: input == "-" ? .standardInput : .file(input),
-                                           decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
+            result = try rendering.renderer().render(chain, source: input == "-" ? .standardInput : .file(input),
+                                                     decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
         } catch {
             throw Failure.image(error)
         }

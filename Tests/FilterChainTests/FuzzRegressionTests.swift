@@ -74,10 +74,34 @@ import Testing
         }
     }
 
-    /// The folders exist, so a harness's first crash has a place (and a README says so).
-    @Test func everyHarnessHasItsFolder() {
-        for harness in ["chain", "png", "jpeg", "step"] {
-            #expect(FileManager.default.fileExists(atPath: TestData.fixtures.appendingPathComponent("fuzz/" + harness).path))
+    /// The harnesses Tests/Fuzz/fuzz runs by default: its `targets="${*:-chain png ...}"`
+    /// line, read here so that a harness added there needs its folder here too.
+    static func fuzzScriptHarnesses() throws -> [String] {
+        let script = try String(contentsOf: TestData.packageRoot.appendingPathComponent("Tests/Fuzz/fuzz"), encoding: .utf8)
+        let prefix = "targets=\"${*:-"
+        let line = try #require(script.split(separator: "\n").first { $0.hasPrefix(prefix) && $0.hasSuffix("}\"") },
+                                "Tests/Fuzz/fuzz has no \(prefix)...}\" line")
+        return line.dropFirst(prefix.count).dropLast(2).split(separator: " ").map(String.init)
+    }
+
+    /// The harnesses the parameterised tests above run, each with its folder.
+    static let testedHarnesses = ["png", "jpeg", "chain", "step", "cube"]
+
+    /// A parameterised test over an empty folder runs nothing and passes: each folder the
+    /// tests above read must hold at least one file (the harness's seeds, and its crashes).
+    @Test(arguments: testedHarnesses)
+    func harnessFolderIsNotEmpty(_ harness: String) {
+        #expect(!Self.files(harness).isEmpty, "Tests/Fixtures/fuzz/\(harness) holds no inputs, so its test runs nothing")
+    }
+
+    /// Every harness the fuzz script knows has a folder with inputs in it (its crashes go
+    /// there, and FuzzRegressionTests runs them) and a test above that reads it.
+    @Test func everyHarnessHasItsFolder() throws {
+        let harnesses = try Self.fuzzScriptHarnesses()
+        #expect(harnesses.count >= 5, "read \(harnesses) from Tests/Fuzz/fuzz")
+        for harness in harnesses {
+            #expect(!Self.files(harness).isEmpty, "Tests/Fixtures/fuzz/\(harness) is missing or empty")
+            #expect(Self.testedHarnesses.contains(harness), "no test here runs Tests/Fixtures/fuzz/\(harness)")
         }
     }
 }
