@@ -74,6 +74,19 @@ import Testing
         }
     }
 
+    /// The `render` harness's inputs make the case the fuzzer made of them (same generator,
+    /// same limits), checked as the random-chain test checks its own: every position against
+    /// the step-by-step oracle, the same bytes for each schedule, a preview against the cut
+    /// chain.
+    @Test(arguments: files("render"))
+    func renderCasesAgreeWithTheOracleUnderEverySchedule(_ path: String) throws {
+        _ = RandomChainTests.setUp
+        var e = ByteEntropy(try Self.bytes(path))
+        let c = RandomChains.makeCase(&e, limits: .fuzz)
+        _ = try RandomChainTests.check(c, label: "Tests/Fixtures/fuzz/render/" + (path.split(separator: "/").last.map(String.init) ?? path),
+                                       fileOutput: false)
+    }
+
     /// The harnesses Tests/Fuzz/fuzz runs by default: its `targets="${*:-chain png ...}"`
     /// line, read here so that a harness added there needs its folder here too.
     static func fuzzScriptHarnesses() throws -> [String] {
@@ -85,7 +98,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "chain", "step", "cube"]
+    static let testedHarnesses = ["png", "jpeg", "chain", "step", "cube", "render"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

@@ -23,17 +23,21 @@ struct SeedEntropy: CaseEntropy {
     }
 }
 
-/// A fuzzer's bytes, eight at a time; zeros once they run out (so every input is a case).
+/// A fuzzer's bytes, eight at a time; once they run out, a generator seeded with the last
+/// value (so every input is a whole case, and never a run of zeros).
 struct ByteEntropy: CaseEntropy {
     let bytes: [UInt8]
     var position = 0
+    var rest: SeedEntropy?
     init(_ bytes: [UInt8]) { self.bytes = bytes }
     mutating func next() -> UInt64 {
+        if rest != nil { return rest!.next() }
         var v: UInt64 = 0
         for _ in 0..<8 {
             v = v << 8 | UInt64(position < bytes.count ? bytes[position] : 0)
             position += 1
         }
+        if position >= bytes.count { rest = SeedEntropy(v ^ UInt64(bytes.count)) }
         return v
     }
 }
@@ -83,6 +87,9 @@ struct CaseLimits {
     var maxSteps = 8
     var maxThreads = 4
     var maxStrip = 200
+
+    /// The `render` fuzzer's (and its kept inputs').
+    static let fuzz = CaseLimits(side: 400, area: 12_000, maxSteps: 8, maxThreads: 4, maxStrip: 200)
 }
 
 enum RandomChains {
@@ -112,9 +119,9 @@ enum RandomChains {
         }
         // A disabled geometry step leaves the size unchanged, so the sizes tracked above are
         // the largest any step sees; they only bound the work.
-        let schedules = (0..<3).map { i -> (Int, Int) in
-            (i == 0 ? 1 : e.int(2...limits.maxThreads), e.chance(0.2) ? 1 : e.int(1...limits.maxStrip))
-        }
+        // 1, 2 and 4 threads (up to the limit's most for the third), strips of 1 to 200 rows.
+        let threads = [1, min(2, limits.maxThreads), limits.maxThreads == 4 ? 4 : e.int(min(3, limits.maxThreads)...limits.maxThreads)]
+        let schedules = threads.map { ($0, e.chance(0.2) ? 1 : e.int(1...limits.maxStrip)) }
         return RandomCase(chain: Chain(workingSpace: space, steps: steps), image: image, imageDescription: description,
                           schedules: schedules, cuts: [e.int(0...steps.count)])
     }
@@ -132,6 +139,9 @@ enum RandomChains {
         let format = PixelFormat(channels, depth)
         let alphaKind = channels.hasAlpha ? e.int(0...2) : 0
         let content = e.int(0...2)
+        // The samples come from a generator seeded here, so a fuzzer's few bytes still make
+        // a whole image.
+        var e = SeedEntropy(e.next())
         let maxValue = depth.maxValue
         let n = channels.count
         var samples = [Int](repeating: 0, count: width * height * n)
@@ -211,13 +221,16 @@ enum RandomChains {
         case .boolean:
             return JSONNode(.bool(e.chance(0.5)))
         case .points(let count, _):
+            // x strictly increasing: one point in each of n equal cells, away from the cells' edges.
             let n = e.int(count.lowerBound...min(count.upperBound, 6))
-            var xs = Set<Double>()
-            while xs.count < n { xs.insert((e.unit() * 1000).rounded() / 1000) }
-            return JSONNode(.array(xs.sorted().map { JSONNode(.array([number($0), number((e.unit() * 1000).rounded() / 1000)])) }))
+            let xs = (0..<n).map { i in ((Double(i) + e.double(0.05...0.95)) / Double(n) * 1000).rounded() / 1000 }
+            return JSONNode(.array(xs.map { JSONNode(.array([number($0), number((e.unit() * 1000).rounded() / 1000)])) }))
         case .color(let r, let positiveLuma):
-            var c: [Double]
-            repeat { c = (0..<3).map { _ in draw(r) } } while positiveLuma && 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] <= 0
+            var c = (0..<3).map { _ in draw(r) }
+            for _ in 0..<10 where positiveLuma && 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] <= 0 {
+                c = (0..<3).map { _ in draw(r) }
+            }
+            if positiveLuma && 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] <= 0 { c = [r.upperBound, r.upperBound, r.upperBound] }
             return JSONNode(.array(c.map(number)))
         case .point(let r):
             return JSONNode(.array([number(draw(r)), number(draw(r))]))

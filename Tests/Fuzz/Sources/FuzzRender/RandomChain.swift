@@ -1,0 +1,1 @@
+../../../FilterChainTests/Support/RandomChain.swift
