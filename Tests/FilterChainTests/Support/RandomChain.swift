@@ -83,7 +83,7 @@ struct CaseLimits {
     /// Largest side of the input image.
     var side = 700
     /// Largest area of the image at any step (the input's and every geometry step's output).
-    var area = 2_000
+    var area = 1_500
     var maxSteps = 8
     var maxThreads = 4
     var maxStrip = 200
