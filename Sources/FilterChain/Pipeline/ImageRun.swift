@@ -240,6 +240,31 @@ final class ImageRun: @unchecked Sendable {
         WorkerPool.Priority(order: order, lane: lane.rawValue, rank: index)
     }
 
+    // Diagnostics (`WorkerPool.stateDescription`): a few relaxed stores a tick.
+    private let ticks = Atomic<Int>(0)
+    private let decodedStrips = Atomic<Int>(0)
+    /// What the scheduler's thread is doing: see `stateDescription`.
+    private let waitingFor = Atomic<Int>(Waiting.setUp)
+    private enum Waiting {
+        static let setUp = -1, tasks = -2, draining = -3
+        // 0 and up: the buffer of output n.
+    }
+
+    private func stateDescription(_ group: TaskGroup) -> String {
+        let what = switch waitingFor.load(ordering: .relaxed) {
+        case Waiting.setUp: "setting up a tick"
+        case Waiting.tasks: "waiting for the tick's \(group.outstandingCount) outstanding tasks"
+        case Waiting.draining: "draining the outputs"
+        case let n: "waiting for a free buffer of output \(n)"
+        }
+        var text = "image order \(order): tick \(ticks.load(ordering: .relaxed)), "
+            + "\(decodedStrips.load(ordering: .relaxed)) of \(stages[0].stage.stripCount) strips decoded, \(what)"
+        for (i, sink) in sinks.enumerated() {
+            if let file = sink as? FileSink { text += "; output \(i): \(file.stateDescription)" }
+        }
+        return text
+    }
+
     /// True when stage `j` can run its next strip in this tick.
     private func canRun(_ j: Int, decoded: Int) -> Bool {
         let stage = stages[j]
@@ -267,17 +292,23 @@ final class ImageRun: @unchecked Sendable {
 
     /// Runs every tick; on failure throws the first error and leaves the sinks to the caller.
     func run() throws {
+        // One group for every tick (a group can be waited on again).
+        let group = TaskGroup(pool: pool)
+        try pool.watching({ [self] in stateDescription(group) }) { try run(group) }
+    }
+
+    private func run(_ group: TaskGroup) throws {
         let first = stages[0]
         var decoded = 0
         var finished: [(stage: Int, strip: Int)] = []
         while true {
+            waitingFor.store(Waiting.setUp, ordering: .relaxed)
             if cancel.contains(where: \.isCancelled) { throw RenderCancelled() }
             for (j, k) in finished {
                 for (i, sink) in sinks.enumerated() where tapStages[i] == j {
                     sink.enqueue(strip: k, rows: stages[j].rows(in: k), pool: pool, priority: priority(.encode, i))
                 }
             }
-            let group = TaskGroup(pool: pool)
             var started: [(stage: Int, strip: Int)] = []
             let decodes = decoded < first.stage.stripCount && first.done >= decoded - 1
             if decodes {
@@ -292,7 +323,10 @@ final class ImageRun: @unchecked Sendable {
             for j in stages.indices where canRun(j, decoded: decoded) {
                 let strip = stages[j].done
                 // The outputs this stage taps must have a free strip buffer.
-                for (i, sink) in sinks.enumerated() where tapStages[i] == j { sink.waitForBuffer(strip: strip) }
+                for (i, sink) in sinks.enumerated() where tapStages[i] == j {
+                    waitingFor.store(i, ordering: .relaxed)
+                    sink.waitForBuffer(strip: strip)
+                }
                 startStage(j, strip: strip, group: group)
                 started.append((j, strip))
             }
@@ -300,11 +334,17 @@ final class ImageRun: @unchecked Sendable {
                 precondition(stages.allSatisfy(\.isFinished), "the schedule stalled")
                 break
             }
+            waitingFor.store(Waiting.tasks, ordering: .relaxed)
             try group.wait()
-            if decodes { decoded += 1 }
+            if decodes {
+                decoded += 1
+                decodedStrips.store(decoded, ordering: .relaxed)
+            }
             for (j, _) in started { stages[j].done += 1 }
             finished = started
+            ticks.add(1, ordering: .relaxed)
         }
+        waitingFor.store(Waiting.draining, ordering: .relaxed)
         for sink in sinks { try sink.drain() }
     }
 

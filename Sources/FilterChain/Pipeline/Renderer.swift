@@ -247,7 +247,9 @@ public final class Renderer: @unchecked Sendable {
             let run = ImageRun(plan: plan, source: reader, sinks: sinks, linear: linear,
                                pool: pool, order: order, cancel: [cancel].compactMap { $0 })
             try run.run()
-            for sink in sinks { try sink.complete() }
+            try pool.watching({ "image order \(order): completing its outputs" }) {
+                for sink in sinks { try sink.complete() }
+            }
             if cancel?.isCancelled == true { throw RenderCancelled() }
             for sink in sinks { try sink.commit() }
         } catch {

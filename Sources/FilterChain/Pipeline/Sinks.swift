@@ -107,13 +107,15 @@ final class JobSlot: @unchecked Sendable {
 /// output holding its own.
 final class JobBudget: Sendable {
     let limit: Int
-    private let count = Atomic<Int>(0)
+    private let inFlight = Atomic<Int>(0)
 
     init(limit: Int) { self.limit = max(1, limit) }
 
-    func take() { count.add(1, ordering: .relaxed) }
-    func give() { count.subtract(1, ordering: .relaxed) }
-    var isExceeded: Bool { count.load(ordering: .relaxed) > limit }
+    var count: Int { inFlight.load(ordering: .relaxed) }
+
+    func take() { inFlight.add(1, ordering: .relaxed) }
+    func give() { inFlight.subtract(1, ordering: .relaxed) }
+    var isExceeded: Bool { inFlight.load(ordering: .relaxed) > limit }
 }
 
 /// Streams strips to an image writer. Strips are encoded in order by one task at a time on
@@ -198,6 +200,15 @@ final class FileSink: Sink {
         while !inFlight.isEmpty && budget.isExceeded {
             inFlight.removeFirst().complete()
         }
+    }
+
+    /// Its encoder's progress (diagnostics).
+    var stateDescription: String {
+        let text: String = monitor.locked {
+            "\(encoded) strips encoded, \(queue.count) queued, " + (encoding ? "encoder task submitted or running" : "no encoder task")
+                + (failure != nil ? ", failed" : "")
+        }
+        return text + "; \(budget.count) encoder jobs in flight in the render (limit \(budget.limit))"
     }
 
     func waitForBuffer(strip: Int) {

@@ -12,6 +12,9 @@ final class TaskGroup: @unchecked Sendable {
 
     init(pool: WorkerPool) { self.pool = pool }
 
+    /// Tasks submitted and not yet finished (diagnostics).
+    var outstandingCount: Int { outstanding.load(ordering: .relaxed) }
+
     func submit(_ priority: WorkerPool.Priority, _ work: @escaping () throws -> Void) {
         outstanding.add(1, ordering: .relaxed)
         pool.submit(priority) { [self] in

@@ -41,20 +41,42 @@ public final class WorkerPool: @unchecked Sendable {
     private let queued = Atomic<Int>(0)
     private var workers: [pthread_t] = []
 
+    // Diagnostics (`stateDescription`, for tests' watchdogs). Under the lock, at no extra
+    // cost: the task each worker took last, how many it took, and whether it sleeps on the
+    // condition. Outside it, one relaxed store per task: how many it finished. A worker that
+    // took more than it finished is running its last task.
+    private final class Finished: Sendable { let count = Atomic<Int>(0) }
+    private let finishedCounts: [Finished]
+    private var taken: [Int]
+    private var lastTaken: [(priority: Priority, sequence: Int)?]
+    private var sleeping: [Bool]
+    /// Descriptions of the images in flight (see `watching`).
+    private var watches: [Int: () -> String] = [:]
+    private var watchCount = 0
+
     /// The number of cores online.
     public static var availableCores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     public init(threads: Int = WorkerPool.availableCores) {
         threadCount = max(1, threads)
-        for _ in 0..<threadCount {
-            let box = Unmanaged.passRetained(self)
+        finishedCounts = (0..<threadCount).map { _ in Finished() }
+        taken = Array(repeating: 0, count: threadCount)
+        lastTaken = Array(repeating: nil, count: threadCount)
+        sleeping = Array(repeating: false, count: threadCount)
+        final class Start {
+            let pool: WorkerPool
+            let index: Int
+            init(_ pool: WorkerPool, _ index: Int) { self.pool = pool; self.index = index }
+        }
+        for index in 0..<threadCount {
+            let box = Unmanaged.passRetained(Start(self, index))
             var thread = pthread_t()
             var attributes = pthread_attr_t()
             pthread_attr_init(&attributes)
             pthread_attr_setstacksize(&attributes, 8 << 20)
             let created = pthread_create(&thread, &attributes, { raw in
-                let pool = Unmanaged<WorkerPool>.fromOpaque(raw!).takeRetainedValue()
-                pool.work()
+                let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+                start.pool.work(start.index)
                 return nil
             }, box.toOpaque())
             pthread_attr_destroy(&attributes)
@@ -87,18 +109,68 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    private func work() {
+    private func work(_ index: Int) {
+        var finished = 0
         while true {
             // Between strips the queue empties for a moment: look again briefly before sleeping.
             pollBriefly { queued.load(ordering: .relaxed) > 0 || stopping.load(ordering: .relaxed) }
             let task: Task? = monitor.locked {
-                while heap.isEmpty && !stopping.load(ordering: .relaxed) { monitor.wait() }
+                while heap.isEmpty && !stopping.load(ordering: .relaxed) {
+                    sleeping[index] = true
+                    monitor.wait()
+                    sleeping[index] = false
+                }
                 if heap.isEmpty { return nil }
-                return pop()
+                let task = pop()
+                taken[index] += 1
+                lastTaken[index] = (task.priority, task.sequence)
+                return task
             }
             guard let task else { return }
             task.work()
+            finished += 1
+            finishedCounts[index].count.store(finished, ordering: .relaxed)
         }
+    }
+
+    /// Runs `body` with `describe` listed in `stateDescription` (an image in flight, say).
+    func watching<T>(_ describe: @escaping () -> String, _ body: () throws -> T) rethrows -> T {
+        let id: Int = monitor.locked {
+            watchCount += 1
+            watches[watchCount] = describe
+            return watchCount
+        }
+        defer { _ = monitor.locked { watches.removeValue(forKey: id) } }
+        return try body()
+    }
+
+    /// What every worker is doing, what waits in the queue and what the images in flight are
+    /// doing: for a test's watchdog to print when a render takes too long.
+    func stateDescription() -> String {
+        let lanes = [1: "decode", 2: "source", 3: "rows", 4: "encode"]
+        func name(_ p: Priority) -> String { "order \(p.order) \(lanes[p.lane] ?? "lane \(p.lane)") \(p.rank)" }
+        let (lines, describers): ([String], [() -> String]) = monitor.locked {
+            var lines = ["pool of \(threadCount) threads, \(submitted) tasks submitted, \(heap.count) queued"
+                         + (stopping.load(ordering: .relaxed) ? ", stopping" : "")]
+            for i in 0..<threadCount {
+                let done = finishedCounts[i].count.load(ordering: .relaxed)
+                var line = "  worker \(i): took \(taken[i]), finished \(done): "
+                if sleeping[i] {
+                    line += "sleeping on the condition"
+                } else if taken[i] > done, let last = lastTaken[i] {
+                    line += "running task #\(last.sequence) (\(name(last.priority)))"
+                } else {
+                    line += "between tasks (polling the queue)"
+                }
+                lines.append(line)
+            }
+            let next = heap.sorted { $0.runsBefore($1) }.prefix(8)
+            for t in next { lines.append("  queued: task #\(t.sequence) (\(name(t.priority)))") }
+            if heap.count > next.count { lines.append("  queued: \(heap.count - next.count) more") }
+            return (lines, watches.sorted { $0.key < $1.key }.map(\.value))
+        }
+        // Outside the pool's lock: a description may take another lock.
+        return (lines + describers.map { "  " + $0() }).joined(separator: "\n")
     }
 
     private func pop() -> Task {
