@@ -212,19 +212,19 @@ final class ImageRun: @unchecked Sendable {
             let s = producer.stage.stripHeight
             let ringRows = min((reach + 3 * s - 1) / s * s, (previous.height + s - 1) / s * s)
             let ring = PlaneBuffer(capacity: ringRows, stride: producer.stride, opaque: producer.stage.planes == 3,
-                                   name: "the ring of stage \(j - 1)")
+                                   name: "the ring of stage \(j - 1) (rows from \(producer.stage.label))")
             producer.work = ring
             consumer.input = ring
             for case .saveInput(let planes) in producer.stage.ops {
                 let saved = PlaneBuffer(capacity: ringRows, stride: producer.stride, opaque: planes == 3,
-                                        name: "the rows stage \(j - 1) saved")
+                                        name: "the rows stage \(j - 1) saved for \(consumer.stage.label)")
                 producer.save = saved
                 consumer.saved = saved
             }
         }
         let last = stages[stages.count - 1]
         last.work = PlaneBuffer(capacity: last.stage.stripHeight, stride: last.stride, opaque: last.stage.planes == 3,
-                                name: "the strip of stage \(stages.count - 1)")
+                                name: "the strip of stage \(stages.count - 1) (rows from \(last.stage.label))")
         self.stages = stages
     }
 

@@ -43,6 +43,8 @@ struct Plan {
         /// The source makes 3 planes but a kernel of this stage writes alpha: each row's
         /// alpha is set to 1 before the stage's row work (ring slots are reused).
         var fillsAlpha = false
+        /// What makes the stage's rows, for messages: "the decoder", "step 3 (resize)".
+        var label = "the decoder"
         var ops: [RowOp] = []
 
         var savesInput: Bool { ops.contains { if case .saveInput = $0 { true } else { false } } }
@@ -135,13 +137,15 @@ struct Plan {
                 case .separable(let kernel):
                     if alpha { run.append(.point(Premultiply())) }
                     append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: planes))
-                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes))
+                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes,
+                                        label: "the vertical pass of step \(index + 1) (\(step.label))"))
                     if alpha { run.append(.point(Unpremultiply())) }
                 case .combine(let kernel, let combination):
                     if alpha { run.append(.point(Premultiply())) }
                     append(.saveInput(planes: planes))
                     append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: planes))
-                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes))
+                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes,
+                                        label: "the vertical pass of step \(index + 1) (\(step.label))"))
                     append(.combine(combination))
                     if alpha { run.append(.point(Unpremultiply())) }
                 case .geometry(let kernel):
@@ -162,16 +166,18 @@ struct Plan {
                         let source = RowSource.resample(Resample(input: size, output: to, window: window))
                         // Strips of about as many input rows as the previous stage's.
                         let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
-                        stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip, planes: planes))
+                        stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip, planes: planes,
+                                            label: "step \(index + 1) (\(step.label))"))
                         if alpha { run.append(.point(Unpremultiply(clampsAlpha: true))) }
                     case .crop(let rect):
                         closeRun()
-                        stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s, planes: planes))
+                        stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s, planes: planes,
+                                            label: "step \(index + 1) (\(step.label))"))
                     case .turn(let orientation):
                         if orientation == .up { break }
                         closeRun()
                         stages.append(Stage(source: .geometry(.turn(orientation, input: size)), size: output,
-                                            stripHeight: s, planes: planes))
+                                            stripHeight: s, planes: planes, label: "step \(index + 1) (\(step.label))"))
                     }
                     size = output
                     logical = output

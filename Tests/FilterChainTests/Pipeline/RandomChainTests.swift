@@ -98,7 +98,7 @@ import Testing
         }
         let image = try RasterImage(contentsOf: imagePath)
         let c = RandomCase(chain: chain, image: image, imageDescription: name,
-                           schedules: [(1, 1), (2, 7), (4, 200)], cuts: Array(0...chain.steps.count))
+                           schedules: [(1, 1), (2, 32), (4, 7), (3, 200)], cuts: Array(0...chain.steps.count))
         _ = try Self.check(c, label: "Tests/Fixtures/random/\(name)", fileOutput: true)
     }
 
