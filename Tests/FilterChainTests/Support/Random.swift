@@ -1,16 +1,11 @@
 @testable import FilterChain
 
-/// A small seeded generator (SplitMix64), so test images are the same on every run.
+/// A small seeded generator (SplitMix64, `SeedEntropy` of RandomChain.swift), so test images
+/// are the same on every run.
 struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var entropy: SeedEntropy
+    init(_ seed: UInt64) { entropy = SeedEntropy(seed) }
+    mutating func next() -> UInt64 { entropy.next() }
 }
 
 extension Pixels {
