@@ -202,10 +202,12 @@ import Darwin
         var stalled: Caller?
         while !callers.allSatisfy({ $0.finished.load(ordering: .acquiring) }) {
             usleep(20_000)
-            let now = Self.now()
             if let late = callers.first(where: { c in
                 let t = c.started.load(ordering: .relaxed)
-                return t != 0 && Double(now &- t) / 1e9 > Self.stallLimit
+                // The clock is read after the start time: a render that began after an earlier
+                // reading would otherwise look 2^64 ns old (seen once in CI).
+                let now = Self.now()
+                return t != 0 && now > t && Double(now - t) / 1e9 > Self.stallLimit
             }) {
                 stalled = late
                 break
