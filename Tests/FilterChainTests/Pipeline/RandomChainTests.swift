@@ -3,7 +3,7 @@ import Testing
 @testable import FilterChain
 
 /// Random chains over the whole catalogue on random images of every layout, each rendered
-/// streamed under three schedules (1 thread, then 2 to 4, with strip heights from 1 to 200)
+/// streamed under three schedules (1, 2 and 4 threads, with strip heights from 1 to 200)
 /// and checked four ways:
 /// - the schedules give the same bytes at every position;
 /// - the image at every position equals the step-by-step oracle (`StepwiseReference`: each
@@ -16,7 +16,8 @@ import Testing
 /// `FILTERCHAIN_RANDOM_CASE=SEED swift test --filter RandomChainTests`. Failures found are
 /// kept in Tests/Fixtures/random/ (a chain file and its image) and run by `regressions`.
 /// `FILTERCHAIN_RANDOM_SECONDS=N` runs cases with seeds from the clock for N seconds, with
-/// larger images (CI's AddressSanitizer stage does, for 180 s).
+/// larger images (CI's AddressSanitizer stage does, for 180 s). `FILTERCHAIN_RANDOM_COUNT=N`
+/// runs only the first N cases of each batch (a quick look while working).
 @Suite struct RandomChainTests {
     static let seedBase: UInt64 = 0x5EED_F11E_C4A1_0019
     static let batches = 8
@@ -43,8 +44,6 @@ import Testing
             let seed = Self.caseSeed(batch: batch, index: index)
             var e = SeedEntropy(seed)
             let c = RandomChains.makeCase(&e)
-            let t0 = Date()
-            defer { if ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_TIMES"] != nil { print(String(format: "%.3f", Date().timeIntervalSince(t0)), c.imageDescription, c.chain.steps.map { $0.enabled ? $0.type : "(\($0.type))" }) } }
             let ok = try Self.check(c, label: Self.repro(seed), fileOutput: index % 8 == 0)
             if !ok { return }  // one case's failures are enough to read
         }
@@ -167,7 +166,6 @@ import Testing
                 for i in Swift.stride(from: 0, to: oracle.count, by: 4) { oracle[i + 1] = oracle[i]; oracle[i + 2] = oracle[i] }
             }
             let d = maxDifference(image.rgba16, oracle, width: image.width)
-            if ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_DEBUG"] != nil { print("position \(k): max difference \(d)") }
             if d.max > 1 {
                 Issue.record("\(what): position \(k) differs from the step-by-step oracle by \(d.max) levels at 16 bits (first at x \(d.x), y \(d.y), channel \(d.channel))")
                 failed = true

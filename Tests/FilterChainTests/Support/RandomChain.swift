@@ -1,4 +1,9 @@
 import FilterChain
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // Random chains over the whole catalogue, random images of every layout, and random
 // schedules, for the differential tests (RandomChainTests) and the `render` fuzzer
@@ -59,12 +64,6 @@ extension CaseEntropy {
         max(1, min(maximum, Int(exp(unit() * log(Double(maximum))).rounded())))
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One differential case: an image, a chain, the positions whose images are taken, and the
 /// schedules (thread count, strip height) it is rendered with.
