@@ -1,7 +1,7 @@
 extension Chain {
     /// The chain as a JSON tree: keys in a fixed order, every parameter written out.
     public var jsonNode: JSONNode {
-        var top: [(key: String, value: JSONNode)] = [("version", JSONNode(.number(Double(Chain.version))))]
+        var top: [(key: String, value: JSONNode)] = [("version", JSONNode(.number(usesGraph ? 2 : 1)))]
         if workingSpace != .srgb { top.append(("workingSpace", JSONNode(.string(workingSpace.rawValue)))) }
         top.append(("filters", JSONNode(.array(steps.map(\.jsonNode)))))
         return JSONNode(.object(top))

@@ -20,12 +20,19 @@ public struct Step: Sendable {
     public var name: String?
     public var enabled: Bool
     public var filter: any Filter
+    /// Where the step reads its image; nil: the step above it (the source for the first).
+    public var input: Reference?
+    /// Where the step acts; nil: everywhere.
+    public var mask: Mask?
 
-    public init(id: String = UUID().uuidString, name: String? = nil, enabled: Bool = true, filter: any Filter) {
+    public init(id: String = UUID().uuidString, name: String? = nil, enabled: Bool = true, filter: any Filter,
+                input: Reference? = nil, mask: Mask? = nil) {
         self.id = id
         self.name = name
         self.enabled = enabled
         self.filter = filter
+        self.input = input
+        self.mask = mask
     }
 
     public var type: String { filter.type }
@@ -35,14 +42,19 @@ public struct Step: Sendable {
     public var label: String { name ?? type }
 }
 
-/// An ordered list of filters, as a chain file holds it (version 1).
+/// Steps, as a chain file holds them: a straight line (version 1), or a graph whose steps
+/// read earlier steps and extra images (version 2).
 public struct Chain: Sendable {
-    public static let version = 1
+    /// The newest version this library reads and writes.
+    public static let version = 2
     public var workingSpace: WorkingSpace
     public var steps: [Step]
+    /// Extra input images that steps may refer to.
+    public var images: [ChainImage]
 
-    public init(workingSpace: WorkingSpace = .srgb, steps: [Step] = []) {
+    public init(workingSpace: WorkingSpace = .srgb, images: [ChainImage] = [], steps: [Step] = []) {
         self.workingSpace = workingSpace
+        self.images = images
         self.steps = steps
     }
 
@@ -71,6 +83,6 @@ public struct Chain: Sendable {
 
     /// The steps as far as position `position` (0 or less: none; past the end: all).
     public func prefix(through position: Int) -> Chain {
-        Chain(workingSpace: workingSpace, steps: Array(steps.prefix(max(0, position))))
+        Chain(workingSpace: workingSpace, images: images, steps: Array(steps.prefix(max(0, position))))
     }
 }

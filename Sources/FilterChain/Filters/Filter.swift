@@ -41,6 +41,19 @@ public enum FilterOperation: Sendable {
     /// Changes the image's size or turns it: what each output pixel is made of, from the
     /// input's size.
     case geometry(any GeometryKernel)
+    /// Lays another image of the chain (`layer`, placed by `placement`) over the step's input
+    /// and combines them pixel by pixel, on straight colour.
+    case blend(layer: Reference, placement: Placement, kernel: any LayerKernel)
+}
+
+/// Combines a layer with the image under it (the backdrop), pixel by pixel.
+public protocol LayerKernel: Sendable {
+    /// `backdrop` is the step's input and `layer` the layer's pixels at the same places (alpha
+    /// 0 where the layer does not cover), both straight colour, `count` pixels (a multiple of
+    /// 8, 32-byte aligned); writes the step's output into `backdrop`, alpha included.
+    func blend(backdrop: PlanarPixels, layer: PlanarPixels, count: Int)
+    /// True when the output's alpha may differ from 1 where the backdrop's is 1.
+    var changesOpaqueAlpha: Bool { get }
 }
 
 /// A geometry step: it says, for an input of a given size, what the output is made of;

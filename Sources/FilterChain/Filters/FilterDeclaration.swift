@@ -104,6 +104,10 @@ public enum ParameterKind: Sendable, Equatable {
     case matrix(rows: Int, columns: Int, ClosedRange<Double>)
     /// A path to a file with this extension, relative to the chain file's folder or absolute.
     case file(extension: String)
+    /// Another image of the chain: "source", an image's or an earlier step's id or name.
+    case reference
+    /// Where a layer lies: an object { fit, gravity, offset [x, y] }.
+    case placement
 
     /// What is allowed, as messages and listings say it.
     public var allowed: String {
@@ -125,6 +129,12 @@ public enum ParameterKind: Sendable, Equatable {
             "\(rows) rows of \(columns) numbers, each in \(JSONWriter.number(r.lowerBound))...\(JSONWriter.number(r.upperBound))"
         case .file(let ext):
             "a path to a .\(ext) file, relative to the chain file's folder or absolute (required)"
+        case .reference:
+            "\"source\", or the id or name of an image of the chain or of a step above this one"
+        case .placement:
+            "an object { \"fit\": " + Placement.Fit.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " | ")
+                + ", \"gravity\": " + Placement.Gravity.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " | ")
+                + ", \"offset\": [x, y] whole pixels }, each optional"
         }
     }
 }

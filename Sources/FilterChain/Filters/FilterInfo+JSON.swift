@@ -34,6 +34,12 @@ extension FilterInfo {
                 case .file(let ext):
                     members += [("kind", JSONNode(.string("file"))), ("extension", JSONNode(.string(ext))),
                                 ("required", JSONNode(.bool(true)))]
+                case .reference:
+                    members += [("kind", JSONNode(.string("reference"))), ("required", JSONNode(.bool(true)))]
+                case .placement:
+                    members += [("kind", JSONNode(.string("placement"))),
+                                ("fits", JSONNode(.array(Placement.Fit.allCases.map { JSONNode(.string($0.rawValue)) }))),
+                                ("gravities", JSONNode(.array(Placement.Gravity.allCases.map { JSONNode(.string($0.rawValue)) })))]
                 case .points(let count, let optional):
                     members += [("kind", JSONNode(.string("points"))), ("minimumPoints", JSONNode(.number(Double(count.lowerBound)))),
                                 ("maximumPoints", JSONNode(.number(Double(count.upperBound)))), ("optional", JSONNode(.bool(optional)))]

@@ -20,6 +20,7 @@ public enum FilterRegistry {
         LUT.self,
         UnsharpMask.self,
         Vignette.self,
+        Blend.self,
     ]
 
     public static var names: [String] { types.map { $0.typeName } }

@@ -148,6 +148,8 @@ struct Plan {
                                         label: "the vertical pass of step \(index + 1) (\(step.label))"))
                     append(.combine(combination))
                     if alpha { run.append(.point(Unpremultiply())) }
+                case .blend:
+                    fatalError("graphs are not planned yet")
                 case .geometry(let kernel):
                     let layout: GeometryLayout
                     do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
