@@ -216,6 +216,23 @@ extension Chain {
         !images.isEmpty || steps.contains { $0.input != nil || $0.mask != nil || $0.filter is Blend }
     }
 
+    /// The node whose image `node` is: a disabled step passes its input through.
+    public func effective(_ node: GraphNode) -> GraphNode {
+        var node = node
+        while case .step(let i) = node, !steps[i].enabled { node = inputNode(ofStep: i) }
+        return node
+    }
+
+    /// True when no enabled step but the one at `index` reads the source (as its input, a
+    /// layer or a mask's image): the decoder may then deliver what that step needs only.
+    func readsSourceOnlyAt(_ index: Int) -> Bool {
+        steps.indices.allSatisfy { i in
+            guard steps[i].enabled, i != index else { return true }
+            let reads = [inputNode(ofStep: i)] + sideReferences(ofStep: i).compactMap { resolve($0, from: i) }
+            return !reads.contains { effective($0) == .source }
+        }
+    }
+
     /// The image at output position `position` (0: the source, n: after step n) as a node.
     public func node(atPosition position: Int) -> GraphNode {
         position == 0 ? .source : .step(position - 1)

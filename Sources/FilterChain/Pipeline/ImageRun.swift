@@ -149,12 +149,12 @@ final class ImageRun: @unchecked Sendable {
     private final class StageRun {
         let stage: Plan.Stage
         let stride: Int
-        /// The previous stage's rows (its ring), and what it saved for a combination.
+        /// The input stage's rows (its ring), and what it saved for a combination.
         var input: PlaneBuffer?
         var saved: PlaneBuffer?
-        /// Where this stage's rows live: the next stage's ring, or a strip of its own.
+        /// Where this stage's rows live: its ring, or a strip of its own when nothing reads it.
         var work: PlaneBuffer!
-        /// Where `.saveInput` copies the rows (the next stage's `saved`).
+        /// Where `.saveInput` copies the rows (the vertical pass's stage's `saved`).
         var save: PlaneBuffer?
         /// Strips finished in earlier ticks.
         var done = 0
@@ -164,19 +164,21 @@ final class ImageRun: @unchecked Sendable {
             stride = (stage.size.width + 7) & ~7
         }
 
-        var rowsDone: Int { min(stage.size.height, done * stage.stripHeight) }
         var isFinished: Bool { done >= stage.stripCount }
         func rows(in strip: Int) -> Int { min(stage.stripHeight, stage.size.height - strip * stage.stripHeight) }
     }
 
     private let source: PixelSource
+    private let images: [RasterImage]
     private let pool: WorkerPool
     private let order: Int
     private let cancel: [CancellationFlag]
     private let sinks: [Sink]
     private let tapStages: [Int]
     private let stages: [StageRun]
+    private let schedule: Schedule
     private let inputConversion: InputConversion
+    private let imageConversions: [InputConversion]
     private let rowBytes: Int
     private let decodeBuffers: [UnsafeMutableRawPointer]
 
@@ -184,47 +186,42 @@ final class ImageRun: @unchecked Sendable {
     /// kernels find the pixels in cache.
     static let pointChunk = 2048
 
-    init(plan: Plan, source: PixelSource, sinks: [Sink], linear: Bool,
+    /// `images`: the chain's images, as the plan's image stages read them.
+    init(plan: Plan, source: PixelSource, images: [RasterImage] = [], sinks: [Sink], linear: Bool,
          pool: WorkerPool, order: Int, cancel: [CancellationFlag]) {
         self.source = source
+        self.images = images
         self.pool = pool
         self.order = order
         self.cancel = cancel
         self.sinks = sinks
         tapStages = plan.tapStages
+        schedule = Schedule(stages: plan.stages, capacity: plan.ringRows)
         let info = source.info
         inputConversion = InputConversion(format: info.format, linear: linear)
+        imageConversions = images.map { InputConversion(format: $0.format, linear: linear) }
         rowBytes = info.rowBytes
         let firstStrip = plan.stages[0].stripHeight
         decodeBuffers = (0..<2).map { _ in
             UnsafeMutableRawPointer.allocate(byteCount: max(1, info.rowBytes * firstStrip), alignment: 64)
         }
         let stages = plan.stages.map(StageRun.init)
-        for j in stages.indices.dropFirst() {
-            let producer = stages[j - 1], consumer = stages[j]
-            // The ring holds the rows any one strip of the consumer reads, plus two of the
-            // producer's strips, so one of the two can always move on; all rows at most.
-            let previous = producer.stage.size
-            var reach = 0
-            for k in 0..<consumer.stage.stripCount {
-                reach = max(reach, consumer.stage.inputRows(strip: k, previous: previous).count)
-            }
-            let s = producer.stage.stripHeight
-            let ringRows = min((reach + 3 * s - 1) / s * s, (previous.height + s - 1) / s * s)
-            let ring = PlaneBuffer(capacity: ringRows, stride: producer.stride, opaque: producer.stage.planes == 3,
-                                   name: "the ring of stage \(j - 1) (rows from \(producer.stage.label))")
-            producer.work = ring
-            consumer.input = ring
-            for case .saveInput(let planes) in producer.stage.ops {
-                let saved = PlaneBuffer(capacity: ringRows, stride: producer.stride, opaque: planes == 3,
-                                        name: "the rows stage \(j - 1) saved for \(consumer.stage.label)")
-                producer.save = saved
-                consumer.saved = saved
+        for (j, stage) in stages.enumerated() {
+            let rows = plan.ringRows[j] > 0 ? plan.ringRows[j] : stage.stage.stripHeight
+            let what = plan.ringRows[j] > 0 ? "the ring" : "the strip"
+            stage.work = PlaneBuffer(capacity: rows, stride: stage.stride, opaque: stage.stage.planes == 3,
+                                     name: "\(what) of stage \(j) (rows from \(stage.stage.label))")
+            for case .saveInput(let planes) in stage.stage.ops {
+                stage.save = PlaneBuffer(capacity: rows, stride: stage.stride, opaque: planes == 3,
+                                         name: "the rows stage \(j) saved for its vertical pass")
             }
         }
-        let last = stages[stages.count - 1]
-        last.work = PlaneBuffer(capacity: last.stage.stripHeight, stride: last.stride, opaque: last.stage.planes == 3,
-                                name: "the strip of stage \(stages.count - 1) (rows from \(last.stage.label))")
+        for stage in stages {
+            if let p = stage.stage.input {
+                stage.input = stages[p].work
+                stage.saved = stages[p].save
+            }
+        }
         self.stages = stages
     }
 
@@ -267,27 +264,7 @@ final class ImageRun: @unchecked Sendable {
 
     /// True when stage `j` can run its next strip in this tick.
     private func canRun(_ j: Int, decoded: Int) -> Bool {
-        let stage = stages[j]
-        let k = stage.done
-        if stage.isFinished { return false }
-        if j == 0 {
-            if decoded <= k { return false }
-        } else {
-            let previous = stages[j - 1]
-            let needed = stage.stage.inputRows(strip: k, previous: previous.stage.size)
-            if needed.upperBound >= previous.rowsDone { return false }
-        }
-        // The rows this strip writes into the next stage's ring must not overwrite rows
-        // that stage still reads.
-        if j + 1 < stages.count {
-            let consumer = stages[j + 1]
-            if !consumer.isFinished {
-                let end = k * stage.stage.stripHeight + stage.rows(in: k)
-                let lowest = consumer.stage.inputRows(strip: consumer.done, previous: stage.stage.size).lowerBound
-                if end > stage.work.capacity + lowest { return false }
-            }
-        }
-        return true
+        schedule.blocked(j, done: stages.map(\.done), decoded: decoded) == nil
     }
 
     /// Runs every tick; on failure throws the first error and leaves the sinks to the caller.
@@ -310,7 +287,8 @@ final class ImageRun: @unchecked Sendable {
                 }
             }
             var started: [(stage: Int, strip: Int)] = []
-            let decodes = decoded < first.stage.stripCount && first.done >= decoded - 1
+            let done = stages.map(\.done)
+            let decodes = schedule.decodes(decoded: decoded, done: done)
             if decodes {
                 let strip = decoded
                 let rows = first.rows(in: strip)
@@ -320,7 +298,7 @@ final class ImageRun: @unchecked Sendable {
                     if last { try source.finish() }
                 }
             }
-            for j in stages.indices where canRun(j, decoded: decoded) {
+            for j in stages.indices where schedule.blocked(j, done: done, decoded: decoded) == nil {
                 let strip = stages[j].done
                 // The outputs this stage taps must have a free strip buffer.
                 for (i, sink) in sinks.enumerated() where tapStages[i] == j {
@@ -355,7 +333,7 @@ final class ImageRun: @unchecked Sendable {
         stage.work.hold(rows)
         stage.save?.hold(rows)
         switch stage.stage.source {
-        case .decoder:
+        case .decoder, .image:
             submitRowWork(j, strip: strip, group: group)
         case .vertical(_, let passes):
             startVertical(j, passes, strip: strip, group: group)
@@ -439,11 +417,21 @@ final class ImageRun: @unchecked Sendable {
         let size = stage.stage.size
         let first = strip * stage.stage.stripHeight
         let rows = (first + part.lowerBound)..<(first + part.upperBound)
-        if j == 0 {
+        switch stage.stage.source {
+        case .decoder:
             let bytes = decodeBuffers[strip & 1]
             for y in rows {
                 inputConversion.convert(bytes + (y - first) * rowBytes, width: size.width, into: work.pixels(y))
             }
+        case .image(let i):
+            let image = images[i]
+            image.pixels.withUnsafeBytes { bytes in
+                for y in rows {
+                    imageConversions[i].convert(bytes.baseAddress! + y * image.rowBytes, width: size.width, into: work.pixels(y))
+                }
+            }
+        default:
+            break
         }
         if stage.stage.fillsAlpha {
             for y in rows { work.row(3, y).update(repeating: 1, count: stride) }
@@ -497,9 +485,79 @@ final class ImageRun: @unchecked Sendable {
                     kernel.combine(input: saved.pixels(run.lowerBound, rows: run.count),
                                    into: work.pixels(run.lowerBound, rows: run.count), count: run.count * stride)
                 }
+            case .blend(let kernel, let side):
+                let scratch = Scratch(stride: stride)
+                let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
+                for y in rows {
+                    let layer = placedLayer(side, row: y, width: size.width, into: scratch)
+                    var backdrop = work.pixels(y)
+                    if opaque {
+                        scratch.extra.update(repeating: 1, count: stride)
+                        backdrop.alpha = scratch.extra
+                    }
+                    kernel.blend(backdrop: backdrop, layer: layer, count: stride)
+                }
+            case .mask(let kernel, let input, let side):
+                let scratch = Scratch(stride: stride)
+                let original = stages[input].work!
+                let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
+                for y in rows {
+                    let layer = side.map { placedLayer($0, row: y, width: size.width, into: scratch) }
+                    kernel.values(into: scratch.extra, count: stride, row: y, column: 0, size: size,
+                                  input: original.pixels(y), layer: layer)
+                    MaskKernel.mix(input: original.pixels(y), result: work.pixels(y), mask: scratch.extra,
+                                   count: stride, opaque: opaque)
+                }
             case .tap(let i):
                 for y in rows { sinks[i].convert(strip: strip, row: y - first, work.pixels(y)) }
             }
+        }
+    }
+
+    /// Row `y`'s pixels of a side stage placed at its origin: its pixels where it covers the
+    /// row, 0 (alpha included) elsewhere.
+    private func placedLayer(_ side: Plan.Side, row y: Int, width: Int, into scratch: Scratch) -> PlanarPixels {
+        let layer = stages[side.stage]
+        let pixels = scratch.layer
+        for p in 0..<4 { pixels.plane(p).update(repeating: 0, count: scratch.stride) }
+        let ly = y - side.y
+        guard ly >= 0 && ly < layer.stage.size.height else { return pixels }
+        let x0 = max(0, side.x), x1 = min(width, side.x + layer.stage.size.width)
+        guard x0 < x1 else { return pixels }
+        for p in 0..<4 {
+            (pixels.plane(p) + x0).update(from: layer.work.row(p, ly) + (x0 - side.x), count: x1 - x0)
+        }
+        return pixels
+    }
+
+    /// Rows of scratch for the row operations that read other stages: a placed layer and one
+    /// more plane (a mask's values, or alpha 1 for an opaque backdrop).
+    private final class Scratch {
+        let stride: Int
+        let base: UnsafeMutablePointer<Float>
+        init(stride: Int) {
+            self.stride = stride
+            base = UnsafeMutableRawPointer.allocate(byteCount: 5 * stride * 4, alignment: 64)
+                .bindMemory(to: Float.self, capacity: 5 * stride)
+            base.initialize(repeating: 0, count: 5 * stride)
+        }
+        deinit { base.deallocate() }
+        var layer: PlanarPixels {
+            PlanarPixels(red: base, green: base + stride, blue: base + 2 * stride, alpha: base + 3 * stride)
+        }
+        var extra: UnsafeMutablePointer<Float> { base + 4 * stride }
+    }
+}
+
+extension PlanarPixels {
+    /// Plane `p`: red, green, blue, alpha.
+    @inline(__always)
+    func plane(_ p: Int) -> UnsafeMutablePointer<Float> {
+        switch p {
+        case 0: red
+        case 1: green
+        case 2: blue
+        default: alpha
         }
     }
 }

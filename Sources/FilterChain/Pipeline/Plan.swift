@@ -7,13 +7,25 @@
 /// or changes the image's size.
 struct Plan {
     enum Source {
-        /// Stage 0: the decoded image.
+        /// The decoded image.
         case decoder
-        /// The vertical pass of a separable kernel over the previous stage's rows, one per
+        /// `Chain.images[i]`, in memory.
+        case image(Int)
+        /// The vertical pass of a separable kernel over the input stage's rows, one per
         /// filtered plane.
         case vertical(any SeparableKernel, passes: [any VerticalPass])
-        /// A geometry step's rows, made from the previous stage's rows.
+        /// A geometry step's rows (or a copy: a crop of the whole), made from the input
+        /// stage's rows.
         case geometry(RowSource)
+    }
+
+    /// Another stage's rows that a row operation reads, at `origin`: this stage's pixel
+    /// (x, y) meets that stage's (x - origin.x, y - origin.y); pixels it does not cover read
+    /// as 0 (alpha included).
+    struct Side {
+        var stage: Int
+        var x = 0
+        var y = 0
     }
 
     enum RowOp {
@@ -23,16 +35,23 @@ struct Plan {
         /// A horizontal pass over the first `planes` planes (3: colour only, alpha stays 1).
         case horizontal(any HorizontalPass, planes: Int)
         /// Keeps the first `planes` planes of the rows as they stand (premultiplied) for the
-        /// next stage to combine with.
+        /// stage of the vertical pass to combine with.
         case saveInput(planes: Int)
-        /// Combines the rows with those the previous stage saved.
+        /// Combines the rows with those the input stage saved.
         case combine(any CombineKernel)
+        /// Lays the rows of another stage over these (a blend step).
+        case blend(any LayerKernel, layer: Side)
+        /// Mixes these rows (a step's result) with its input's, another stage at the same
+        /// places, by a mask: out = in + m (result - in). `layer`: an image mask's image.
+        case mask(MaskKernel, input: Int, layer: Side?)
         /// The output with this index takes the image as it stands here.
         case tap(Int)
     }
 
     struct Stage {
         var source: Source
+        /// The stage whose rows the source reads (vertical and geometry sources).
+        var input: Int?
         var size: ImageSize
         /// Rows per strip of this stage.
         var stripHeight: Int
@@ -46,6 +65,8 @@ struct Plan {
         /// What makes the stage's rows, for messages: "the decoder", "step 3 (resize)".
         var label = "the decoder"
         var ops: [RowOp] = []
+        /// No operation may be added: other stages read the rows as they stand.
+        var isClosed = false
 
         var savesInput: Bool { ops.contains { if case .saveInput = $0 { true } else { false } } }
         var stripCount: Int { (size.height + stripHeight - 1) / stripHeight }
@@ -53,12 +74,12 @@ struct Plan {
         /// varies or is filled, else 3 (its buffers then hold alpha 1 from the start).
         var writesAlpha: Bool { planes == 4 || fillsAlpha }
 
-        /// The rows of the previous stage that this stage's strip `strip` reads.
+        /// The rows of the input stage that this stage's strip `strip` reads.
         func inputRows(strip: Int, previous: ImageSize) -> ClosedRange<Int> {
             let first = strip * stripHeight
             let last = min(size.height, first + stripHeight) - 1
             switch source {
-            case .decoder:
+            case .decoder, .image:
                 return first...last
             case .vertical(let kernel, _):
                 // A pass with running sums also reads the row that leaves its window.
@@ -68,6 +89,26 @@ struct Plan {
                 return rows.inputRows(of: first).lowerBound...(rows.inputRows(of: last).upperBound - 1)
             }
         }
+
+        /// The sides its row operations read: (stage, rows down from this stage's row).
+        var sides: [Side] {
+            ops.flatMap { op -> [Side] in
+                switch op {
+                case .blend(_, let layer): [layer]
+                case .mask(_, let input, let layer): [Side(stage: input)] + (layer.map { [$0] } ?? [])
+                default: []
+                }
+            }
+        }
+
+        /// The rows of side stage `side` (of `height` rows) that strip `strip` reads; nil
+        /// when none.
+        func sideRows(strip: Int, side: Side, height: Int) -> ClosedRange<Int>? {
+            let first = strip * stripHeight - side.y
+            let last = min(size.height, (strip + 1) * stripHeight) - 1 - side.y
+            let low = max(0, first), high = min(height - 1, last)
+            return low <= high ? low...high : nil
+        }
     }
 
     var stages: [Stage]
@@ -75,6 +116,9 @@ struct Plan {
     var tapStages: [Int]
     /// For each output, whether alpha may differ from 1 where it takes the image.
     var tapAlpha: [Bool]
+    /// For each stage, the rows of its ring: the rows its consumers may still need while it
+    /// goes on (inferred by `inferRings`). 0 for a stage nothing reads.
+    var ringRows: [Int] = []
 
     /// A step that cannot apply to the image.
     struct StepFailure: Error {
@@ -82,120 +126,227 @@ struct Plan {
         var error: GeometryError
     }
 
+    /// An image of the graph as the plan builds it: where its rows are, its size, whether
+    /// alpha may differ from 1.
+    private struct Value {
+        var stage: Int
+        var size: ImageSize
+        /// The size the chain takes it to have (the decoder may have shrunk the source).
+        var logical: ImageSize
+        var alpha: Bool
+    }
+
     /// `taps[i]` is the position (0...steps.count) output i takes the image at. `size` is the
     /// decoded image's; `logicalSize`, when the decoder shrank the image on load, the size
     /// the chain's first step takes it to be. `hasAlpha`: the decoded image has alpha.
+    /// `images`: the size and alpha of each of the chain's images.
+    ///
+    /// Only the steps the outputs need are planned. An image read by more than one step (or
+    /// by a mask, or as a layer) ends its stage, and the steps reading it start stages of
+    /// their own from its rows; an image read by one step only is worked on in place.
     ///
     /// What a step computes never depends on the steps after it: until a step writes alpha,
     /// an opaque image is filtered on its three colour planes, with no premultiplication
     /// (alpha is exactly 1), exactly as the chain cut before that step is.
-    init(chain: Chain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool, taps: [Int],
-         stripHeight: Int) throws(StepFailure) {
+    init(chain: Chain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool,
+         images: [(size: ImageSize, alpha: Bool)] = [], taps: [Int], stripHeight: Int) throws(StepFailure) {
         let s = max(1, stripHeight)
-        // Whether alpha may differ from 1 at this point of the chain.
-        var alpha = hasAlpha
-        var planes: Int { alpha ? 4 : 3 }
-        var stages = [Stage(source: .decoder, size: size, stripHeight: s, planes: planes)]
-        var run: [RowKernel] = []
-        var size = size
-        var logical = logicalSize ?? size
-        func closeRun() {
-            if !run.isEmpty {
-                stages[stages.count - 1].ops.append(.points(run, positional: run.contains {
-                    if case .positional = $0 { true } else { false }
-                }))
-            }
-            run = []
+        let steps = chain.steps
+        // What each node's image is once disabled steps pass their input through.
+        func resolved(_ node: GraphNode) -> GraphNode { chain.effective(node) }
+        func sideNodes(_ i: Int) -> [GraphNode] {
+            chain.sideReferences(ofStep: i).compactMap { chain.resolve($0, from: i) }.map(resolved)
         }
-        func append(_ op: RowOp) {
-            closeRun()
-            stages[stages.count - 1].ops.append(op)
+        // The steps the outputs need, and how often each image is read.
+        let tapNodes = taps.map { resolved(chain.node(atPosition: $0)) }
+        var needed = Set(tapNodes)
+        for i in steps.indices.reversed() where steps[i].enabled && needed.contains(.step(i)) {
+            needed.insert(resolved(chain.inputNode(ofStep: i)))
+            for n in sideNodes(i) { needed.insert(n) }
         }
-        // A separable kernel's passes are made here, both of them, for the current size.
-        func vertical(_ kernel: any SeparableKernel) -> Source {
-            .vertical(kernel, passes: (0..<planes).map { _ in kernel.makeVerticalPass(width: size.width, height: size.height) })
+        var reads: [GraphNode: Int] = [:]
+        var shared = Set<GraphNode>()
+        for i in steps.indices where steps[i].enabled && needed.contains(.step(i)) {
+            let input = resolved(chain.inputNode(ofStep: i))
+            reads[input, default: 0] += 1
+            if steps[i].mask != nil { shared.insert(input) }
+            for n in sideNodes(i) { shared.insert(n) }
         }
+        for (node, count) in reads where count > 1 { shared.insert(node) }
+
+        var stages: [Stage] = []
+        var values: [GraphNode: Value] = [:]
         var tapStages = [Int](repeating: 0, count: taps.count)
         var tapAlpha = [Bool](repeating: false, count: taps.count)
-        func addTaps(at position: Int) {
-            for i in taps.indices where taps[i] == position {
-                append(.tap(i))
-                tapStages[i] = stages.count - 1
-                tapAlpha[i] = alpha
+
+        func append(_ op: RowOp, to j: Int) {
+            if case .tap = op {} else { precondition(!stages[j].isClosed, "a closed stage is read as it stands") }
+            if case .points(let new, _) = op, case .points(let old, _)? = stages[j].ops.last {
+                let kernels = old + new
+                stages[j].ops[stages[j].ops.count - 1] = .points(kernels, positional: kernels.contains {
+                    if case .positional = $0 { true } else { false }
+                })
+            } else {
+                stages[j].ops.append(op)
             }
         }
-        addTaps(at: 0)
-        for (index, step) in chain.steps.enumerated() {
-            if step.enabled {
-                switch step.filter.operation() {
-                case .identity:
-                    break
-                case .point(let kernel):
-                    run.append(.point(kernel))
-                case .positional(let kernel):
-                    run.append(.positional(kernel))
-                case .separable(let kernel):
-                    if alpha { run.append(.point(Premultiply())) }
-                    append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: planes))
-                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes,
-                                        label: "the vertical pass of step \(index + 1) (\(step.label))"))
-                    if alpha { run.append(.point(Unpremultiply())) }
-                case .combine(let kernel, let combination):
-                    if alpha { run.append(.point(Premultiply())) }
-                    append(.saveInput(planes: planes))
-                    append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: planes))
-                    stages.append(Stage(source: vertical(kernel), size: size, stripHeight: s, planes: planes,
-                                        label: "the vertical pass of step \(index + 1) (\(step.label))"))
-                    append(.combine(combination))
-                    if alpha { run.append(.point(Unpremultiply())) }
-                case .blend:
-                    fatalError("graphs are not planned yet")
-                case .geometry(let kernel):
-                    let layout: GeometryLayout
-                    do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
-                        throw StepFailure(position: index + 1, error: error)
-                    }
-                    let output = layout.outputSize(from: logical)
-                    let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
-                    switch layout {
-                    case .crop(let rect) where rect == whole:
-                        break
-                    case .resample(let to, let window) where to == size && window == whole:
-                        break
-                    case .resample(let to, let window):
-                        if alpha { run.append(.point(Premultiply())) }
-                        closeRun()
-                        let source = RowSource.resample(Resample(input: size, output: to, window: window))
-                        // Strips of about as many input rows as the previous stage's.
-                        let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
-                        stages.append(Stage(source: .geometry(source), size: output, stripHeight: strip, planes: planes,
-                                            label: "step \(index + 1) (\(step.label))"))
-                        if alpha { run.append(.point(Unpremultiply(clampsAlpha: true))) }
-                    case .crop(let rect):
-                        closeRun()
-                        stages.append(Stage(source: .geometry(.crop(rect)), size: output, stripHeight: s, planes: planes,
-                                            label: "step \(index + 1) (\(step.label))"))
-                    case .turn(let orientation):
-                        if orientation == .up { break }
-                        closeRun()
-                        stages.append(Stage(source: .geometry(.turn(orientation, input: size)), size: output,
-                                            stripHeight: s, planes: planes, label: "step \(index + 1) (\(step.label))"))
-                    }
-                    size = output
-                    logical = output
-                }
-                if step.filter.changesAlpha && !alpha {
-                    // From here on alpha varies; this stage's source still makes 3 planes.
-                    alpha = true
-                    stages[stages.count - 1].fillsAlpha = true
-                }
+        func point(_ kernel: any PointKernel, to j: Int) { append(.points([.point(kernel)], positional: false), to: j) }
+        /// Records `node`'s image, adds its taps and, when other stages read it, closes its stage.
+        func produce(_ node: GraphNode, _ value: Value) {
+            values[node] = value
+            for i in taps.indices where tapNodes[i] == node {
+                append(.tap(i), to: value.stage)
+                tapStages[i] = value.stage
+                tapAlpha[i] = value.alpha
             }
-            addTaps(at: index + 1)
+            if shared.contains(node) { stages[value.stage].isClosed = true }
         }
-        closeRun()
+        /// A new stage reading `value`'s rows.
+        func stage(_ source: Source, from value: Value, size: ImageSize, strip: Int, label: String) -> Int {
+            stages.append(Stage(source: source, input: value.stage, size: size, stripHeight: strip,
+                                planes: value.alpha ? 4 : 3, label: label))
+            return stages.count - 1
+        }
+        /// The stage where a step working in place on `value` adds its operations: the
+        /// value's own, or a copy of its rows when others read them.
+        func workingStage(on value: Value, label: String) -> Int {
+            if !stages[value.stage].isClosed { return value.stage }
+            let whole = PixelRect(x: 0, y: 0, width: value.size.width, height: value.size.height)
+            return stage(.geometry(.crop(whole)), from: value, size: value.size, strip: s, label: label)
+        }
+        /// A layer's image at `canvas`'s size as `placement` fits it, and where it lies.
+        func placed(_ value: Value, _ placement: Placement, canvas: ImageSize, label: String) -> Side {
+            var value = value
+            if let resize = placement.resize(canvas: canvas), case .resample(let to, let window)? = try? resize.layout(for: value.size),
+               !(to == value.size && window.size == value.size) {
+                var j = value.stage
+                if value.alpha {
+                    j = workingStage(on: value, label: label)
+                    point(Premultiply(), to: j)
+                    stages[j].isClosed = true
+                }
+                let r = stage(.geometry(.resample(Resample(input: value.size, output: to, window: window))),
+                              from: Value(stage: j, size: value.size, logical: value.size, alpha: value.alpha),
+                              size: window.size, strip: s, label: label)
+                if value.alpha { point(Unpremultiply(clampsAlpha: true), to: r) }
+                stages[r].isClosed = true
+                value = Value(stage: r, size: window.size, logical: window.size, alpha: value.alpha)
+            }
+            let origin = placement.origin(value.size, canvas: canvas)
+            return Side(stage: value.stage, x: origin.x, y: origin.y)
+        }
+
+        stages.append(Stage(source: .decoder, size: size, stripHeight: s, planes: hasAlpha ? 4 : 3))
+        produce(.source, Value(stage: 0, size: size, logical: logicalSize ?? size, alpha: hasAlpha))
+        for (i, image) in images.enumerated() where needed.contains(.image(i)) {
+            stages.append(Stage(source: .image(i), size: image.size, stripHeight: s, planes: image.alpha ? 4 : 3,
+                                label: "image \(chain.images[i].label)"))
+            produce(.image(i), Value(stage: stages.count - 1, size: image.size, logical: image.size, alpha: image.alpha))
+        }
+
+        for (index, step) in steps.enumerated() where step.enabled && needed.contains(.step(index)) {
+            let name = "step \(index + 1) (\(step.label))"
+            let input = values[resolved(chain.inputNode(ofStep: index))]!
+            var alpha = input.alpha
+            var size = input.size
+            var logical = input.logical
+            // The stage the step's result ends in.
+            var j: Int
+            switch step.filter.operation() {
+            case .identity:
+                j = step.mask == nil ? input.stage : workingStage(on: input, label: name)
+            case .point(let kernel):
+                j = workingStage(on: input, label: name)
+                point(kernel, to: j)
+            case .positional(let kernel):
+                j = workingStage(on: input, label: name)
+                append(.points([.positional(kernel)], positional: true), to: j)
+            case .separable(let kernel):
+                let h = workingStage(on: input, label: name)
+                if alpha { point(Premultiply(), to: h) }
+                append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: alpha ? 4 : 3), to: h)
+                stages[h].isClosed = true
+                j = stage(Plan.vertical(kernel, size: size, planes: alpha ? 4 : 3), from: Value(stage: h, size: size, logical: logical, alpha: alpha),
+                          size: size, strip: s, label: "the vertical pass of \(name)")
+                if alpha { point(Unpremultiply(), to: j) }
+            case .combine(let kernel, let combination):
+                let h = workingStage(on: input, label: name)
+                if alpha { point(Premultiply(), to: h) }
+                append(.saveInput(planes: alpha ? 4 : 3), to: h)
+                append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: alpha ? 4 : 3), to: h)
+                stages[h].isClosed = true
+                j = stage(Plan.vertical(kernel, size: size, planes: alpha ? 4 : 3), from: Value(stage: h, size: size, logical: logical, alpha: alpha),
+                          size: size, strip: s, label: "the vertical pass of \(name)")
+                append(.combine(combination), to: j)
+                if alpha { point(Unpremultiply(), to: j) }
+            case .blend(let layer, let placement, let kernel):
+                let layerValue = values[resolved(chain.resolve(layer, from: index) ?? .source)]!
+                let side = placed(layerValue, placement, canvas: size, label: "the layer of \(name)")
+                j = workingStage(on: input, label: name)
+                append(.blend(kernel, layer: side), to: j)
+            case .geometry(let kernel):
+                let layout: GeometryLayout
+                do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
+                    throw StepFailure(position: index + 1, error: error)
+                }
+                let output = layout.outputSize(from: logical)
+                let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+                switch layout {
+                case .crop(let rect) where rect == whole:
+                    j = input.stage
+                case .resample(let to, let window) where to == size && window == whole:
+                    j = input.stage
+                case .turn(.up):
+                    j = input.stage
+                case .resample(let to, let window):
+                    var from = input
+                    if alpha {
+                        from.stage = workingStage(on: input, label: name)
+                        point(Premultiply(), to: from.stage)
+                    }
+                    stages[from.stage].isClosed = true
+                    // Strips of about as many input rows as the input stage's.
+                    let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
+                    j = stage(.geometry(.resample(Resample(input: size, output: to, window: window))), from: from,
+                              size: output, strip: strip, label: name)
+                    if alpha { point(Unpremultiply(clampsAlpha: true), to: j) }
+                case .crop(let rect):
+                    stages[input.stage].isClosed = true
+                    j = stage(.geometry(.crop(rect)), from: input, size: output, strip: s, label: name)
+                case .turn(let orientation):
+                    stages[input.stage].isClosed = true
+                    j = stage(.geometry(.turn(orientation, input: size)), from: input, size: output, strip: s, label: name)
+                }
+                size = output
+                logical = output
+            }
+            if step.filter.changesAlpha && !alpha {
+                // From here on alpha varies; this stage's source may still make 3 planes.
+                alpha = true
+                if stages[j].planes == 3 { stages[j].fillsAlpha = true }
+            }
+            if let mask = step.mask {
+                var layer: Side?
+                if case .image(let source, _, let placement) = mask.shape {
+                    let value = values[resolved(chain.resolve(source, from: index) ?? .source)]!
+                    layer = placed(value, placement, canvas: size, label: "the mask of \(name)")
+                }
+                append(.mask(MaskKernel(mask), input: input.stage, layer: layer), to: j)
+            }
+            produce(.step(index), Value(stage: j, size: size, logical: logical, alpha: alpha))
+        }
+        for i in taps.indices where values[tapNodes[i]] == nil {
+            preconditionFailure("output \(i) takes an image the plan did not make")
+        }
         self.stages = stages
         self.tapStages = tapStages
         self.tapAlpha = tapAlpha
+        ringRows = Schedule.inferCapacities(stages)
+    }
+
+    /// A separable kernel's vertical passes, one per plane, for an image of `size`.
+    private static func vertical(_ kernel: any SeparableKernel, size: ImageSize, planes: Int) -> Source {
+        .vertical(kernel, passes: (0..<planes).map { _ in kernel.makeVerticalPass(width: size.width, height: size.height) })
     }
 
     /// The size of the image output i takes.

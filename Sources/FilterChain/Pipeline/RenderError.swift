@@ -15,6 +15,8 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case badOption(String)
         /// A step cannot apply to the image as it stands (a crop reaching outside it).
         case stepFailed(position: Int, label: String, reason: String)
+        /// An image of the chain was made without its pixels (`ChainImage.image` is nil).
+        case imageNotLoaded(String)
     }
 
     /// The image it happened to, when there was one.
@@ -38,6 +40,8 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongBufferSize(let expected, let found):
             "the buffer holds \(found) values; width x height x format needs \(expected)"
         case .mismatch(let what): what
+        case .imageNotLoaded(let label):
+            "the chain's image \(label) has no pixels: load the chain from its file, or set ChainImage.image"
         case .badOption(let what): what
         }
     }

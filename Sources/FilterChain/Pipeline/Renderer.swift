@@ -143,6 +143,7 @@ public final class Renderer: @unchecked Sendable {
         guard chain.workingSpace == .srgb,
               let first = chain.steps.firstIndex(where: \.enabled),
               outputs.allSatisfy({ $0.step > first }),
+              chain.readsSourceOnlyAt(first),
               case .geometry(let kernel) = chain.steps[first].filter.operation(), kernel.allowsShrinkOnLoad
         else { return nil }
         let size = ImageSize(width: reader.info.width, height: reader.info.height)
@@ -165,7 +166,14 @@ public final class Renderer: @unchecked Sendable {
                         gainsAlpha: Bool) -> OutputPolicy {
         var input = info.format
         if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
-        let keepsNeutral = chain.steps.prefix(output.step).allSatisfy { !$0.enabled || $0.filter.keepsNeutralNeutral }
+        // A blend whose layer is one of the chain's images in colour brings colour in.
+        let colourImages = Set(chain.images.indices.filter { chain.images[$0].image?.format.channels.isGrey != true })
+        let keepsNeutral = chain.steps.prefix(output.step).enumerated().allSatisfy { i, step in
+            guard step.enabled else { return true }
+            if let blend = step.filter as? Blend, case .image(let k)? = chain.resolve(blend.layer, from: i),
+               colourImages.contains(k) { return false }
+            return step.filter.keepsNeutralNeutral
+        }
         let isGrey = info.format.channels.isGrey
         switch output.target {
         case .file(_, let options):
@@ -191,13 +199,16 @@ public final class Renderer: @unchecked Sendable {
         var (reader, logicalSize) = try open()
         let info = reader.info
         let linear = chain.workingSpace == .linear
-        // An opaque image gains alpha when a step may write it.
-        let alphaFrom = chain.steps.firstIndex { $0.enabled && $0.filter.changesAlpha }
+        let images = try chain.images.map { image throws(RenderError) -> RasterImage in
+            guard let raster = image.image else { throw RenderError(.imageNotLoaded(image.label)) }
+            return raster
+        }
         let plan: Plan
         do throws(Plan.StepFailure) {
             plan = try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),
-                            logicalSize: logicalSize, hasAlpha: info.format.channels.hasAlpha, taps: outputs.map(\.step),
-                            stripHeight: stripHeight)
+                            logicalSize: logicalSize, hasAlpha: info.format.channels.hasAlpha,
+                            images: images.map { (ImageSize(width: $0.width, height: $0.height), $0.format.channels.hasAlpha) },
+                            taps: outputs.map(\.step), stripHeight: stripHeight)
         } catch {
             let step = chain.steps[error.position - 1]
             throw RenderError(.stepFailed(position: error.position, label: step.label, reason: error.error.reason),
@@ -205,7 +216,7 @@ public final class Renderer: @unchecked Sendable {
         }
         var policies = outputs.indices.map { i in
             policy(for: outputs[i], format: formats[i], info: info, chain: chain,
-                   gainsAlpha: alphaFrom.map { outputs[i].step > $0 } ?? false)
+                   gainsAlpha: plan.tapAlpha[i] && !info.format.channels.hasAlpha)
         }
         // Files from grey inputs whose chain may not keep pixels neutral: a first pass finds
         // out (it stops at the first pixel that is not), then the image is read again. Memory
@@ -215,7 +226,7 @@ public final class Renderer: @unchecked Sendable {
             return false
         }
         if !undecided.isEmpty {
-            let neutral = readsOnce ? undecided.map { _ in false } : try neutrality(plan: plan, reader: reader, outputs: undecided, policies: policies,
+            let neutral = readsOnce ? undecided.map { _ in false } : try neutrality(plan: plan, reader: reader, images: images, outputs: undecided, policies: policies,
                                          linear: linear, cancel: cancel, order: order)
             for (i, isNeutral) in zip(undecided, neutral) {
                 let layout = policies[i].layout
@@ -244,7 +255,7 @@ public final class Renderer: @unchecked Sendable {
                     sinks.append(MemorySink(rows: rows, greyIfNeutral: policies[i].greyIfNeutral, metadata: info.metadata))
                 }
             }
-            let run = ImageRun(plan: plan, source: reader, sinks: sinks, linear: linear,
+            let run = ImageRun(plan: plan, source: reader, images: images, sinks: sinks, linear: linear,
                                pool: pool, order: order, cancel: [cancel].compactMap { $0 })
             try run.run()
             try pool.watching({ "image order \(order): completing its outputs" }) {
@@ -265,7 +276,7 @@ public final class Renderer: @unchecked Sendable {
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would
     /// store is neutral (R = G = B). Stops as soon as none of them can be.
-    private func neutrality(plan: Plan, reader: PixelSource, outputs: [Int], policies: [OutputPolicy],
+    private func neutrality(plan: Plan, reader: PixelSource, images: [RasterImage], outputs: [Int], policies: [OutputPolicy],
                             linear: Bool, cancel: CancellationFlag?, order: Int) throws -> [Bool] {
         let done = CancellationFlag()
         var probes: [NeutralityProbe] = []
@@ -281,7 +292,7 @@ public final class Renderer: @unchecked Sendable {
         // Each probe's closure holds them all: break the cycle when the pass ends.
         defer { for probe in watched { probe.onFound = {} } }
         do {
-            try ImageRun(plan: plan, source: reader, sinks: probes, linear: linear, pool: pool, order: order,
+            try ImageRun(plan: plan, source: reader, images: images, sinks: probes, linear: linear, pool: pool, order: order,
                          cancel: [cancel, done].compactMap { $0 }).run()
         } catch is RenderCancelled where cancel?.isCancelled != true {
             // Every output is known to be in colour.
