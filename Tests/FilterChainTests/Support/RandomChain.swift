@@ -86,6 +86,8 @@ struct CaseLimits {
     var maxSteps = 8
     var maxThreads = 4
     var maxStrip = 200
+    /// The share of cases that are graphs (references, blends, masks, an extra image).
+    var graphs = 0.4
 
     /// The `render` fuzzer's (and its kept inputs').
     static let fuzz = CaseLimits(side: 400, area: 12_000, maxSteps: 8, maxThreads: 4, maxStrip: 200)
@@ -97,32 +99,107 @@ enum RandomChains {
 
     static func makeCase(_ e: inout some CaseEntropy, limits: CaseLimits = CaseLimits()) -> RandomCase {
         let (image, description) = makeImage(&e, limits: limits)
-        var size = ImageSize(width: image.width, height: image.height)
         let space: WorkingSpace = e.chance(0.3) ? .linear : .srgb
+        // A graph now and then: steps reading earlier steps, blends, masks, an extra image.
+        let graph = e.chance(limits.graphs)
+        var images: [ChainImage] = []
+        if graph && e.chance(0.5) {
+            var small = limits
+            small.area = max(1, limits.area / 4)
+            let (extra, _) = makeImage(&e, limits: small)
+            images.append(ChainImage(id: "00000000-0000-4000-9000-000000000000", name: "picture", file: "picture.png", image: extra))
+        }
+        // The size of the image at each node, for the steps drawn later: [source, images..., steps...].
+        var sizes: [GraphNode: ImageSize] = [.source: ImageSize(width: image.width, height: image.height)]
+        for (i, extra) in images.enumerated() { sizes[.image(i)] = ImageSize(width: extra.image!.width, height: extra.image!.height) }
         var steps: [Step] = []
         let count = e.int(1...limits.maxSteps)
         var attempts = 0
+        func reference(to node: GraphNode) -> FilterChain.Reference {
+            switch node {
+            case .source: return .source
+            case .image(let i): return FilterChain.Reference(e.chance(0.5) ? images[i].id : images[i].name!)
+            case .step(let i): return FilterChain.Reference(e.chance(0.5) ? steps[i].id : steps[i].name!)
+            }
+        }
+        func anyNode() -> GraphNode {
+            let nodes: [GraphNode] = [.source] + images.indices.map { .image($0) } + steps.indices.map { .step($0) }
+            return e.pick(nodes)
+        }
         while steps.count < count && attempts < 20 * count {
             attempts += 1
-            guard let filter = makeFilter(&e, size: size) else { continue }
+            var input: GraphNode = steps.isEmpty ? .source : .step(steps.count - 1)
+            var inputReference: FilterChain.Reference?
+            if graph && e.chance(0.25) {
+                let node = anyNode()
+                if node != input || e.chance(0.3) {
+                    input = node
+                    inputReference = reference(to: node)
+                }
+            }
+            var size = sizes[input]!
+            let filter: any Filter
+            if graph && e.chance(0.25) {
+                filter = Blend(layer: reference(to: anyNode()), mode: e.pick(BlendMode.allCases),
+                               opacity: e.chance(0.2) ? 1 : (e.unit() * 1000).rounded() / 1000,
+                               placement: makePlacement(&e))
+            } else {
+                guard let f = makeFilter(&e, size: size) else { continue }
+                filter = f
+            }
             // Geometry steps must fit the size limits and apply to the image as it is then.
+            var mask: Mask?
             if case .geometry(let kernel) = filter.operation() {
                 guard let layout = try? kernel.layout(for: size) else { continue }
                 let out = layout.outputSize(from: size)
                 if case .resample(let to, _) = layout, to.width * to.height > 4 * limits.area { continue }
                 guard out.width * out.height <= limits.area, out.width >= 1, out.height >= 1 else { continue }
                 size = out
+            } else if graph && e.chance(0.3) {
+                let source = reference(to: anyNode())
+                mask = makeMask(&e, source: source)
             }
-            steps.append(Step(id: "00000000-0000-4000-8000-" + twelveDigits(steps.count),
-                              enabled: e.chance(0.85), filter: filter))
+            let enabled = e.chance(0.85)
+            let index = steps.count
+            sizes[.step(index)] = enabled ? size : sizes[input]!
+            steps.append(Step(id: "00000000-0000-4000-8000-" + twelveDigits(index), name: graph ? "s\(index)" : nil,
+                              enabled: enabled, filter: filter, input: inputReference, mask: mask))
         }
         // A disabled geometry step leaves the size unchanged, so the sizes tracked above are
         // the largest any step sees; they only bound the work.
         // 1, 2 and 4 threads (up to the limit's most for the third), strips of 1 to 200 rows.
         let threads = [1, min(2, limits.maxThreads), limits.maxThreads == 4 ? 4 : e.int(min(3, limits.maxThreads)...limits.maxThreads)]
         let schedules = threads.map { ($0, e.chance(0.2) ? 1 : e.int(1...limits.maxStrip)) }
-        return RandomCase(chain: Chain(workingSpace: space, steps: steps), image: image, imageDescription: description,
+        return RandomCase(chain: Chain(workingSpace: space, images: images, steps: steps), image: image, imageDescription: description,
                           schedules: schedules, cuts: [e.int(0...steps.count)])
+    }
+
+    static func makePlacement(_ e: inout some CaseEntropy) -> Placement {
+        guard e.chance(0.7) else { return .default }
+        return Placement(fit: e.chance(0.5) ? .none : e.pick(Placement.Fit.allCases), gravity: e.pick(Placement.Gravity.allCases),
+                         offset: e.chance(0.5) ? (0, 0) : (e.int(-6...30), e.int(-6...30)))
+    }
+
+    static func makeMask(_ e: inout some CaseEntropy, source: FilterChain.Reference) -> Mask {
+        func fraction() -> Double { (e.double(-0.2...1.2) * 1000).rounded() / 1000 }
+        func point() -> ImagePoint { ImagePoint(fraction(), fraction()) }
+        let shape: Mask.Shape
+        switch e.int(0...3) {
+        case 0:
+            let from = point()
+            var to = point()
+            if to == from { to.x += 0.5 }
+            shape = .linear(from: from, to: to)
+        case 1:
+            shape = .radial(center: point(), radius: (e.double(0...2) * 1000).rounded() / 1000,
+                            feather: e.chance(0.2) ? 0 : (e.unit() * 1000).rounded() / 1000)
+        case 2:
+            let a = (e.unit() * 1000).rounded() / 1000, b = (e.unit() * 1000).rounded() / 1000
+            shape = .luminance(low: min(a, b), high: max(a, b), feather: e.chance(0.2) ? 0 : (e.unit() * 1000).rounded() / 1000)
+        default:
+            shape = .image(source: source, channel: e.pick(MaskChannel.allCases), placement: makePlacement(&e))
+        }
+        return Mask(shape, invert: e.chance(0.3), opacity: e.chance(0.5) ? 1 : (e.unit() * 1000).rounded() / 1000)
     }
 
     /// A random image: size (log-uniform sides, thin and one-pixel ones included), layout,
@@ -179,6 +256,8 @@ enum RandomChains {
     static func makeFilter(_ e: inout some CaseEntropy, size: ImageSize) -> (any Filter)? {
         var types = FilterRegistry.types
         if cubeFiles.isEmpty { types.removeAll { $0.typeName == "lut" } }
+        // Blends read other images: makeCase draws them with the graph.
+        types.removeAll { $0.typeName == "blend" }
         let type = e.pick(types)
         var filter: any Filter = type.init()
         for parameter in type.info.parameters {
@@ -233,6 +312,9 @@ enum RandomChains {
             return JSONNode(.array(c.map(number)))
         case .point(let r):
             return JSONNode(.array([number(draw(r)), number(draw(r))]))
+        case .reference, .placement:
+            // Graph parameters are drawn with the graph (references need the steps above).
+            return nil
         case .matrix(let rows, let columns, let r):
             // Near the identity mostly (a colour matrix that keeps the picture), anything now and then.
             let wild = e.chance(0.3)

@@ -57,15 +57,84 @@ enum StepwiseReference {
         return out
     }
 
-    /// The image at every position of the chain: [input, after step 1, ..., after step n].
+    /// The image at every position of the chain: [input, after step 1, ..., after step n],
+    /// each step reading the images its references name (the graph), every step evaluated.
     /// Throws where a geometry step cannot apply.
     static func positions(_ chain: Chain, image: RasterImage) throws(GeometryError) -> [FloatImage] {
-        var images = [input(image, linear: chain.workingSpace == .linear)]
-        for step in chain.steps {
-            let current = images[images.count - 1]
-            images.append(step.enabled ? try apply(step.filter, to: current) : current)
+        let linear = chain.workingSpace == .linear
+        var images = [input(image, linear: linear)]
+        let extra = chain.images.map { input($0.image!, linear: linear) }
+        func value(_ node: GraphNode) -> FloatImage {
+            switch node {
+            case .source: images[0]
+            case .image(let i): extra[i]
+            case .step(let i): images[i + 1]
+            }
+        }
+        for (i, step) in chain.steps.enumerated() {
+            let current = value(chain.inputNode(ofStep: i))
+            guard step.enabled else {
+                images.append(current)
+                continue
+            }
+            var result: FloatImage
+            if case .blend(let layer, let placement, let kernel) = step.filter.operation() {
+                let placed = try place(value(chain.resolve(layer, from: i)!), placement, canvas: current.size)
+                result = current.copy()
+                let scratch = FloatImage(width: current.width, height: 1, alphaVaries: true)
+                for y in 0..<current.height {
+                    placed.row(y, into: scratch)
+                    kernel.blend(backdrop: result.pixels(y), layer: scratch.pixels(0), count: result.stride)
+                }
+                if !current.alphaVaries { result.plane(3).update(repeating: 1, count: result.count) }
+            } else {
+                result = try apply(step.filter, to: current)
+            }
+            if let mask = step.mask {
+                let kernel = MaskKernel(mask)
+                var layer: Placed?
+                if case .image(let source, _, let placement) = mask.shape {
+                    layer = try place(value(chain.resolve(source, from: i)!), placement, canvas: current.size)
+                }
+                if result === current { result = current.copy() }
+                let scratch = FloatImage(width: current.width, height: 1, alphaVaries: true)
+                let m = UnsafeMutablePointer<Float>.allocate(capacity: current.stride)
+                defer { m.deallocate() }
+                let opaque = !current.alphaVaries && !step.filter.changesAlpha
+                for y in 0..<current.height {
+                    layer?.row(y, into: scratch)
+                    kernel.values(into: m, count: current.stride, row: y, column: 0, size: current.size,
+                                  input: current.pixels(y), layer: layer == nil ? nil : scratch.pixels(0))
+                    MaskKernel.mix(input: current.pixels(y), result: result.pixels(y), mask: m, count: current.stride, opaque: opaque)
+                }
+            }
+            images.append(result)
         }
         return images
+    }
+
+    /// A layer fitted and placed over an image of `canvas`'s size.
+    struct Placed {
+        var image: FloatImage
+        var x: Int
+        var y: Int
+
+        /// Row `y` of the canvas as the layer covers it: 0 (alpha included) where it does not.
+        func row(_ cy: Int, into scratch: FloatImage) {
+            scratch.base.update(repeating: 0, count: 4 * scratch.count)
+            let ly = cy - y
+            guard ly >= 0 && ly < image.height else { return }
+            for cx in 0..<scratch.width where cx - x >= 0 && cx - x < image.width {
+                for p in 0..<4 { scratch.row(p, 0)[cx] = image.row(p, ly)[cx - x] }
+            }
+        }
+    }
+
+    static func place(_ layer: FloatImage, _ placement: Placement, canvas: ImageSize) throws(GeometryError) -> Placed {
+        var image = layer
+        if let resize = placement.resize(canvas: canvas) { image = try apply(resize, to: layer) }
+        let origin = placement.origin(image.size, canvas: canvas)
+        return Placed(image: image, x: origin.x, y: origin.y)
     }
 
     static func apply(_ filter: any Filter, to image: FloatImage) throws(GeometryError) -> FloatImage {
@@ -88,6 +157,8 @@ enum StepwiseReference {
             result = passes(kernel, input, planes: planes)
             combination.combine(input: input.all, into: result.all, count: result.count)
             if image.alphaVaries { Unpremultiply().apply(result.all, count: result.count) }
+        case .blend:
+            preconditionFailure("a blend reads another image: apply it with the graph's reference")
         case .geometry(let kernel):
             let layout = try kernel.layout(for: image.size)
             let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
