@@ -21,3 +21,9 @@ func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
 func lanesMagnitude(_ x: SIMD8<Float>) -> SIMD8<Float> {
     unsafeBitCast(unsafeBitCast(x, to: SIMD8<UInt32>.self) & SIMD8(repeating: 0x7FFF_FFFF), to: SIMD8<Float>.self)
 }
+
+/// x clamped to [0, 1] in each lane; NaN gives 0 (and -0 gives +0).
+@inline(always)
+func lanesUnit(_ x: SIMD8<Float>) -> SIMD8<Float> {
+    lanesMin(lanesMax(SIMD8<Float>(), x), SIMD8<Float>(repeating: 1))
+}
