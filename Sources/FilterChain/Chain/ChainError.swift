@@ -114,7 +114,7 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case .referenced(let what, let readers):
             return "\(what) is read by " + readers.joined(separator: ", ") + "; change or remove \(readers.count == 1 ? "that step" : "those steps") first"
         case .moveBreaksReferences(let what, let to, let broken):
-            return "moving \(what) to \(to) would break " + broken.joined(separator: ", ")
+            return "moving \(what) to \(to) would break what steps read: " + broken.joined(separator: ", ")
                 + "; a step may read only the source, the images and the steps above it"
         }
     }
