@@ -132,17 +132,12 @@ struct ChainDecoder {
             }
             chain.workingSpace = ws
         }
-        // Ids (any case) and names, unique across images and steps: where each was first used.
-        var ids: [String: String] = [:]
-        var names: [String: String] = [:]
-        func claim(_ id: String, _ name: String?, _ item: JSONNode, _ path: String, title: String) throws(ChainError) {
+        // Ids (any case) and names, unique across images and steps, as each is read.
+        var identities = Identities(reserveSource: version == 2)
+        func claim(_ id: String, _ name: String?, _ item: JSONNode, _ path: String, _ node: GraphNode) throws(ChainError) {
+            guard let (key, problem) = identities.claim(id, name, node) else { return }
             let m = try? members(item, "", allowed: Self.stepKeys[2]! + ["file"])
-            if let first = ids[id.lowercased()] { throw fail(path + ".id", m?["id"] ?? item, .duplicateID(id, first: first)) }
-            ids[id.lowercased()] = title
-            guard let name else { return }
-            if let first = names[name] { throw fail(path + ".name", m?["name"] ?? item, .duplicateName(name, first: first)) }
-            if version == 2, name == Reference.source.text { throw fail(path + ".name", m?["name"] ?? item, .reservedName(name)) }
-            names[name] = title
+            throw fail(path + "." + key, m?[key] ?? item, problem)
         }
         if let list = top["images"] {
             guard case .array(let items) = list.value else {
@@ -150,7 +145,7 @@ struct ChainDecoder {
             }
             for (i, item) in items.enumerated() {
                 let image = try self.image(item, "images[\(i)]")
-                try claim(image.id, image.name, item, "images[\(i)]", title: "images[\(i)]")
+                try claim(image.id, image.name, item, "images[\(i)]", .image(i))
                 chain.images.append(image)
             }
         }
@@ -161,7 +156,7 @@ struct ChainDecoder {
         for (i, item) in items.enumerated() {
             let step = try self.step(item, "filters[\(i)]", version: version)
             chain.steps.append(step)
-            try claim(step.id, step.name, item, "filters[\(i)]", title: "filters[\(i)] (\(chain.stepTitle(i)))")
+            try claim(step.id, step.name, item, "filters[\(i)]", .step(i))
         }
         // References, once every step is known (a reference to a later one says which it is).
         do throws(ChainError) { try chain.checkGraph(file: file) } catch {

@@ -129,10 +129,14 @@ extension Chain {
                 throw ChainError(file: file, path: "images[\(index)].file", problem: .imageFile(file: image.file, reason: error.reason))
             }
         }
-        var copy = self
-        copy.images.append(image)
-        try copy.checkIdentities(file: file)
-        self = copy
+        // Checked against everything already there, so the error is at the new image.
+        var identities = Identities(reserveSource: true)
+        for (i, step) in steps.enumerated() { _ = identities.claim(step.id, step.name, .step(i)) }
+        for (i, old) in images.enumerated() { _ = identities.claim(old.id, old.name, .image(i)) }
+        if let (key, problem) = identities.claim(image.id, image.name, .image(index)) {
+            throw ChainError(file: file, path: "images[\(index)].\(key)", problem: problem)
+        }
+        images.append(image)
     }
 
     /// Removes the image `reference` names (its id or name), unless a step reads it.

@@ -54,28 +54,16 @@ extension Chain {
 
     /// Unique ids and names across images and steps, and the reserved name.
     func checkIdentities(file: String) throws(ChainError) {
-        var ids: [String: String] = [:]
-        var names: [String: String] = [:]
-        let graph = usesGraph
-        func check(_ id: String, _ name: String?, path: String, title: String) throws(ChainError) {
-            if let first = ids[id.lowercased()] {
-                throw ChainError(file: file, path: path + ".id", problem: .duplicateID(id, first: first))
-            }
-            ids[id.lowercased()] = title
-            guard let name else { return }
-            if let first = names[name] {
-                throw ChainError(file: file, path: path + ".name", problem: .duplicateName(name, first: first))
-            }
-            if graph, name == Reference.source.text {
-                throw ChainError(file: file, path: path + ".name", problem: .reservedName(name))
-            }
-            names[name] = title
-        }
+        var identities = Identities(reserveSource: usesGraph)
         for (i, image) in images.enumerated() {
-            try check(image.id, image.name, path: "images[\(i)]", title: "images[\(i)]")
+            if let (key, problem) = identities.claim(image.id, image.name, .image(i)) {
+                throw ChainError(file: file, path: "images[\(i)].\(key)", problem: problem)
+            }
         }
         for (i, step) in steps.enumerated() {
-            try check(step.id, step.name, path: "filters[\(i)]", title: "filters[\(i)] (\(stepTitle(i)))")
+            if let (key, problem) = identities.claim(step.id, step.name, .step(i)) {
+                throw ChainError(file: file, path: "filters[\(i)].\(key)", problem: problem)
+            }
         }
     }
 
@@ -109,5 +97,40 @@ extension Chain {
             }
         }
         return result
+    }
+}
+
+/// The ids (in any case) and names of a chain's images and steps, claimed in file order:
+/// each must be new, and "source" is not a name when the chain uses the graph.
+struct Identities {
+    let reserveSource: Bool
+    private var ids: [String: GraphNode] = [:]
+    private var names: [String: GraphNode] = [:]
+
+    init(reserveSource: Bool) { self.reserveSource = reserveSource }
+
+    /// Nil when both are new; else the key ("id" or "name") and the problem.
+    mutating func claim(_ id: String, _ name: String?, _ node: GraphNode) -> (String, ChainError.Problem)? {
+        if let first = ids[id.lowercased()] { return ("id", .duplicateID(id, first: Self.path(first))) }
+        ids[id.lowercased()] = node
+        guard let name else { return nil }
+        if let first = names[name] {
+            var title = Self.path(first)
+            if case .step(let f) = first {
+                if case .step(let i) = node { title += " (step \(f + 1); this is step \(i + 1))" } else { title += " (step \(f + 1))" }
+            }
+            return ("name", .duplicateName(name, first: title))
+        }
+        if reserveSource, name == Reference.source.text { return ("name", .reservedName(name)) }
+        names[name] = node
+        return nil
+    }
+
+    static func path(_ node: GraphNode) -> String {
+        switch node {
+        case .image(let i): "images[\(i)]"
+        case .step(let i): "filters[\(i)]"
+        case .source: "source"
+        }
     }
 }

@@ -179,6 +179,7 @@ enum RandomChains {
     static func makeFilter(_ e: inout some CaseEntropy, size: ImageSize) -> (any Filter)? {
         var types = FilterRegistry.types
         if cubeFiles.isEmpty { types.removeAll { $0.typeName == "lut" } }
+        types.removeAll { $0.typeName == "blend" }
         let type = e.pick(types)
         var filter: any Filter = type.init()
         for parameter in type.info.parameters {
@@ -233,6 +234,9 @@ enum RandomChains {
             return JSONNode(.array(c.map(number)))
         case .point(let r):
             return JSONNode(.array([number(draw(r)), number(draw(r))]))
+        case .reference, .placement:
+            // Graph parameters are drawn with the graph (references need the steps above).
+            return nil
         case .matrix(let rows, let columns, let r):
             // Near the identity mostly (a colour matrix that keeps the picture), anything now and then.
             let wild = e.chance(0.3)

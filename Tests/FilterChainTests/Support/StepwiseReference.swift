@@ -88,6 +88,8 @@ enum StepwiseReference {
             result = passes(kernel, input, planes: planes)
             combination.combine(input: input.all, into: result.all, count: result.count)
             if image.alphaVaries { Unpremultiply().apply(result.all, count: result.count) }
+        case .blend:
+            preconditionFailure("a blend reads another image: apply it with the graph's reference")
         case .geometry(let kernel):
             let layout = try kernel.layout(for: image.size)
             let whole = PixelRect(x: 0, y: 0, width: image.width, height: image.height)
