@@ -16,8 +16,9 @@ struct ChainCommand: ParsableCommand {
               filterchain chain show look.json
 
               filterchain chain image add look.json logo.png --name logo
-              filterchain chain add look.json blend layer=logo opacity=0.8 placement.gravity=southEast
-              filterchain chain set look.json 2 mask.type=radial mask.radius=0.4 mask.invert=true
+              filterchain chain add look.json blend layer=logo opacity=0.8 \\
+                placement.gravity=southEast
+              filterchain chain set look.json 2 mask.type=radial mask.radius=0.4
               filterchain chain set look.json 3 input=source mask=null
             """,
         subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self, ImageCommand.self])
@@ -151,7 +152,7 @@ struct ChainCommand: ParsableCommand {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
-            abstract: "Set parameters of a step.",
+            abstract: "Set parameters, the input or the mask of a step.",
             discussion: """
                 KEY=VALUE sets a parameter, a field of one (placement.gravity=southEast), the step's input (input=REF; input=null for the step above) or its mask: mask={...} or mask=null, or a field (mask.type=radial|linear|luminance|image, mask.center=[0.5,0.5], mask.radius=1, mask.feather=0.5, mask.from=[0,0], mask.to=[0,1], mask.range=[0.5,1], mask.source=REF, mask.channel=luminance, mask.placement.gravity=center, mask.invert=false, mask.opacity=1). Another mask.type starts that type at its defaults.
 
