@@ -67,6 +67,85 @@ text `filterchain filters TYPE` prints and chain files are checked against).
   and alpha, like the blur; crop, rotate and flip move pixels exactly.
 
 INTRO
+cat <<'GRAPH'
+## Graphs: references, input, images, masks
+
+A chain file of version 2 makes the chain a graph: a step may read the decoded input, extra
+images and any step above it, not only the step just above it. This chain blurs the input,
+screens the blur over the original ("glow"), brightens a radial area, then lays a logo in the
+bottom-right corner:
+
+```json
+{ "version": 2, "workingSpace": "srgb",
+  "images": [ { "id": "5B1E…", "name": "logo", "file": "logo.png" } ],
+  "filters": [
+    { "id": "0F6C…", "type": "gaussianBlur", "name": "soft", "parameters": { "sigma": 12 } },
+    { "id": "7A2D…", "type": "blend", "name": "glow", "input": "source",
+      "parameters": { "layer": "soft", "mode": "screen", "opacity": 0.6 } },
+    { "id": "C3D4…", "type": "exposure", "parameters": { "ev": 0.5 },
+      "mask": { "type": "radial", "center": [0.5, 0.45], "radius": 0.5, "feather": 0.4 } },
+    { "id": "9E8F…", "type": "blend", "parameters": { "layer": "logo", "opacity": 0.8,
+      "placement": { "gravity": "southEast", "offset": [24, 24] } } } ] }
+```
+
+**Versions.** A chain that uses none of this (no `images`, `input`, `mask` or `blend`) is
+written as version 1, byte for byte as before, so older filterchains still read it. A version
+1 file with a version 2 key (or a blend step) is refused with a message that says to set
+`"version": 2`. Keys are written in the order version, workingSpace, images, filters, and in
+a step id, type, name, enabled, input, mask, parameters.
+
+**References.** A reference is a string naming `"source"` (the decoded input), an entry of
+`images`, or a step, by its id (in any case) or its name. Ids and names are unique across
+steps and images, and `source` is reserved (no step or image of a version 2 file may be named
+so). A step may read only the source, the images and the steps above it, so a graph never has
+a cycle: a reference to the step itself or to a step below it is an error naming both steps
+and their positions, and a reference that names nothing says what the step may read, with
+"did you mean" for a misspelling:
+
+    chain.json: filters[1].parameters.layer: "sofft" names nothing the step may read; did you
+    mean "soft"? A step may read "source", the images (logo) and the steps above it (soft)
+    chain.json: filters[0].input: "glow" is step 2 (glow), below step 1 (soft); a step may
+    read only the source, the images and the steps above it
+
+Positions are for the command line only: `filterchain chain` takes a position wherever it
+takes a REF (`--input 0`, `layer=1`), and the file keeps the step's name, else its id.
+`chain remove` and `chain move` refuse to break a reference and name the steps that use it.
+
+**input** (optional, any step): where the step reads its image. Default: the step above it
+(the source for the first), so every version 1 chain means what it meant.
+
+**images**: extra inputs, each `{ "id": UUID, "name": optional, "file": path }`, the path
+relative to the chain file's folder (or absolute), like a lut's `.cube`. Any format
+filterchain reads; a JPEG's EXIF orientation is applied. Each file is decoded once per process
+and shared by a batch (read again only when its size or modification time changes). A
+missing or damaged file is an error at `images[i].file`. `filterchain chain image add FILE
+[--name N]` and `chain image remove REF` edit the list.
+
+**mask** (optional, any step but a geometry step: resize, crop, rotate, flip): where the step
+acts. The step's result is mixed with its input on premultiplied colour and alpha,
+
+    out = in + m (result - in)
+
+with m the mask's value at the pixel. Every mask takes `invert` (default false: m -> 1 - m)
+and `opacity` (default 1, in 0...1: m -> m x opacity, after invert). For the pixel in column
+i and row j of the step's input, W x H, P = (i + 0.5, j + 0.5) and s(t) = t² (3 - 2t):
+
+| type | fields (default) | m |
+|---|---|---|
+| `linear` | `from` [x, y] ([0, 0]), `to` [x, y] ([0, 1]), fractions of W and H in -1...2, from != to | t = clamp((P - F)·(T - F) / \|T - F\|², 0, 1) with F = (fx W, fy H), T alike; m = s(t) |
+| `radial` | `center` [x, y] ([0.5, 0.5], in 0...1), `radius` (1, in 0...2, half-diagonals), `feather` (0.5, in 0...1) | d = \|P - C\| / (sqrt(W² + H²) / 2); e0 = radius (1 - feather), e1 = radius; t = clamp((d - e0) / (e1 - e0), 0, 1) (d >= e1 ? 1 : 0 when e0 = e1), as the vignette's; m = 1 - s(t) |
+| `luminance` | `range` [lo, hi] ([0.5, 1], in 0...1, lo <= hi), `feather` f (0.1, in 0...1) | L = 0.2126 r + 0.7152 g + 0.0722 b of the step's input (clamped to [0, 1]); t = clamp((lo - L) / f, 0, 1) below the range, clamp((L - hi) / f, 0, 1) above it, 0 within (with f = 0: 1 outside); m = 1 - s(t) |
+| `image` | `source` a reference (required), `channel` luminance \| alpha \| red \| green \| blue (luminance), `placement` as a blend's (centred, own size) | the channel of the placed image's straight colour, clamped to [0, 1]; 0 where it does not cover |
+
+So a radial mask is 1 inside radius (1 - feather) and fades to 0 at radius, a linear mask
+rises from 0 at `from` to 1 at `to`, and a luminance mask is 1 within its range. Fields left
+out take their defaults; files are written with every field of the mask's type (and its
+invert and opacity), a default placement left out as a blend's is. A value out of range is
+an error at its path (`filters[2].mask.radius`), a mask on a geometry step an error naming
+the step. On the command line: `chain set STEP mask.type=radial mask.radius=0.4` (another
+type starts at its defaults), `mask.placement.gravity=north`, `mask=null` to remove it.
+
+GRAPH
 for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket" \
     "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea" \
     "exposure exposure coffee" "gamma gamma chelsea" "levels levels camera" "hueAdjust hue-adjust chelsea" \

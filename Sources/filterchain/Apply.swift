@@ -30,7 +30,7 @@ struct Apply: ParsableCommand {
             No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
 
-    @Argument(help: "The chain file (JSON, version 1).")
+    @Argument(help: "The chain file (JSON, version 1 or 2).")
     var chain: String
 
     @Argument(help: ArgumentHelp("INPUT OUTPUT; or, with --output-dir, any number of INPUTs.", valueName: "paths"))

@@ -6,7 +6,7 @@ struct ChainCommand: ParsableCommand {
         commandName: "chain",
         abstract: "Create and edit chain files from scripts.",
         discussion: """
-            Every write is validated first and replaces the file atomically. Ids are made once and never change; step names are unique. STEP is a position, a full id, an id prefix of at least 4 characters, a name, or a filter type when exactly one step has that type, as for 'apply --preview'.
+            Every write is validated first and replaces the file atomically. Ids are made once and never change; step and image names are unique. STEP is a position, a full id, an id prefix of at least 4 characters, a name, or a filter type when exactly one step has that type, as for 'apply --preview'. REF (what a step reads: input=, a blend's layer=, mask.source=) is "source", an image's id or name, or a STEP above it; the file keeps the step's name, else its id. Steps that other steps read cannot be removed, nor moved below them.
 
               filterchain chain new look.json
               filterchain chain add look.json colorControls --name colour saturation=1.2
@@ -14,23 +14,62 @@ struct ChainCommand: ParsableCommand {
               filterchain chain set look.json colour contrast=1.1 brightness=0.05
               filterchain chain move look.json 2 --to 1
               filterchain chain show look.json
-            """,
-        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self])
 
-    /// Applies `name=value` assignments to the step at `index`; values are JSON or a bare word.
+              filterchain chain image add look.json logo.png --name logo
+              filterchain chain add look.json blend layer=logo opacity=0.8 \\
+                placement.gravity=southEast
+              filterchain chain set look.json 2 mask.type=radial mask.radius=0.4
+              filterchain chain set look.json 3 input=source mask=null
+            """,
+        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self, ImageCommand.self])
+
+    /// Applies `name=value` assignments to the step at `index`: parameters, `input`, `mask`,
+    /// and dotted fields (`mask.radius`, `placement.gravity`); values are JSON or a bare word.
+    /// Then checks the step and the graph.
     static func assign(_ assignments: [String], to chain: inout Chain, index: Int, file: String) throws {
+        var values: [(key: String, value: JSONNode)] = []
         for assignment in assignments {
             guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
                 throw Failure.usage("'\(assignment)': write parameters as name=value, like sigma=2")
             }
             let name = String(assignment[..<eq])
-            let value = Chain.parameterValue(String(assignment[assignment.index(after: eq)...]))
-            do { try chain.setParameter(at: index, name, to: value, file: file) } catch {
-                // A file the value names (a .cube LUT) that is bad makes the chain invalid.
-                throw error.problem.isLUTFile ? Failure.chain(error) : Failure.usage(error.description)
+            let text = String(assignment[assignment.index(after: eq)...])
+            var value = Chain.parameterValue(text)
+            if takesReference(name, chain.steps[index].filter), value.value != .null {
+                value = JSONNode(.string(commandLineReference(text, in: chain)))
             }
+            values.append((name, value))
+        }
+        do { try chain.set(values, atStep: index, file: file) } catch {
+            // A file the value names (a .cube LUT) that is bad makes the chain invalid.
+            throw error.problem.isLUTFile ? Failure.chain(error) : Failure.usage(error.description)
         }
         do { try chain.checkStep(at: index, file: file) } catch { throw Failure.usage(error.description) }
+        try checkGraph(chain, file: file)
+    }
+
+    /// Whether the key `name=` takes a reference: input, mask.source, or a reference parameter.
+    static func takesReference(_ name: String, _ filter: any Filter) -> Bool {
+        name == "input" || name == "mask.source" || type(of: filter).info.parameters.contains { $0.name == name && $0.kind == .reference }
+    }
+
+    /// REF as the command line writes it, as the file keeps it: "source" (or 0), an image's
+    /// id or name, or a STEP (position, id, id prefix, name, type), kept as its name, else its
+    /// full id. Anything else is kept as written, for the chain's own message.
+    static func commandLineReference(_ text: String, in chain: Chain) -> String {
+        let reference = Reference(text)
+        if reference.isSource { return text }
+        if case .image? = chain.resolve(reference) { return text }
+        guard let position = try? StepReference(text).resolve(in: chain) else { return text }
+        if position == 0 { return Reference.source.text }
+        let step = chain.steps[position - 1]
+        return step.name ?? step.id
+    }
+
+    /// Refuses an edit that leaves a reference naming nothing, or a step below, or a mask on
+    /// a geometry step.
+    static func checkGraph(_ chain: Chain, file: String) throws {
+        do { try chain.checkGraph(file: file) } catch { throw Failure.usage(error.description) }
     }
 
     static func save(_ chain: Chain, to path: String) throws {
@@ -84,6 +123,9 @@ struct ChainCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Position the new step takes (1-based; default: the end).", valueName: "pos"))
         var at: Int?
 
+        @Option(help: ArgumentHelp("What the step reads: \"source\", an image, or a step above it (default: the step above).", valueName: "REF"))
+        var input: String?
+
         func run() throws {
             var chain = try loadChain(file)
             let step: Step
@@ -92,8 +134,12 @@ struct ChainCommand: ParsableCommand {
             guard (1...chain.steps.count + 1).contains(position) else {
                 throw Failure.usage("--at \(position): allowed 1...\(chain.steps.count + 1)")
             }
+            let before = chain
             chain.steps.insert(step, at: position - 1)
             do { try chain.checkUniqueNames(file: file) } catch { throw Failure.chain(error) }
+            if let input {
+                chain.steps[position - 1].input = Reference(ChainCommand.commandLineReference(input, in: before))
+            }
             try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
             if let missing = chain.steps[position - 1].filter.missingParameters.first {
                 throw Failure.usage("\(type) needs \(missing)=... (see 'filterchain filters \(type)')")
@@ -106,8 +152,13 @@ struct ChainCommand: ParsableCommand {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
-            abstract: "Set parameters of a step.",
-            discussion: "  filterchain chain set look.json 3 sigma=4")
+            abstract: "Set parameters, the input or the mask of a step.",
+            discussion: """
+                KEY=VALUE sets a parameter, a field of one (placement.gravity=southEast), the step's input (input=REF; input=null for the step above) or its mask: mask={...} or mask=null, or a field (mask.type=radial|linear|luminance|image, mask.center=[0.5,0.5], mask.radius=1, mask.feather=0.5, mask.from=[0,0], mask.to=[0,1], mask.range=[0.5,1], mask.source=REF, mask.channel=luminance, mask.placement.gravity=center, mask.invert=false, mask.opacity=1). Another mask.type starts that type at its defaults.
+
+                  filterchain chain set look.json 3 sigma=4
+                  filterchain chain set look.json glow layer=soft placement.offset=[24,24]
+                """)
 
         @Argument(help: "The chain file.")
         var file: String
@@ -115,7 +166,7 @@ struct ChainCommand: ParsableCommand {
         @Argument(help: "The step.")
         var step: String
 
-        @Argument(help: ArgumentHelp("Parameters as name=value.", valueName: "name=value"))
+        @Argument(help: ArgumentHelp("Parameters, input or mask as key=value.", valueName: "key=value"))
         var parameters: [String] = []
 
         @Option(help: "A new name for the step (unique in the chain).")
@@ -145,7 +196,9 @@ struct ChainCommand: ParsableCommand {
 
         func run() throws {
             var chain = try loadChain(file)
-            chain.steps.remove(at: try stepPosition(step, chain, file) - 1)
+            do { try chain.removeStep(at: try stepPosition(step, chain, file) - 1, file: file) } catch let error as ChainError {
+                throw Failure.usage(error.description)
+            }
             try ChainCommand.save(chain, to: file)
         }
     }
@@ -162,8 +215,7 @@ struct ChainCommand: ParsableCommand {
             var chain = try loadChain(file)
             let from = try stepPosition(step, chain, file)
             guard (1...chain.steps.count).contains(to) else { throw Failure.usage("--to \(to): allowed 1...\(chain.steps.count)") }
-            let moved = chain.steps.remove(at: from - 1)
-            chain.steps.insert(moved, at: to - 1)
+            do { try chain.moveStep(from: from - 1, to: to - 1, file: file) } catch { throw Failure.usage(error.description) }
             try ChainCommand.save(chain, to: file)
         }
     }
@@ -191,11 +243,17 @@ struct ChainCommand: ParsableCommand {
             let chain = try loadChain(file)
             var rows = [["#", "id", "name", "type", "enabled", "parameters"]]
             for (i, step) in chain.steps.enumerated() {
-                rows.append(["\(i + 1)", step.shortID, step.name ?? "-", step.type, step.enabled ? "yes" : "no",
-                             JSONWriter.compact(step.filter.parametersJSON)])
+                var cell = JSONWriter.compact(step.filter.parametersJSON)
+                if let input = step.input { cell += " input=" + input.text }
+                if let mask = step.mask { cell += " mask=" + JSONWriter.compact(mask.jsonNode) }
+                rows.append(["\(i + 1)", step.shortID, step.name ?? "-", step.type, step.enabled ? "yes" : "no", cell])
             }
             let widths = (0..<6).map { c in rows.map { $0[c].count }.max()! }
             Console.output("working space: \(chain.workingSpace.rawValue)")
+            for image in chain.images {
+                Console.output("image \(String(image.id.prefix(8)))  \(image.name ?? "-")  \(image.file)"
+                               + (image.image.map { "  \($0.width) x \($0.height)" } ?? ""))
+            }
             for row in rows {
                 let line = row.enumerated().map { c, cell in
                     c == 5 ? cell : cell + String(repeating: " ", count: widths[c] - cell.count)

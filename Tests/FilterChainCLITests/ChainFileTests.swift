@@ -33,7 +33,7 @@ import FilterChain
         (chain("{\"type\": \"gaussianBlur\"}"), "missing", ["filters[0]", "missing \"id\"", "uuidgen", "filterchain chain add"]),
         (chain("{\"id\": \"\(id1)\", \"type\": \"gaussianBlur\", \"name\": \"pop\"}, {\"id\": \"\(id2)\", \"type\": \"colorControls\", \"name\": \"pop\"}"),
          "duplicate name", ["filters[1].name", "the name 'pop' is already used by filters[0] (step 1; this is step 2)", "line 3"]),
-        ("{\"version\": 2, \"filters\": []}", "version", ["version 2"]),
+        ("{\"version\": 3, \"filters\": []}", "version", ["version 3", "reads versions 1 and 2"]),
         ("{\"filters\": []}", "version missing", ["missing \"version\""]),
         (chain("{\"id\": \"\(id1)\", \"type\": \"toneCurve\", \"parameters\": {\"points\": [[0, 0], [0.5, 0.2], [0.4, 1]]}}"),
          "points", ["filters[0].parameters.points[2][0]", "strictly increasing"]),

@@ -54,6 +54,13 @@ extension Chain {
 /// Walks the JSON tree, turning every problem into a ChainError with its path and position.
 struct ChainDecoder {
     let file: String
+    /// The chain file's folder, and whether files it names (images, .cube LUTs) are read.
+    var context: ParameterContext
+
+    init(file: String, context: ParameterContext? = nil) {
+        self.file = file
+        self.context = context ?? ParameterContext(chainFile: file)
+    }
 
     func fail(_ path: String, _ node: JSONNode, _ problem: ChainError.Problem) -> ChainError {
         ChainError(file: file, path: path, line: node.line, column: node.column, problem: problem)
@@ -87,13 +94,34 @@ struct ChainDecoder {
         return s
     }
 
-    func chain(_ root: JSONNode) throws(ChainError) -> Chain {
-        let top = try members(root, "", allowed: ["version", "workingSpace", "filters"])
-        let version = try required(top, "version", "", root)
-        guard case .number(let v) = version.value else {
-            throw fail("version", version, .wrongType(expected: "the number 1", found: version.typeName))
+    /// The top-level keys of each version, and a step's.
+    static let topKeys = [1: ["version", "workingSpace", "filters"], 2: ["version", "workingSpace", "images", "filters"]]
+    static let stepKeys = [1: ["id", "type", "name", "enabled", "parameters"],
+                           2: ["id", "type", "name", "enabled", "input", "mask", "parameters"]]
+
+    /// The object's members for a file of `version`: a key only version 2 knows, in a
+    /// version 1 file, is refused with a message that says to set version 2.
+    func members(_ node: JSONNode, _ path: String, keys: [Int: [String]], version: Int) throws(ChainError) -> [String: JSONNode] {
+        if version == 1, case .object(let list) = node.value,
+           let (key, value) = list.first(where: { !keys[1]!.contains($0.key) && keys[2]!.contains($0.key) }) {
+            throw fail(path.isEmpty ? key : path + "." + key, value, .needsVersion2("\"\(key)\""))
         }
-        guard v == 1 else { throw fail("version", version, .unsupportedVersion(JSONWriter.number(v))) }
+        return try members(node, path, allowed: keys[version]!)
+    }
+
+    func chain(_ root: JSONNode) throws(ChainError) -> Chain {
+        // The version says which keys there are; one that is not 1 or 2 is refused first.
+        var version = 1
+        if case .object(let list) = root.value, let v = list.first(where: { $0.key == "version" })?.value,
+           case .number(let n) = v.value {
+            guard n == 1 || n == 2 else { throw fail("version", v, .unsupportedVersion(JSONWriter.number(n))) }
+            version = Int(n)
+        }
+        let top = try members(root, "", keys: Self.topKeys, version: version)
+        let versionNode = try required(top, "version", "", root)
+        guard case .number = versionNode.value else {
+            throw fail("version", versionNode, .wrongType(expected: "the number 1 or 2", found: versionNode.typeName))
+        }
         var chain = Chain()
         if let space = top["workingSpace"] {
             let s = try string(space, "workingSpace")
@@ -104,29 +132,61 @@ struct ChainDecoder {
             }
             chain.workingSpace = ws
         }
+        // Ids (any case) and names, unique across images and steps, as each is read.
+        var identities = Identities(reserveSource: version == 2)
+        func claim(_ id: String, _ name: String?, _ item: JSONNode, _ path: String, _ node: GraphNode) throws(ChainError) {
+            guard let (key, problem) = identities.claim(id, name, node) else { return }
+            let m = try? members(item, "", allowed: Self.stepKeys[2]! + ["file"])
+            throw fail(path + "." + key, m?[key] ?? item, problem)
+        }
+        if let list = top["images"] {
+            guard case .array(let items) = list.value else {
+                throw fail("images", list, .wrongType(expected: "an array", found: list.typeName))
+            }
+            for (i, item) in items.enumerated() {
+                let image = try self.image(item, "images[\(i)]")
+                try claim(image.id, image.name, item, "images[\(i)]", .image(i))
+                chain.images.append(image)
+            }
+        }
         let filters = try required(top, "filters", "", root)
         guard case .array(let items) = filters.value else {
             throw fail("filters", filters, .wrongType(expected: "an array", found: filters.typeName))
         }
-        var seen: [String: Int] = [:]
         for (i, item) in items.enumerated() {
-            let step = try self.step(item, "filters[\(i)]")
-            if let first = seen[step.id.lowercased()] {
-                let idNode = (try? members(item, "", allowed: ["id", "type", "name", "enabled", "parameters"]))?["id"] ?? item
-                throw fail("filters[\(i)].id", idNode, .duplicateID(step.id, first: "filters[\(first)]"))
-            }
-            seen[step.id.lowercased()] = i
+            let step = try self.step(item, "filters[\(i)]", version: version)
             chain.steps.append(step)
-            do throws(ChainError) { try chain.checkUniqueNames(file: file) } catch {
-                let nameNode = (try? members(item, "", allowed: ["id", "type", "name", "enabled", "parameters"]))?["name"] ?? item
-                throw fail(error.path, nameNode, error.problem)
-            }
+            try claim(step.id, step.name, item, "filters[\(i)]", .step(i))
+        }
+        // References, once every step is known (a reference to a later one says which it is).
+        do throws(ChainError) { try chain.checkGraph(file: file) } catch {
+            let node = root.node(at: error.path) ?? root
+            throw fail(error.path, node, error.problem)
         }
         return chain
     }
 
-    func step(_ node: JSONNode, _ path: String) throws(ChainError) -> Step {
-        let m = try members(node, path, allowed: ["id", "type", "name", "enabled", "parameters"])
+    /// An entry of "images": its id, optional name and file, read unless only checked.
+    func image(_ node: JSONNode, _ path: String) throws(ChainError) -> ChainImage {
+        let m = try members(node, path, allowed: ["id", "name", "file"])
+        let idNode = try required(m, "id", path, node)
+        let id = try string(idNode, path + ".id")
+        guard UUID(uuidString: id) != nil else { throw fail(path + ".id", idNode, .invalidID(id)) }
+        var name: String?
+        if let n = m["name"] { name = try string(n, path + ".name") }
+        let fileNode = try required(m, "file", path, node)
+        let path0 = try string(fileNode, path + ".file")
+        var image = ChainImage(id: id, name: name, file: path0)
+        if context.readsFiles {
+            do throws(ImageFileError) { try image.load(relativeTo: context.directory) } catch {
+                throw fail(path + ".file", fileNode, .imageFile(file: path0, reason: error.reason))
+            }
+        }
+        return image
+    }
+
+    func step(_ node: JSONNode, _ path: String, version: Int) throws(ChainError) -> Step {
+        let m = try members(node, path, keys: Self.stepKeys, version: version)
         let idNode = try required(m, "id", path, node)
         let id = try string(idNode, path + ".id")
         guard UUID(uuidString: id) != nil else { throw fail(path + ".id", idNode, .invalidID(id)) }
@@ -135,6 +195,9 @@ struct ChainDecoder {
         guard let type = FilterRegistry.type(named: typeName) else {
             let known = FilterRegistry.names
             throw fail(path + ".type", typeNode, .unknownFilterType(typeName, suggestion: closestMatch(typeName, in: known), known: known))
+        }
+        if version == 1, type.info.parameters.contains(where: { $0.kind == .reference }) {
+            throw fail(path + ".type", typeNode, .needsVersion2("the \(typeName) filter"))
         }
         var name: String?
         if let n = m["name"] { name = try string(n, path + ".name") }
@@ -145,14 +208,53 @@ struct ChainDecoder {
             }
             enabled = b
         }
+        var input: Reference?
+        if let i = m["input"] {
+            let text = try string(i, path + ".input")
+            guard !text.isEmpty else {
+                throw fail(path + ".input", i, .wrongType(expected: "a reference (\"source\", an image's or a step's id or name)", found: "an empty string"))
+            }
+            input = Reference(text)
+        }
+        var mask: Mask?
+        if let maskNode = m["mask"] {
+            do throws(ParameterError) { mask = try Mask(json: maskNode) } catch {
+                throw fail(path + ".mask" + error.subpath, error.node, error.problem)
+            }
+        }
         let filter: any Filter
         // Without "parameters", required ones are reported at the step.
         let parameters = m["parameters"] ?? JSONNode(.object([]), line: node.line, column: node.column)
         do throws(ParameterError) {
-            filter = try decodeFilter(type, parameters, context: ParameterContext(chainFile: file))
+            filter = try decodeFilter(type, parameters, context: context)
         } catch {
             throw fail(path + ".parameters" + error.subpath, error.node, error.problem)
         }
-        return Step(id: id, name: name, enabled: enabled, filter: filter)
+        return Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask)
+    }
+}
+
+extension JSONNode {
+    /// The node at a chain-file path like `filters[1].parameters.layer`, if there is one.
+    func node(at path: String) -> JSONNode? {
+        var node = self
+        var rest = Substring(path)
+        while !rest.isEmpty {
+            if rest.first == "." { rest = rest.dropFirst() }
+            if rest.first == "[" {
+                guard let close = rest.firstIndex(of: "]"), let i = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                      case .array(let items) = node.value, items.indices.contains(i) else { return nil }
+                node = items[i]
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let end = rest.firstIndex(where: { $0 == "." || $0 == "[" }) ?? rest.endIndex
+                let key = rest[..<end]
+                guard case .object(let members) = node.value,
+                      let member = members.first(where: { $0.key == key })?.value else { return nil }
+                node = member
+                rest = rest[end...]
+            }
+        }
+        return node
     }
 }

@@ -24,6 +24,30 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         /// A file a parameter names (a .cube LUT) is missing, unreadable or malformed:
         /// the path as written, the line in that file (nil: the whole file) and why.
         case lutFile(file: String, line: Int?, reason: String)
+        /// A reference that names nothing the step may read: the text as written, the closest
+        /// name the step may read, and what it may read (`"source", the images (logo) and the
+        /// steps above it (soft)`).
+        case unknownReference(String, suggestion: String?, readable: String)
+        /// A reference to the step itself or to a step below it: the text as written, the
+        /// step it names and the step that refers to it (1-based positions and labels).
+        case laterReference(String, target: Int, targetLabel: String, step: Int, stepLabel: String)
+        /// A step or image named "source", which references keep for the decoded input.
+        case reservedName(String)
+        /// An image of `images` that is missing, unreadable or not an image: the path as
+        /// written and why.
+        case imageFile(file: String, reason: String)
+        /// An image of `images` whose pixels were never read (a chain built in code).
+        case imageNotLoaded(file: String)
+        /// A mask on a geometry step: the step's position (1-based), label and type.
+        case maskOnGeometryStep(step: Int, label: String, type: String)
+        /// A version 1 file using what only version 2 says (`"images"`, `"input"`, ...).
+        case needsVersion2(String)
+        /// An edit would remove what steps read: what ("step 2 (soft)", "image logo") and
+        /// the steps that read it, with where ("step 3 (glow) in parameters.layer").
+        case referenced(String, readers: [String])
+        /// A move would leave steps reading steps at or below them: the step moved, the
+        /// position it would take, and each broken reference ("glow reads soft").
+        case moveBreaksReferences(String, to: Int, broken: [String])
     }
 
     public var file: String
@@ -64,12 +88,34 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case .missingKey("id"):
             return "missing \"id\": every step needs a UUID; make one with 'uuidgen', or add steps with 'filterchain chain add', which writes it"
         case .duplicateName(let name, let first):
-            return "the name '\(name)' is already used by \(first); step names must be unique in a chain"
+            return "the name '\(name)' is already used by \(first); names must be unique among a chain's steps and images"
         case .missingKey(let key): return "missing \"\(key)\""
         case .duplicateID(let id, let first): return "id \(id) is already used by \(first)"
         case .combination(let why): return why
-        case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads version 1"
+        case .unsupportedVersion(let v): return "version \(v) is not supported; this filterchain reads versions 1 and 2"
         case .lutFile(let file, let line, let reason): return file + (line.map { ":\($0)" } ?? "") + ": " + reason
+        case .unknownReference(let text, let suggestion, let readable):
+            return "\"\(text)\" names nothing the step may read"
+                + (suggestion.map { "; did you mean \"\($0)\"? A step may read " } ?? "; a step may read ") + readable
+        case .laterReference(let text, let target, let targetLabel, let step, let stepLabel):
+            let whereItIs = target == step ? "itself" : "below step \(step) (\(stepLabel))"
+            return "\"\(text)\" is step \(target) (\(targetLabel)), \(whereItIs); "
+                + "a step may read only the source, the images and the steps above it"
+        case .reservedName(let name):
+            return "the name \"\(name)\" is reserved: references use it for the decoded input; choose another name"
+        case .imageFile(let file, let reason): return "cannot read the image \(file): \(reason)"
+        case .imageNotLoaded(let file):
+            return "the image \(file) is not loaded; load the chain with Chain.load, call loadImages(relativeTo:), or set its image"
+        case .maskOnGeometryStep(let step, let label, let type):
+            return "step \(step) (\(label)) cannot have a mask: \(type) is a geometry step (it changes the image's size or turns it); "
+                + "put the mask on a step after it"
+        case .needsVersion2(let what):
+            return "\(what) needs version 2; set \"version\": 2 (version 1 is for filterchains that read straight chains only)"
+        case .referenced(let what, let readers):
+            return "\(what) is read by " + readers.joined(separator: ", ") + "; change or remove \(readers.count == 1 ? "that step" : "those steps") first"
+        case .moveBreaksReferences(let what, let to, let broken):
+            return "moving \(what) to \(to) would break what steps read: " + broken.joined(separator: ", ")
+                + "; a step may read only the source, the images and the steps above it"
         }
     }
 

@@ -15,16 +15,32 @@ extension Filter {
 }
 
 extension Chain {
-    /// Checks every step's values as a chain file's are checked; the error names the step
-    /// by its chain-file path (`filters[2].parameters.sigma`) under the name `file`.
-    /// Renders call this, so values set in code are refused just like values in a file.
+    /// Checks the chain as a chain file is checked: every image loaded, every step's values
+    /// and mask, and the graph (references that point backwards, unique ids and names, no
+    /// mask on a geometry step). The error names the place by its chain-file path
+    /// (`filters[2].parameters.sigma`) under the name `file`. Renders call this, so values
+    /// set in code are refused just like values in a file.
     public func validate(file: String = "chain") throws(ChainError) {
+        for (i, image) in images.enumerated() where image.image == nil {
+            throw ChainError(file: file, path: "images[\(i)].file", problem: .imageNotLoaded(file: image.file))
+        }
         for (i, step) in steps.enumerated() {
             do throws(ParameterError) { try step.filter.validate() } catch {
-                let line = error.node.line > 0 ? error.node.line : nil
                 throw ChainError(file: file, path: "filters[\(i)].parameters" + error.subpath,
-                                 line: line, column: line == nil ? nil : error.node.column, problem: error.problem)
+                                 line: error.line, column: error.column, problem: error.problem)
+            }
+            guard let mask = step.mask else { continue }
+            do throws(ParameterError) { _ = try Mask(json: mask.jsonNode) } catch {
+                throw ChainError(file: file, path: "filters[\(i)].mask" + error.subpath,
+                                 line: error.line, column: error.column, problem: error.problem)
             }
         }
+        try checkGraph(file: file)
     }
+}
+
+extension ParameterError {
+    /// Where the value was written, when it came from a file (nil for values set in code).
+    var line: Int? { node.line > 0 ? node.line : nil }
+    var column: Int? { line == nil ? nil : node.column }
 }

@@ -38,7 +38,7 @@ import Testing
     }
 
     static let refused: [(String, String, ChainError.Problem)] = [
-        (#"{"version": 2, "filters": []}"#, "version", .unsupportedVersion("2")),
+        (#"{"version": 3, "filters": []}"#, "version", .unsupportedVersion("3")),
         (#"{"version": 1}"#, "", .missingKey("filters")),
         (#"{"version": 1, "filters": [], "extra": 1}"#, "extra", .unknownKey("extra", suggestion: nil, allowed: ["version", "workingSpace", "filters"])),
         (#"{"version": 1, "filters": [{"id": "x", "type": "gaussianBlur"}]}"#, "filters[0].id", .invalidID("x")),

@@ -38,6 +38,6 @@ import Testing
         chain.steps.append(Step(name: "colour", filter: ToneCurve()))
         #expect(chain.duplicateName! == (0, 2))
         let error = try #require(throws: ChainError.self) { try chain.checkUniqueNames(file: "c.json") }
-        #expect(error.description == "c.json: filters[2].name: the name 'colour' is already used by filters[0] (step 1; this is step 3); step names must be unique in a chain")
+        #expect(error.description == "c.json: filters[2].name: the name 'colour' is already used by filters[0] (step 1; this is step 3); names must be unique among a chain's steps and images")
     }
 }
