@@ -11,6 +11,8 @@ public struct StepReference: Sendable, Hashable, CustomStringConvertible {
     /// The position (0...steps.count) the reference names.
     public func resolve(in chain: Chain) throws(StepError) -> Int {
         let t = text.trimmingWhitespace
+        // The decoded input, as chain files name it.
+        if t == "source" { return 0 }
         // Digits name a position; digits past the last position may still be an id prefix
         // (ids are hex, so "049087" can begin one).
         var position: Int?
@@ -64,9 +66,9 @@ public struct StepError: Error, Sendable, CustomStringConvertible {
         steps = StepError.listing(chain)
     }
 
-    /// The steps on one line: "0 input; 1 0F6C1B9E colour (colorControls); ...".
+    /// The steps on one line: "0 source; 1 0F6C1B9E colour (colorControls); ...".
     static func listing(_ chain: Chain) -> String {
-        var parts = ["0 input"]
+        var parts = ["0 source"]
         for (i, s) in chain.steps.enumerated() {
             var part = "\(i + 1) \(s.shortID)"
             part += s.name.map { " '\($0)' (\(s.type))" } ?? " \(s.type)"
