@@ -87,5 +87,5 @@ private func absolute(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard getcwd(&buffer, buffer.count) != nil else { return path }
-    return String(cString: buffer) + "/" + path
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/" + path
 }
