@@ -5,12 +5,24 @@ extension Chain {
     /// rectangle, a size) has each of its numbers multiplied by `scale`, then clamped to the
     /// parameter's range; a value its parameter refuses that way (an integer) is rounded,
     /// at least 1, and a value still refused keeps its full-size setting. Ids, names and
-    /// enabled flags are unchanged.
+    /// enabled flags are unchanged. The chain's images are scaled alike (a logo keeps its
+    /// size relative to the picture), and so are an image mask's placement offsets.
     public func scaledForPreview(by scale: Double) -> Chain {
         guard scale != 1 else { return self }
         var copy = self
         for (i, step) in steps.enumerated() {
             copy.steps[i].filter = step.filter.scaled(by: scale)
+            if var mask = step.mask, case .image(let source, let channel, var placement) = mask.shape {
+                placement.offsetX = Int((Double(placement.offsetX) * scale).rounded())
+                placement.offsetY = Int((Double(placement.offsetY) * scale).rounded())
+                mask.shape = .image(source: source, channel: channel, placement: placement)
+                copy.steps[i].mask = mask
+            }
+        }
+        for (i, image) in images.enumerated() where scale < 1 {
+            guard let raster = image.image else { continue }
+            let side = max(1, Int((Double(max(raster.width, raster.height)) * scale).rounded()))
+            copy.images[i].image = (try? raster.downscaled(toFit: side)) ?? raster
         }
         return copy
     }
