@@ -156,29 +156,26 @@ struct ColorLanes {
     }
 
     /// W3C's SetLum(C, l): C + (l - Lum(C)), then ClipColor.
+    ///
+    /// ClipColor brings the channels into [0, 1] towards the grey of the same Lum, L: by
+    /// L + (C - L) L / (L - n) when the min n < 0, by L + (C - L) (1 - L) / (x - L) when the
+    /// max x > 1. Here L is l itself, which Lum(C + d) equals exactly: computing it again
+    /// would add its rounding, which the scaling amplifies near L = 0 or 1. The two cases
+    /// cannot both hold for a colour from SetSat or of clamped channels (max - min is at most
+    /// 1 and rounding is monotonic), so one division serves both. A denominator that rounding
+    /// made 0 or negative (a grey) leaves the colour for the final clamp.
     @inline(always)
     func withLuminosity(_ l: SIMD8<Float>) -> ColorLanes {
         let d = l - luminosity
-        return map { $0 + d }.clipped
-    }
-
-    /// W3C's ClipColor: brings the channels into [0, 1] towards the grey of the same Lum,
-    /// L + (C - L) L / (L - n) when the min n < 0, L + (C - L) (1 - L) / (x - L) when the
-    /// max x > 1. For a colour from SetSat or of clamped channels plus one offset the two
-    /// cannot both hold (its max - min is at most 1, and rounding is monotonic), so one
-    /// division serves both. A denominator that rounding made 0 or negative (a grey) leaves
-    /// the colour for the final clamp.
-    @inline(always)
-    var clipped: ColorLanes {
-        let n = smallest, x = largest
+        let c = map { $0 + d }
+        let n = c.smallest, x = c.largest
         let low = n .< 0, high = x .> 1
-        guard any(low .| high) else { return self }
-        let l = luminosity
+        guard any(low .| high) else { return c }
         let numerator = (1 - l).replacing(with: l, where: low)
         let denominator = (x - l).replacing(with: l - n, where: low)
         let apply = (low .| high) .& (denominator .> 0)
         let k = numerator / denominator
-        return map { c in c.replacing(with: l + (c - l) * k, where: apply) }
+        return c.map { v in v.replacing(with: l + (v - l) * k, where: apply) }
     }
 }
 
