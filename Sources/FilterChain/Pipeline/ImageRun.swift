@@ -518,9 +518,13 @@ final class ImageRun: @unchecked Sendable {
     /// row, 0 (alpha included) elsewhere.
     private func placedLayer(_ side: Plan.Side, row y: Int, width: Int, into scratch: Scratch) -> PlanarPixels {
         let layer = stages[side.stage]
+        let ly = y - side.y
+        // A layer that covers the whole row is read where it lies.
+        if side.x == 0 && layer.stage.size.width == width && ly >= 0 && ly < layer.stage.size.height {
+            return layer.work.pixels(ly)
+        }
         let pixels = scratch.layer
         for p in 0..<4 { pixels.plane(p).update(repeating: 0, count: scratch.stride) }
-        let ly = y - side.y
         guard ly >= 0 && ly < layer.stage.size.height else { return pixels }
         let x0 = max(0, side.x), x1 = min(width, side.x + layer.stage.size.width)
         guard x0 < x1 else { return pixels }
