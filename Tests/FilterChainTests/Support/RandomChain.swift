@@ -191,7 +191,8 @@ enum RandomChains {
             if to == from { to.x += 0.5 }
             shape = .linear(from: from, to: to)
         case 1:
-            shape = .radial(center: point(), radius: (e.double(0...2) * 1000).rounded() / 1000,
+            // A radial mask's centre is within the image (0...1); a linear one's ends may lie outside.
+            shape = .radial(center: ImagePoint((e.unit() * 1000).rounded() / 1000, (e.unit() * 1000).rounded() / 1000), radius: (e.double(0...2) * 1000).rounded() / 1000,
                             feather: e.chance(0.2) ? 0 : (e.unit() * 1000).rounded() / 1000)
         case 2:
             let a = (e.unit() * 1000).rounded() / 1000, b = (e.unit() * 1000).rounded() / 1000
