@@ -37,6 +37,9 @@ picture blend samples/chains/blend.json samples/coffee.png
 steps=$(mktemp -d)
 $fc steps samples/chains/blend-modes.json samples/chelsea.png --output-dir "$steps" --sheet samples/filters/blend-modes.jpg --quality 85 --strip
 rm -r "$steps"
+# README's graph: the glow chain's preview of its step "glow" and its output.
+$fc apply samples/chains/glow.json samples/coffee.png samples/filters/glow-final.jpg \
+    --preview glow --preview-output samples/filters/glow-step.jpg --quality 85 --strip
 # A step through each type of mask: exposure -1 where the mask is 1.
 for mask in linear radial luminance image; do
     $fc apply samples/chains/mask-$mask.json samples/coffee.png samples/filters/mask-$mask.jpg --quality 85 --strip
