@@ -31,6 +31,19 @@ picture invert samples/chains/invert.json samples/rocket.jpg
 picture lut samples/chains/lut.json samples/coffee.png
 picture unsharpMask samples/chains/unsharp-mask.json samples/camera.png
 picture vignette samples/chains/vignette.json samples/chelsea.png
+picture blend samples/chains/blend.json samples/coffee.png
+# Every blend mode on one backdrop and one layer: the contact sheet of blend-modes.json,
+# whose steps each blend samples/blend-layer.png over the input with one mode.
+steps=$(mktemp -d)
+$fc steps samples/chains/blend-modes.json samples/chelsea.png --output-dir "$steps" --sheet samples/filters/blend-modes.jpg --quality 85 --strip
+rm -r "$steps"
+# README's graph: the glow chain's preview of its step "glow" and its output.
+$fc apply samples/chains/glow.json samples/coffee.png samples/filters/glow-final.jpg \
+    --preview glow --preview-output samples/filters/glow-step.jpg --quality 85 --strip
+# A step through each type of mask: exposure -1 where the mask is 1.
+for mask in linear radial luminance image; do
+    $fc apply samples/chains/mask-$mask.json samples/coffee.png samples/filters/mask-$mask.jpg --quality 85 --strip
+done
 # The gamma-correct downscale: PNG, so that JPEG does not blur the stripes.
 $fc apply samples/chains/resize-srgb.json samples/gamma-stripes.png samples/filters/resize-stripes-srgb.png --strip
 $fc apply samples/chains/resize-linear.json samples/gamma-stripes.png samples/filters/resize-stripes-linear.png --strip
@@ -60,6 +73,9 @@ text `filterchain filters TYPE` prints and chain files are checked against).
   alpha (colour is 0 where alpha is 0), so transparent pixels never bleed colour into opaque
   ones. For opaque images this is exactly the plain blur. Alpha is unchanged unless a filter
   says otherwise (colorMatrix may write it; an opaque image then gains an alpha channel).
+  Until a step writes alpha, an opaque image's alpha is exactly 1 and is not filtered: what a
+  step computes never depends on the steps after it (a preview of step k is the output of the
+  chain cut after step k, byte for byte).
 - A disabled filter (`"enabled": false`) is skipped but still counts as a step.
 - Geometry steps (resize, crop, rotate, flip) change the image's size or turn it. Every step
   after one works on the image as it then stands: its size, its positions. Previews and
@@ -145,12 +161,30 @@ an error at its path (`filters[2].mask.radius`), a mask on a geometry step an er
 the step. On the command line: `chain set STEP mask.type=radial mask.radius=0.4` (another
 type starts at its defaults), `mask.placement.gravity=north`, `mask=null` to remove it.
 
+Exposure -1 on `samples/coffee.png` through each type of mask (`samples/chains/mask-TYPE.json`),
+darker where m is 1: `linear` from [0, 0.3] to [0, 0.7] (the lower part), `radial` with
+radius 0.6, feather 0.5 and `invert` (the edges), `luminance` over [0.6, 1] with feather 0.15
+(the highlights: the cup's white and the bright grain of the wood), `image` the alpha of
+`samples/logo.png` fitted with `contain` (the translucent plate half, the opaque letters
+fully):
+
+| linear | radial (inverted) | luminance | image |
+|---|---|---|---|
+| ![linear mask](samples/filters/mask-linear.jpg) | ![radial mask](samples/filters/mask-radial.jpg) | ![luminance mask](samples/filters/mask-luminance.jpg) | ![image mask](samples/filters/mask-image.jpg) |
+
+Sample graphs: `samples/chains/glow.json` (the glow above, with a radial brightening),
+`samples/chains/watermark.json` (`samples/logo.png` in the bottom-right corner at opacity
+0.7), `samples/chains/local-adjustment.json` (shadows lifted by one stop through a luminance
+mask, in linear light), `samples/chains/blend.json` and `samples/chains/blend-modes.json`
+(below, under blend).
+
 GRAPH
 for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket" \
     "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea" \
     "exposure exposure coffee" "gamma gamma chelsea" "levels levels camera" "hueAdjust hue-adjust chelsea" \
     "vibrance vibrance coffee" "colorMatrix color-matrix chelsea" "sepia sepia coffee" "monochrome monochrome chelsea" \
-    "invert invert rocket" "lut lut coffee" "unsharpMask unsharp-mask camera" "vignette vignette chelsea"; do
+    "invert invert rocket" "lut lut coffee" "unsharpMask unsharp-mask camera" "vignette vignette chelsea" \
+    "blend blend coffee"; do
     set -- $spec
     $fc filters "$1" --markdown
     echo
@@ -181,6 +215,23 @@ and the two halves match, as they do when you look at the original from a distan
 | ![stripes](samples/gamma-stripes.png) | ![srgb](samples/filters/resize-stripes-srgb.png) | ![linear](samples/filters/resize-stripes-linear.png) |
 
 GAMMA
+    fi
+    if [ "$1" = blend ]; then
+        cat <<'MODES'
+### The 16 modes
+
+Every mode on one backdrop and one layer: `samples/chains/blend-modes.json` blends
+`samples/blend-layer.png` (hue across, lightness down: light at the top, full colour in the
+middle, dark at the bottom; made by `samples/make-graph-images.py`) over
+`samples/chelsea.png`, one step per mode, each reading `"source"` and fitting the layer with
+`"fill"`. Made by the tool itself, as the contact sheet of its steps:
+`filterchain steps samples/chains/blend-modes.json samples/chelsea.png --output-dir DIR
+--sheet samples/filters/blend-modes.jpg`. Cell 0 is the backdrop and cell 1 (normal, opacity
+1) the layer as placed.
+
+![Every blend mode: the backdrop, the layer (normal), then darken, multiply, colorBurn, lighten, screen, colorDodge, overlay, softLight, hardLight, difference, exclusion, hue, saturation, color, luminosity](samples/filters/blend-modes.jpg)
+
+MODES
     fi
 done
 } > "$out"
