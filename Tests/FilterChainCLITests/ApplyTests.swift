@@ -147,6 +147,7 @@ import FilterChain
         for name in ["chain.json", "chains/look.json"] { try fm.copyItem(atPath: CLI.lookChain, toPath: folder + "/" + name) }
         for name in ["in.jpg", "photo.jpg"] { try fm.copyItem(atPath: CLI.samples + "/rocket.jpg", toPath: folder + "/" + name) }
         for name in ["photos/a.png", "photos/b.png"] { try fm.copyItem(atPath: CLI.samples + "/camera.png", toPath: folder + "/" + name) }
+        try fm.copyItem(atPath: CLI.samples + "/logo.png", toPath: folder + "/logo.png")
         // look.json as the `chain` examples leave it (they begin with `chain new`).
         if command != ["chain"] && command != ["chain", "new"] {
             let steps = [Step(name: "colour", filter: ColorControls()), Step(name: "curve", filter: ToneCurve()),
