@@ -167,12 +167,24 @@ import Testing
     @Test func chainsWithoutTheGraphAreWrittenAsVersionOneUnchanged() throws {
         // Every sample chain (version 1) is written back byte for byte as it was read... as
         // today's writer writes it: version 1, no images, no input, no mask.
+        var versionOne = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: TestData.samples.path + "/chains") {
-            let chain = try Chain.load(TestData.samples.path + "/chains/" + name)
+            let path = TestData.samples.path + "/chains/" + name
+            // The graph samples (glow, watermark, masks) are version 2 files.
+            guard !(try String(contentsOfFile: path, encoding: .utf8)).contains("\"version\": 2") else {
+                // A graph sample reads back from its own text unchanged.
+                let chain = try Chain.load(path)
+                #expect(chain.usesGraph, "\(name)")
+                #expect(try Chain.parse(Array(chain.jsonText.utf8), file: path).jsonText == chain.jsonText, "\(name)")
+                continue
+            }
+            versionOne += 1
+            let chain = try Chain.load(path)
             #expect(!chain.usesGraph)
             #expect(chain.jsonText.hasPrefix("{\n  \"version\": 1,"), "\(name)")
             #expect(!chain.jsonText.contains("\"images\"") && !chain.jsonText.contains("\"input\"") && !chain.jsonText.contains("\"mask\""))
         }
+        #expect(versionOne >= 20)
         let text = """
             {
               "version": 1,
