@@ -109,41 +109,14 @@ struct MaskKernel: Sendable {
         }
     }
 
-    /// The distance exactly as `Vignette.Kernel` computes it.
+    /// m = 1 - f, f the vignette's falloff (`RadialFalloff`), bit for bit.
     private func radial(_ m: UnsafeMutablePointer<Float>, _ count: Int, _ row: Int, _ column: Int, _ size: ImageSize,
                         _ center: ImagePoint, _ inner: Double, _ outer: Double) {
-        let w = Double(size.width), h = Double(size.height)
-        let scale = 2 / (w * w + h * h).squareRoot()
-        let dy = (Double(row) + 0.5 - center.y * h) * scale
-        let dy2 = SIMD8<Float>(repeating: Float(dy * dy))
-        let step = Float(scale)
-        let e0 = SIMD8<Float>(repeating: Float(inner)), e1 = SIMD8<Float>(repeating: Float(outer))
-        let hard = inner == outer
-        let width = SIMD8<Float>(repeating: Float(outer - inner))
+        let falloff = RadialFalloff(center: center, inner: inner, outer: outer, row: row, size: size)
         let one = SIMD8<Float>(repeating: 1)
-        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-        let offset = SIMD8<Float>(repeating: Float(0.5 - center.x * w))
-        // As in the vignette: eight pixels all well inside the inner circle have t = 0.
-        let untouched = SIMD8<Float>(repeating: Float(inner) * Float(inner) * (1 - 0x1p-20))
         var i = 0
         while i < count {
-            let dx = (SIMD8<Float>(repeating: Float(column + i)) + lanes + offset) * step
-            let d2 = dx * dx + dy2
-            if !any(d2 .>= untouched) {
-                Self.store(one, m + i)
-                i += 8
-                continue
-            }
-            let d = d2.squareRoot()
-            var t: SIMD8<Float>
-            if hard {
-                t = SIMD8<Float>(repeating: 0).replacing(with: 1, where: d .>= e1)
-            } else {
-                t = (d - e0) / width
-                t = t.replacing(with: 0, where: t .< 0)
-                t = t.replacing(with: 1, where: t .> 1)
-            }
-            Self.store(one - t * t * (3 - 2 * t), m + i)
+            Self.store(falloff.at(column + i).map { one - $0 } ?? one, m + i)
             i += 8
         }
     }

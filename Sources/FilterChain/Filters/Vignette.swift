@@ -59,42 +59,15 @@ public struct Vignette: Filter {
         let centerY: Double
 
         func apply(_ p: PlanarPixels, count: Int, row: Int, column: Int, size: ImageSize) {
-            let w = Double(size.width), h = Double(size.height)
-            let scale = 2 / (w * w + h * h).squareRoot()
-            // Distances in half-diagonals; the row's vertical offset squared once.
-            let dy = (Double(row) + 0.5 - centerY * h) * scale
-            let dy2 = SIMD8<Float>(repeating: Float(dy * dy))
-            let step = Float(scale)
-            let e0 = SIMD8<Float>(repeating: Float(inner)), e1 = SIMD8<Float>(repeating: Float(outer))
-            let hard = inner == outer
-            let width = SIMD8<Float>(repeating: Float(outer - inner))
+            let falloff = RadialFalloff(center: ImagePoint(centerX, centerY), inner: inner, outer: outer, row: row, size: size)
             let k = SIMD8<Float>(repeating: intensity), one = SIMD8<Float>(repeating: 1)
-            // Each lane's horizontal distance from its absolute column alone (exact in Float),
-            // so the values do not depend on where a row is cut.
-            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-            let offset = SIMD8<Float>(repeating: Float(0.5 - centerX * w))
-            // Inside the inner circle the factor is exactly 1: eight pixels all well inside it
-            // (d^2 below e0^2, less a margin) are left as they are. sqrt is correctly rounded
-            // and monotonic, so d^2 <= fl(e0^2) gives d <= e0 and t = 0.
-            let untouched = SIMD8<Float>(repeating: Float(inner) * Float(inner) * (1 - 0x1p-20))
             var i = 0
             while i < count {
-                let dx = (SIMD8<Float>(repeating: Float(column + i)) + lanes + offset) * step
-                let d2 = dx * dx + dy2
-                if !any(d2 .>= untouched) {
+                guard let f = falloff.at(column + i) else {
                     i += 8
                     continue
                 }
-                let d = d2.squareRoot()
-                var t: SIMD8<Float>
-                if hard {
-                    t = SIMD8<Float>(repeating: 0).replacing(with: 1, where: d .>= e1)
-                } else {
-                    t = (d - e0) / width
-                    t = t.replacing(with: 0, where: t .< 0)
-                    t = t.replacing(with: 1, where: t .> 1)
-                }
-                let factor = one - k * (t * t * (3 - 2 * t))
+                let factor = one - k * f
                 for plane in [p.red, p.green, p.blue] {
                     let c = UnsafeRawPointer(plane + i).load(as: SIMD8<Float>.self)
                     UnsafeMutableRawPointer(plane + i).storeBytes(of: c * factor, as: SIMD8<Float>.self)
@@ -102,5 +75,59 @@ public struct Vignette: Filter {
                 i += 8
             }
         }
+    }
+}
+
+/// The vignette's falloff along a row, shared with radial masks: for the pixel in column i of
+/// row j, d = distance from (i + 0.5, j + 0.5) to the centre in half-diagonals,
+/// t = clamp((d - inner) / (outer - inner), 0, 1) (a hard edge when they are equal), and
+/// f = t² (3 - 2 t).
+struct RadialFalloff {
+    private let dy2: SIMD8<Float>
+    private let step: Float
+    private let e0: SIMD8<Float>
+    private let e1: SIMD8<Float>
+    private let width: SIMD8<Float>
+    private let hard: Bool
+    private let offset: SIMD8<Float>
+    private let untouched: SIMD8<Float>
+
+    init(center: ImagePoint, inner: Double, outer: Double, row: Int, size: ImageSize) {
+        let w = Double(size.width), h = Double(size.height)
+        let scale = 2 / (w * w + h * h).squareRoot()
+        // Distances in half-diagonals; the row's vertical offset squared once.
+        let dy = (Double(row) + 0.5 - center.y * h) * scale
+        dy2 = SIMD8<Float>(repeating: Float(dy * dy))
+        step = Float(scale)
+        e0 = SIMD8<Float>(repeating: Float(inner))
+        e1 = SIMD8<Float>(repeating: Float(outer))
+        hard = inner == outer
+        width = SIMD8<Float>(repeating: Float(outer - inner))
+        offset = SIMD8<Float>(repeating: Float(0.5 - center.x * w))
+        // Inside the inner circle f is exactly 0: eight pixels all well inside it (d² below
+        // e0², less a margin) are skipped. sqrt is correctly rounded and monotonic, so
+        // d² <= fl(e0²) gives d <= e0 and t = 0.
+        untouched = SIMD8<Float>(repeating: Float(inner) * Float(inner) * (1 - 0x1p-20))
+    }
+
+    /// f for the eight pixels from column `x`; nil when all eight have f = 0. Each lane's
+    /// horizontal distance comes from its absolute column alone (exact in Float), so values
+    /// do not depend on where a row is cut.
+    @inline(__always)
+    func at(_ x: Int) -> SIMD8<Float>? {
+        let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+        let dx = (SIMD8<Float>(repeating: Float(x)) + lanes + offset) * step
+        let d2 = dx * dx + dy2
+        if !any(d2 .>= untouched) { return nil }
+        let d = d2.squareRoot()
+        var t: SIMD8<Float>
+        if hard {
+            t = SIMD8<Float>(repeating: 0).replacing(with: 1, where: d .>= e1)
+        } else {
+            t = (d - e0) / width
+            t = t.replacing(with: 0, where: t .< 0)
+            t = t.replacing(with: 1, where: t .> 1)
+        }
+        return t * t * (3 - 2 * t)
     }
 }
