@@ -31,7 +31,10 @@ let package = Package(
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
         .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"]),
         .target(name: "CJPEG", dependencies: ["SystemJPEG"]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG"]),
+        // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
+        // at run time, with a 4-wide path of identical results (see its header).
+        .target(name: "CKernels"),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CKernels"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -41,6 +41,24 @@ struct BlendKernel: LayerKernel {
         }
     }
 
+    func pass(backdrop b: PlanarPixels, count: Int) {
+        var i = 0
+        while i < count {
+            Self.pass(ColorLanes(b, at: i).unit, lanesUnit(ColorLanes.load(b.alpha + i)), b, at: i)
+            i += 8
+        }
+    }
+
+    /// Where the layer does not show: the backdrop, clamped (colour 0 where ab = 0), which
+    /// is what the general path gives for as = 0.
+    @inline(always)
+    private static func pass(_ cb: ColorLanes, _ ab: SIMD8<Float>, _ b: PlanarPixels, at i: Int) {
+        let clear = ab .== SIMD8<Float>()
+        ColorLanes(r: cb.r.replacing(with: 0, where: clear), g: cb.g.replacing(with: 0, where: clear),
+                   b: cb.b.replacing(with: 0, where: clear)).store(b, at: i)
+        ColorLanes.store(ab, b.alpha + i)
+    }
+
     @inline(always)
     private func run<F: BlendFunction>(_: F.Type, _ b: PlanarPixels, _ l: PlanarPixels, _ count: Int) {
         let opacity = SIMD8<Float>(repeating: opacity)
@@ -51,12 +69,7 @@ struct BlendKernel: LayerKernel {
             let cb = ColorLanes(b, at: i).unit
             let sa = lanesUnit(ColorLanes.load(l.alpha + i)) * opacity
             if all(sa .== zero) {
-                // The layer does not show here: the backdrop, clamped (colour 0 where ab = 0),
-                // which is what the general path gives for as = 0.
-                let clear = ab .== zero
-                ColorLanes(r: cb.r.replacing(with: 0, where: clear), g: cb.g.replacing(with: 0, where: clear),
-                           b: cb.b.replacing(with: 0, where: clear)).store(b, at: i)
-                ColorLanes.store(ab, b.alpha + i)
+                Self.pass(cb, ab, b, at: i)
                 i += 8
                 continue
             }

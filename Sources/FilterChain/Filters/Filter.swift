@@ -52,8 +52,22 @@ public protocol LayerKernel: Sendable {
     /// 0 where the layer does not cover), both straight colour, `count` pixels (a multiple of
     /// 8, 32-byte aligned); writes the step's output into `backdrop`, alpha included.
     func blend(backdrop: PlanarPixels, layer: PlanarPixels, count: Int)
+    /// What `blend` gives where the layer does not cover (its alpha is 0 at all `count`
+    /// pixels), without a layer to read: the pipeline calls it for the parts of a row that
+    /// the layer misses. The default blends with a transparent layer.
+    func pass(backdrop: PlanarPixels, count: Int)
     /// True when the output's alpha may differ from 1 where the backdrop's is 1.
     var changesOpaqueAlpha: Bool { get }
+}
+
+extension LayerKernel {
+    public func pass(backdrop: PlanarPixels, count: Int) {
+        guard count > 0 else { return }
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 32).bindMemory(to: Float.self, capacity: count)
+        defer { zeros.deallocate() }
+        zeros.initialize(repeating: 0, count: count)
+        blend(backdrop: backdrop, layer: PlanarPixels(red: zeros, green: zeros, blue: zeros, alpha: zeros), count: count)
+    }
 }
 
 /// A geometry step: it says, for an input of a given size, what the output is made of;
@@ -205,4 +219,15 @@ public protocol VerticalPass: AnyObject {
     /// pipeline calls y = 0, 1, 2, ... in order, so a pass may keep running sums, and it
     /// keeps input rows y - radius - 1 ... y + radius available.
     func run(y: Int, input: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>, columns: Range<Int>)
+    /// Computes output rows `rows` (consecutive, in order, as `run(y:)` is called) for
+    /// `columns`; `destination(y)` is output row y. The pipeline calls this; a pass may
+    /// override it to keep its running sums in registers across the rows (the default calls
+    /// `run(y:)` for each row). The result is the same as row by row.
+    func run(rows: Range<Int>, input: (Int) -> UnsafePointer<Float>, destination: (Int) -> UnsafeMutablePointer<Float>, columns: Range<Int>)
+}
+
+extension VerticalPass {
+    public func run(rows: Range<Int>, input: (Int) -> UnsafePointer<Float>, destination: (Int) -> UnsafeMutablePointer<Float>, columns: Range<Int>) {
+        for y in rows { run(y: y, input: input, destination: destination(y), columns: columns) }
+    }
 }

@@ -1,3 +1,4 @@
+import CKernels
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -303,6 +304,23 @@ struct SlidingCosines: Sendable {
         }
     }
 
+    /// `slideAndOutput` for `count` consecutive positions: step i adds `entering[i]`, removes
+    /// `leaving[i]` and writes `outputs[i]`; the phase tables advance one position a step.
+    /// The loop is C's (fc_sliding_cosines, in CKernels): eight or four columns at a time,
+    /// their nine sums held in registers across all the steps instead of loaded and stored
+    /// at each position. It does the arithmetic of `slideAndOutput` in the same order, so
+    /// the result is bit for bit the same.
+    func slide(_ state: UnsafeMutablePointer<Float>, lanes: Int, count: Int,
+               entering: UnsafePointer<UnsafePointer<Float>?>, enteringPhase: UnsafePointer<Float>,
+               leaving: UnsafePointer<UnsafePointer<Float>?>, leavingPhase: UnsafePointer<Float>,
+               weighted: UnsafePointer<Float>, outputs: UnsafePointer<UnsafeMutablePointer<Float>?>,
+               columns: Range<Int>) {
+        precondition(Self.terms == 4, "fc_sliding_cosines holds four cosine terms")
+        precondition(columns.lowerBound % 8 == 0 && columns.count % 8 == 0, "whole blocks of 8 columns")
+        fc_sliding_cosines(state, lanes, count, entering, enteringPhase, leaving, leavingPhase, weighted, outputs,
+                           coefficients[0], columns.lowerBound, columns.count)
+    }
+
     /// y(n) from the sums; `weighted` holds a_k cos(k w n), then a_k sin(k w n).
     @inline(__always)
     func output(_ state: UnsafePointer<Float>, lanes: Int, weighted: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, columns: Range<Int>) {
@@ -337,6 +355,35 @@ final class SlidingVertical: VerticalPass {
     }
 
     deinit { state.deallocate() }
+
+    func run(rows: Range<Int>, input: (Int) -> UnsafePointer<Float>, destination: (Int) -> UnsafeMutablePointer<Float>, columns: Range<Int>) {
+        var first = rows.lowerBound
+        if first == 0, !rows.isEmpty {
+            run(y: 0, input: input, destination: destination(0), columns: columns)
+            first = 1
+        }
+        let count = rows.upperBound - first
+        guard count > 0 else { return }
+        let r = sums.radius
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: 2 * count) { pointers in
+          withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>?.self, capacity: count) { outputs in
+            let entering = pointers.baseAddress!, leaving = entering + count
+            for i in 0..<count {
+                entering[i] = input(first + i + r)
+                leaving[i] = input(first + i - r - 1)
+                outputs[i] = destination(first + i)
+            }
+            phases.values.withUnsafeBufferPointer { ph in
+              phases.weighted.withUnsafeBufferPointer { wph in
+                sums.slide(state, lanes: lanes, count: count,
+                           entering: entering, enteringPhase: ph.baseAddress! + phases.at(first + r),
+                           leaving: UnsafePointer(leaving), leavingPhase: ph.baseAddress! + phases.at(first - r - 1),
+                           weighted: wph.baseAddress! + phases.at(first), outputs: outputs.baseAddress!, columns: columns)
+              }
+            }
+          }
+        }
+    }
 
     func run(y: Int, input: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>, columns: Range<Int>) {
         let r = sums.radius
@@ -378,19 +425,22 @@ struct SlidingHorizontal: HorizontalPass {
         let lanes = (rowCount + 7) & ~7
         let r = sums.radius
         // Column x of the block, as `lanes` floats (one per row).
-        let turned = UnsafeMutablePointer<Float>.allocate(capacity: width * lanes)
-        let out = UnsafeMutablePointer<Float>.allocate(capacity: width * lanes)
+        // Whole blocks of 4 columns (the stride leaves room), so that rows turn 4 x 4.
+        let padded = (width + 3) & ~3
+        let turned = UnsafeMutablePointer<Float>.allocate(capacity: padded * lanes)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: padded * lanes)
         let state = UnsafeMutablePointer<Float>.allocate(capacity: lanes * SlidingCosines.stateCount)
         defer {
             turned.deallocate()
             out.deallocate()
             state.deallocate()
         }
-        turned.initialize(repeating: 0, count: width * lanes)
         state.initialize(repeating: 0, count: lanes * SlidingCosines.stateCount)
-        for row in 0..<rowCount {
-            let source = rows + row * stride
-            for x in 0..<width { turned[x * lanes + row] = source[x] }
+        (out + width * lanes).initialize(repeating: 0, count: (padded - width) * lanes)
+        Self.turn(rows, stride: stride, rowCount: rowCount, into: turned, lanes: lanes, columns: padded)
+        // Lanes past the last row: zeros, not whatever the allocation held.
+        if rowCount < lanes {
+            for x in 0..<padded { (turned + x * lanes + rowCount).initialize(repeating: 0, count: lanes - rowCount) }
         }
         let all = 0..<lanes
         let column = { (x: Int) in UnsafePointer(turned + min(max(x, 0), width - 1) * lanes) }
@@ -401,16 +451,82 @@ struct SlidingHorizontal: HorizontalPass {
                 sums.accumulate(state, lanes: lanes, sample: column(m), phase: base + phases.at(m), sign: 1, columns: all)
             }
             sums.output(state, lanes: lanes, weighted: weighted + phases.at(0), into: out, columns: all)
-            for x in 1..<max(1, width) {
-                sums.slideAndOutput(state, lanes: lanes, entering: column(x + r), enteringPhase: base + phases.at(x + r),
-                                    leaving: column(x - r - 1), leavingPhase: base + phases.at(x - r - 1),
-                                    weighted: weighted + phases.at(x), into: out + x * lanes, columns: all)
+            let count = width - 1
+            if count > 0 {
+                withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: 2 * count) { pointers in
+                  withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>?.self, capacity: count) { outputs in
+                    let entering = pointers.baseAddress!, leaving = entering + count
+                    for i in 0..<count {
+                        entering[i] = column(1 + i + r)
+                        leaving[i] = column(i - r)
+                        outputs[i] = out + (1 + i) * lanes
+                    }
+                    sums.slide(state, lanes: lanes, count: count,
+                               entering: entering, enteringPhase: base + phases.at(1 + r),
+                               leaving: UnsafePointer(leaving), leavingPhase: base + phases.at(-r),
+                               weighted: weighted + phases.at(1), outputs: outputs.baseAddress!, columns: all)
+                  }
+                }
             }
           }
         }
-        for row in 0..<rowCount {
-            let destination = rows + row * stride
-            for x in 0..<width { destination[x] = out[x * lanes + row] }
+        Self.turnBack(out, lanes: lanes, into: rows, stride: stride, rowCount: rowCount, columns: padded)
+    }
+
+    /// turned[x * lanes + row] = rows[row * stride + x] for x < columns, four rows and four
+    /// columns at a time.
+    static func turn(_ rows: UnsafePointer<Float>, stride: Int, rowCount: Int,
+                     into turned: UnsafeMutablePointer<Float>, lanes: Int, columns: Int) {
+        var row = 0
+        while row + 4 <= rowCount {
+            let r0 = rows + row * stride, r1 = r0 + stride, r2 = r1 + stride, r3 = r2 + stride
+            var x = 0
+            while x < columns {
+                let a = load4(r0 + x), b = load4(r1 + x), c = load4(r2 + x), d = load4(r3 + x)
+                let t = turned + x * lanes + row
+                store4(SIMD4(a[0], b[0], c[0], d[0]), t)
+                store4(SIMD4(a[1], b[1], c[1], d[1]), t + lanes)
+                store4(SIMD4(a[2], b[2], c[2], d[2]), t + 2 * lanes)
+                store4(SIMD4(a[3], b[3], c[3], d[3]), t + 3 * lanes)
+                x += 4
+            }
+            row += 4
+        }
+        for row in row..<rowCount {
+            let source = rows + row * stride
+            for x in 0..<columns { turned[x * lanes + row] = source[x] }
         }
     }
+
+    /// The inverse of `turn`.
+    static func turnBack(_ turned: UnsafePointer<Float>, lanes: Int, into rows: UnsafeMutablePointer<Float>,
+                         stride: Int, rowCount: Int, columns: Int) {
+        var row = 0
+        while row + 4 <= rowCount {
+            let r0 = rows + row * stride, r1 = r0 + stride, r2 = r1 + stride, r3 = r2 + stride
+            var x = 0
+            while x < columns {
+                let t = turned + x * lanes + row
+                let a = load4(t), b = load4(t + lanes), c = load4(t + 2 * lanes), d = load4(t + 3 * lanes)
+                store4(SIMD4(a[0], b[0], c[0], d[0]), r0 + x)
+                store4(SIMD4(a[1], b[1], c[1], d[1]), r1 + x)
+                store4(SIMD4(a[2], b[2], c[2], d[2]), r2 + x)
+                store4(SIMD4(a[3], b[3], c[3], d[3]), r3 + x)
+                x += 4
+            }
+            row += 4
+        }
+        for row in row..<rowCount {
+            let destination = rows + row * stride
+            for x in 0..<columns { destination[x] = turned[x * lanes + row] }
+        }
+    }
+}
+
+@inline(__always) private func load4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+}
+
+@inline(__always) private func store4(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self)
 }

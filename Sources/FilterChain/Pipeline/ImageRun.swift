@@ -357,10 +357,8 @@ final class ImageRun: @unchecked Sendable {
             let columns = (blocks * piece / pieces * 8)..<(blocks * (piece + 1) / pieces * 8)
             group.submit(priority(.source, j)) { [self] in
                 for (p, pass) in passes.enumerated() {
-                    for y in first..<(first + count) {
-                        pass.run(y: y, input: { i in UnsafePointer(input.row(p, min(max(i, 0), last))) },
-                                 destination: work.row(p, y), columns: columns)
-                    }
+                    pass.run(rows: first..<(first + count), input: { i in UnsafePointer(input.row(p, min(max(i, 0), last))) },
+                             destination: { y in work.row(p, y) }, columns: columns)
                 }
                 if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
                     submitRowWork(j, strip: strip, group: group)
@@ -436,7 +434,16 @@ final class ImageRun: @unchecked Sendable {
         if stage.stage.fillsAlpha {
             for y in rows { work.row(3, y).update(repeating: 1, count: stride) }
         }
+        // Whether the rows still hold converted samples (integer samples over their maximum:
+        // every value in 0...1), which no operation has changed yet.
+        var samplesAsDecoded: Bool
+        switch stage.stage.source {
+        case .decoder: samplesAsDecoded = inputConversion.givesUnitRange
+        case .image(let i): samplesAsDecoded = imageConversions[i].givesUnitRange
+        default: samplesAsDecoded = false
+        }
         for op in stage.stage.ops {
+            defer { samplesAsDecoded = false }
             switch op {
             case .points(let kernels, let positional):
                 if positional {
@@ -488,21 +495,28 @@ final class ImageRun: @unchecked Sendable {
             case .blend(let kernel, let side):
                 let scratch = Scratch(stride: stride)
                 let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
+                // An opaque backdrop's alpha: 1, which blending over it leaves 1 (ao = 1
+                // exactly where ab = 1; LayerKernel.changesOpaqueAlpha).
+                if opaque { scratch.extra.update(repeating: 1, count: stride) }
                 for y in rows {
-                    let layer = placedLayer(side, row: y, width: size.width, into: scratch)
+                    let (layer, covered) = placedLayer(side, row: y, width: size.width, into: scratch)
                     var backdrop = work.pixels(y)
-                    if opaque {
-                        scratch.extra.update(repeating: 1, count: stride)
-                        backdrop.alpha = scratch.extra
+                    if opaque { backdrop.alpha = scratch.extra }
+                    // The layer's columns are blended, the rest of the row only passed (which
+                    // leaves opaque samples as decoded, already in 0...1, as they are).
+                    kernel.blend(backdrop: backdrop.offset(by: covered.lowerBound), layer: layer.offset(by: covered.lowerBound),
+                                 count: covered.count)
+                    if !(opaque && samplesAsDecoded) {
+                        kernel.pass(backdrop: backdrop, count: covered.lowerBound)
+                        kernel.pass(backdrop: backdrop.offset(by: covered.upperBound), count: stride - covered.upperBound)
                     }
-                    kernel.blend(backdrop: backdrop, layer: layer, count: stride)
                 }
             case .mask(let kernel, let input, let side):
                 let scratch = Scratch(stride: stride)
                 let original = stages[input].work!
                 let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
                 for y in rows {
-                    let layer = side.map { placedLayer($0, row: y, width: size.width, into: scratch) }
+                    let layer = side.map { placedLayer($0, row: y, width: size.width, into: scratch).pixels }
                     kernel.values(into: scratch.extra, count: stride, row: y, column: 0, size: size,
                                   input: original.pixels(y), layer: layer)
                     MaskKernel.mix(input: original.pixels(y), result: work.pixels(y), mask: scratch.extra,
@@ -515,23 +529,28 @@ final class ImageRun: @unchecked Sendable {
     }
 
     /// Row `y`'s pixels of a side stage placed at its origin: its pixels where it covers the
-    /// row, 0 (alpha included) elsewhere.
-    private func placedLayer(_ side: Plan.Side, row y: Int, width: Int, into scratch: Scratch) -> PlanarPixels {
+    /// row, 0 (alpha included) elsewhere; and the columns, whole blocks of 8, outside which
+    /// it is 0.
+    private func placedLayer(_ side: Plan.Side, row y: Int, width: Int, into scratch: Scratch) -> (pixels: PlanarPixels, columns: Range<Int>) {
         let layer = stages[side.stage]
         let ly = y - side.y
         // A layer that covers the whole row is read where it lies.
         if side.x == 0 && layer.stage.size.width == width && ly >= 0 && ly < layer.stage.size.height {
-            return layer.work.pixels(ly)
+            return (layer.work.pixels(ly), 0..<scratch.stride)
         }
         let pixels = scratch.layer
-        for p in 0..<4 { pixels.plane(p).update(repeating: 0, count: scratch.stride) }
-        guard ly >= 0 && ly < layer.stage.size.height else { return pixels }
+        // Scratch's layer row is 0 but for the columns the previous row wrote.
+        if let written = scratch.written {
+            for p in 0..<4 { (pixels.plane(p) + written.lowerBound).update(repeating: 0, count: written.count) }
+            scratch.written = nil
+        }
         let x0 = max(0, side.x), x1 = min(width, side.x + layer.stage.size.width)
-        guard x0 < x1 else { return pixels }
+        guard ly >= 0 && ly < layer.stage.size.height, x0 < x1 else { return (pixels, 0..<0) }
         for p in 0..<4 {
             (pixels.plane(p) + x0).update(from: layer.work.row(p, ly) + (x0 - side.x), count: x1 - x0)
         }
-        return pixels
+        scratch.written = x0..<x1
+        return (pixels, (x0 & ~7)..<min(scratch.stride, (x1 + 7) & ~7))
     }
 
     /// Rows of scratch for the row operations that read other stages: a placed layer and one
@@ -546,6 +565,8 @@ final class ImageRun: @unchecked Sendable {
             base.initialize(repeating: 0, count: 5 * stride)
         }
         deinit { base.deallocate() }
+        /// The columns of `layer` that hold something other than 0.
+        var written: Range<Int>?
         var layer: PlanarPixels {
             PlanarPixels(red: base, green: base + stride, blue: base + 2 * stride, alpha: base + 3 * stride)
         }

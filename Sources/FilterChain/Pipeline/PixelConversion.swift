@@ -52,13 +52,31 @@ struct InputConversion: Sendable {
     private static let eightBitLinear = table(levels: 256, linear: true)
     private static let sixteenBitLinear = table(levels: 65536, linear: true)
 
+    /// Every value it writes is in 0...1 (integer samples over their maximum, through a
+    /// transfer function that keeps 0...1).
+    var givesUnitRange: Bool {
+        switch format.depth {
+        case .eight, .sixteen: true
+        }
+    }
+
     /// Converts one row of `width` pixels. `alpha` is written only when the input has alpha.
     func convert(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
         let n = format.channels.count
         let hasAlpha = format.channels.hasAlpha
         let grey = format.channels.isGrey
         colorTable.withUnsafeBufferPointer { table in
-            if format.depth == .eight {
+            if format.depth == .eight && n == 3 && !grey {
+                // The common case, without the per-pixel tests of the general loop below.
+                let s = source.assumingMemoryBound(to: UInt8.self)
+                let t = table.baseAddress!
+                for x in 0..<width {
+                    let base = s + x &* 3
+                    p.red[x] = t[Int(base[0])]
+                    p.green[x] = t[Int(base[1])]
+                    p.blue[x] = t[Int(base[2])]
+                }
+            } else if format.depth == .eight {
                 let s = source.assumingMemoryBound(to: UInt8.self)
                 for x in 0..<width {
                     let base = s + x * n

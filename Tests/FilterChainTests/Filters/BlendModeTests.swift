@@ -226,6 +226,34 @@ import Testing
         #expect(unshuffled.map { $0.bitPatterns } == whole.map { $0.bitPatterns })
     }
 
+    /// `pass`, which the pipeline runs where the layer misses a row, writes what `blend`
+    /// writes with a transparent layer, bit for bit, out-of-range and NaN backdrops included;
+    /// and the protocol's default `pass` (for other layer kernels) does the same.
+    @Test(arguments: BlendMode.allCases)
+    func passIsBlendWithNothingOver(_ mode: BlendMode) {
+        var random = SeededRandom(33)
+        var backdrop: [SIMD4<Double>] = (0..<200).map { _ in
+            SIMD4(Double.random(in: -0.2...1.2, using: &random), Double.random(in: -0.2...1.2, using: &random),
+                  Double.random(in: 0...1, using: &random), [0, 0.4, 1, 1.3][Int.random(in: 0...3, using: &random)])
+        }
+        backdrop[7] = SIMD4(.nan, 0.5, .infinity, 1)
+        backdrop[100] = SIMD4(0.5, -.infinity, 0.2, .nan)
+        let kernel = BlendKernel(mode: mode, opacity: 0.9)
+        let transparent = [SIMD4<Double>](repeating: SIMD4(0.7, 0.2, 0.9, 0), count: backdrop.count)
+        let expected = Self.run(kernel, backdrop: backdrop, layer: transparent).map { $0.bitPatterns }
+        let b = Planes(backdrop)
+        kernel.pass(backdrop: b.pixels, count: b.count)
+        #expect(b.values(backdrop.count).map { $0.bitPatterns } == expected)
+        struct Wrapped: LayerKernel {
+            let kernel: BlendKernel
+            func blend(backdrop: PlanarPixels, layer: PlanarPixels, count: Int) { kernel.blend(backdrop: backdrop, layer: layer, count: count) }
+            var changesOpaqueAlpha: Bool { false }
+        }
+        let w = Planes(backdrop)
+        Wrapped(kernel: kernel).pass(backdrop: w.pixels, count: w.count)
+        #expect(w.values(backdrop.count).map { $0.bitPatterns } == expected)
+    }
+
     /// The filter hands the kernel its mode and opacity.
     @Test func filterOperation() {
         guard case .blend(let reference, let placement, let kernel) = Blend(layer: "glow", mode: .screen, opacity: 0.4).operation(),

@@ -1,0 +1,44 @@
+// fc_kernels: the one inner loop that Swift cannot make fast enough on its own.
+//
+// Swift compiles for the baseline instruction set of its target (SSE2 on x86-64: sixteen
+// 4-float registers), and a package with unsafe flags cannot be a versioned dependency, so
+// it cannot ask for AVX. The sliding-sum Gaussian (GaussianBlur.swift, SlidingCosines) keeps
+// nine running sums per column in registers; with AVX, eight columns at a time fit in the
+// sixteen 8-float registers. This file holds that loop, chosen at run time: AVX when the
+// processor has it, plain 4-wide vectors otherwise. Both do the same single-precision
+// operations in the same order (no fused multiply-add, no reassociation), so the result is
+// bit for bit the same on every machine and for either path.
+#ifndef FC_KERNELS_H
+#define FC_KERNELS_H
+
+#include <stddef.h>
+
+/// The sliding cosine sums for `count` consecutive positions, over `columns` columns
+/// starting at column `first` (both multiples of 8). `state` holds the nine running sums
+/// (S, C1...C4, D1...D4), each `lanes` floats apart. Step i adds the samples at
+/// `entering[i]`, removes those at `leaving[i]` and writes the output to `outputs[i]`.
+/// `entering_phase`, `leaving_phase` and `weighted` hold 8 floats a position (cos(k w m) for
+/// k = 1...4 then sin(k w m); the weighted table times a_k), and advance one position a step.
+void fc_sliding_cosines(float *state, ptrdiff_t lanes, ptrdiff_t count,
+                        const float *const *entering, const float *entering_phase,
+                        const float *const *leaving, const float *leaving_phase,
+                        const float *weighted, float *const *outputs, float a0,
+                        ptrdiff_t first, ptrdiff_t columns);
+
+/// The two paths themselves, for the tests: the 4-wide one, and the AVX one, which does
+/// nothing and returns 0 where the processor has no AVX (1 when it ran).
+void fc_sliding_cosines_4(float *state, ptrdiff_t lanes, ptrdiff_t count,
+                          const float *const *entering, const float *entering_phase,
+                          const float *const *leaving, const float *leaving_phase,
+                          const float *weighted, float *const *outputs, float a0,
+                          ptrdiff_t first, ptrdiff_t columns);
+int fc_sliding_cosines_8(float *state, ptrdiff_t lanes, ptrdiff_t count,
+                         const float *const *entering, const float *entering_phase,
+                         const float *const *leaving, const float *leaving_phase,
+                         const float *weighted, float *const *outputs, float a0,
+                         ptrdiff_t first, ptrdiff_t columns);
+
+/// Whether fc_sliding_cosines runs its AVX loop on this processor (for the benchmark notes).
+int fc_kernels_have_avx(void);
+
+#endif
