@@ -6,9 +6,11 @@
 /// - Parameters measured in pixels are scaled with it (`Chain.scaledForPreview(by:)`), so the
 ///   preview looks like the full-size result scaled down.
 /// - The images after steps are cached, keyed by the steps before them (type, parameters,
-///   enabled). A render starts from the longest cached prefix of the chain and runs only the
-///   steps after it; it also keeps the image before the earliest position asked for, so the
-///   next edit of that step starts there.
+///   enabled; in a graph also ids, names, inputs, masks and the chain's images). A render
+///   starts from the longest cached prefix of the chain and runs only the steps after it; it
+///   also keeps the image before the earliest position asked for, so the next edit of that
+///   step starts there. A graph (`Chain.usesGraph`), whose steps may read any step above
+///   them, renders from the scaled input instead, tapping every position asked for at once.
 /// - Renders run one at a time. A render for a chain that differs from the one a render in
 ///   flight (or waiting) is for cancels that one at its next strip: it throws
 ///   `RenderCancelled`. Dragging a slider therefore never queues work.
@@ -115,12 +117,20 @@ public final class PreviewSession: @unchecked Sendable {
         }
         let missing = Set(positions.filter { found[$0] == nil }).sorted()
         if let first = missing.first {
-            let start = ([0] + cachedPositions).filter { $0 < first }.max()!
+            // A graph's steps may read the source, its images and any step above them, so its
+            // renders start from the scaled input with the whole chain (its images scaled too).
+            let graph = chain.usesGraph
+            let start = graph ? 0 : ([0] + cachedPositions).filter { $0 < first }.max()!
             var taps = missing
             if first - 1 > start { taps.insert(first - 1, at: 0) }
             monitor.locked { started = start }
-            let steps = Array(chain.steps[start..<missing.last!])
-            let rest = Chain(workingSpace: chain.workingSpace, steps: steps).scaledForPreview(by: scale)
+            let rest: Chain
+            if graph {
+                rest = Chain(workingSpace: chain.workingSpace, images: chain.images, steps: Array(chain.steps[..<missing.last!]))
+                    .scaledForPreview(by: scale)
+            } else {
+                rest = Chain(workingSpace: chain.workingSpace, steps: Array(chain.steps[start..<missing.last!])).scaledForPreview(by: scale)
+            }
             let result = try renderer.render(rest, image: found[start]!,
                                              outputs: taps.map { RenderOutput(step: $0 - start, .memory(depth: .sixteen)) },
                                              cancel: cancel)
@@ -141,10 +151,20 @@ public final class PreviewSession: @unchecked Sendable {
         return positions.map { found[$0]! }
     }
 
-    /// The working space, then one key per step: what the images after it depend on.
+    /// The working space (with a graph's images), then one key per step: what the images
+    /// after it depend on. In a graph that includes each step's id, name, input and mask,
+    /// since references name steps and a step may read any above it.
     static func keys(_ chain: Chain) -> [String] {
-        [chain.workingSpace.rawValue] + chain.steps.map { step in
-            "\(step.enabled) \(step.type) " + JSONWriter.compact(step.filter.parametersJSON)
+        guard chain.usesGraph else {
+            return [chain.workingSpace.rawValue] + chain.steps.map { step in
+                "\(step.enabled) \(step.type) " + JSONWriter.compact(step.filter.parametersJSON)
+            }
+        }
+        let images = chain.images.map { image in
+            JSONWriter.compact(image.jsonNode) + (image.image.map { " \($0.width)x\($0.height) \($0.format)" } ?? " not loaded")
+        }
+        return ["\(chain.workingSpace.rawValue) " + images.joined(separator: "; ")] + chain.steps.map { step in
+            JSONWriter.compact(step.jsonNode)
         }
     }
 }
