@@ -194,7 +194,7 @@ struct ChainDecoder {
         let typeName = try string(typeNode, path + ".type")
         guard let type = FilterRegistry.type(named: typeName) else {
             let known = FilterRegistry.names
-            throw fail(path + ".type", typeNode, .unknownFilterType(typeName, suggestion: closestMatch(typeName, in: known), known: known))
+            throw fail(path + ".type", typeNode, .unknownFilterType(typeName, suggestion: FilterRegistry.closestName(to: typeName), known: known))
         }
         if version == 1, type.info.parameters.contains(where: { $0.kind == .reference }) {
             throw fail(path + ".type", typeNode, .needsVersion2("the \(typeName) filter"))

@@ -39,7 +39,7 @@ extension Chain {
     public static func makeStep(type: String, name: String?, file: String) throws(ChainError) -> Step {
         guard let filterType = FilterRegistry.type(named: type) else {
             let known = FilterRegistry.names
-            throw ChainError(file: file, problem: .unknownFilterType(type, suggestion: closestMatch(type, in: known), known: known))
+            throw ChainError(file: file, problem: .unknownFilterType(type, suggestion: FilterRegistry.closestName(to: type), known: known))
         }
         return Step(name: name, filter: filterType.init())
     }

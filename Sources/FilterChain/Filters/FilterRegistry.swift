@@ -31,8 +31,21 @@ public enum FilterRegistry {
 
     public static var infos: [FilterInfo] { types.map { $0.info } }
 
-    /// The type name `name` is a likely misspelling of (the chain file's "did you mean").
-    public static func closestName(to name: String) -> String? { closestMatch(name, in: names) }
+    /// The type a person who wrote `name` most likely meant (the "did you mean" of messages):
+    /// a type whose name contains it (`blur`: gaussianBlur), else one it misspells
+    /// (`gausianBlur`), else one whose summary has a word starting with it (`sharpen`:
+    /// unsharpMask, which "Sharpens").
+    public static func closestName(to name: String) -> String? {
+        let word = name.lowercased()
+        if word.count >= 3, let containing = names.filter({ $0.lowercased().contains(word) }).min(by: { $0.count < $1.count }) {
+            return containing
+        }
+        if let misspelt = closestMatch(name, in: names) { return misspelt }
+        guard word.count >= 4 else { return nil }
+        return types.first { type in
+            type.info.summary.lowercased().split { !$0.isLetter }.contains { $0.hasPrefix(word) }
+        }?.typeName
+    }
 }
 
 extension Filter {

@@ -120,3 +120,27 @@ import Testing
         #expect(throws: ChainError.self) { try chain.save(to: folder + "/missing/c.json") }
     }
 }
+
+/// Issue 25, item 9: "did you mean" finds the filter a person meant by a part of its name,
+/// a misspelling, or a word of its summary, and nothing for a word that fits none.
+@Suite struct FilterSuggestionTests {
+    @Test(arguments: [("blur", "gaussianBlur"), ("Blur", "gaussianBlur"), ("gausianBlur", "gaussianBlur"),
+                      ("sharpen", "unsharpMask"), ("sharp", "unsharpMask"), ("curve", "toneCurve"),
+                      ("negative", "invert"), ("mirror", "flip"), ("vignete", "vignette"), ("lut", "lut")])
+    func suggestions(word: String, expected: String) {
+        #expect(FilterRegistry.closestName(to: word) == expected)
+    }
+
+    @Test func noSuggestionForAnUnrelatedWord() {
+        #expect(FilterRegistry.closestName(to: "zzzzqx") == nil)
+        #expect(FilterRegistry.closestName(to: "xy") == nil)
+    }
+
+    /// The chain file's message and `chain add`'s use the same suggestion.
+    @Test func chainErrorsSuggestTheSame() throws {
+        #expect(throws: ChainError.self) { try Chain.makeStep(type: "blur", name: nil, file: "c.json") }
+        do { _ = try Chain.makeStep(type: "blur", name: nil, file: "c.json") } catch {
+            #expect(error.description.contains("did you mean 'gaussianBlur'?"), "\(error.description)")
+        }
+    }
+}
