@@ -21,6 +21,15 @@ struct CodecOptions: ParsableArguments {
     @Option(help: CodecOptions.help("compression"))
     var compression: Int?
 
+    @Flag(help: CodecOptions.flagHelp("lossless"))
+    var lossless = false
+
+    @Option(help: CodecOptions.help("effort"))
+    var effort: Int?
+
+    @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
+    var alphaQuality: Int?
+
     @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
@@ -49,6 +58,9 @@ struct CodecOptions: ParsableArguments {
         if progressive { s["progressive"] = .boolean(true) }
         if let chroma { s["chroma"] = .choice(chroma) }
         if let compression { s["compression"] = .integer(compression) }
+        if lossless { s["lossless"] = .boolean(true) }
+        if let effort { s["effort"] = .integer(effort) }
+        if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
         return s
     }
 

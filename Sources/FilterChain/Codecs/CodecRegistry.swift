@@ -4,6 +4,7 @@ public enum CodecRegistry {
     public static let declarations: [FormatDeclaration] = [
         PNGCodec.declaration,
         JPEGCodec.declaration,
+        WebPCodec.declaration,
     ]
 
     /// The declaration of a registered format.
