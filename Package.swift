@@ -18,14 +18,17 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev;
-        // macOS: brew install libpng jpeg-turbo pkg-config).
+        // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev
+        // libwebp-dev; macOS: brew install libpng jpeg-turbo webp pkg-config).
         .systemLibrary(name: "SystemPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "SystemJPEG", pkgConfig: "libjpeg",
                        providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // libwebp, libwebpdemux and libwebpmux.
+        .systemLibrary(name: "SystemWebP", pkgConfig: "libwebpdemux",
+                       providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
@@ -34,7 +37,10 @@ let package = Package(
         // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
         // at run time, with a 4-wide path of identical results (see its header).
         .target(name: "CKernels"),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CKernels"]),
+        // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
+        // library target has one pkg-config name).
+        .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CKernels"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -64,8 +64,9 @@ struct BatchRun {
             if let format = codec.format {
                 ext = format.lowercased()
             } else {
-                guard ImageFormat(pathExtension: inputExtension) != nil else {
-                    throw Failure.usage("\(input): cannot name the output after an input without a .png, .jpg or .jpeg extension; use --format")
+                guard ImageFormat(pathExtension: inputExtension)?.declaration.writes == true else {
+                    let known = CodecRegistry.writable.flatMap(\.extensions).map { "." + $0 }
+                    throw Failure.usage("\(input): cannot name the output after an input without a \(listText(known, and: "or")) extension; use --format")
                 }
                 ext = inputExtension
             }
@@ -74,7 +75,7 @@ struct BatchRun {
                 throw Failure.usage("\(input) and \(other) would both be written to \(output); rename one, or use --suffix")
             }
             claimed[output.lowercased()] = input
-            _ = try codec.destination(output)   // a format it can be written in (and --depth 16 only for PNG)
+            _ = try codec.destination(output)   // a format it can be written in, which takes the options given
             items.append(Item(input: input, output: output))
         }
         let guardInputs = InputGuard(inputs: inputs)
@@ -91,7 +92,10 @@ struct BatchRun {
                 if let other = seen[id] { throw Failure.usage("\(input) and \(other) are the same file; give it once") }
                 seen[id] = input
             }
-            return Item(input: input, output: resolvedPath(input), format: sniffedFormat(input))
+            let format = sniffedFormat(input)
+            // Each file keeps its format: the options given must fit every one of them.
+            if let format, let problem = codec.problem(with: format) { throw Failure.usage("\(input): \(problem)") }
+            return Item(input: input, output: resolvedPath(input), format: format)
         }
     }
 
@@ -142,8 +146,11 @@ struct BatchRun {
                         line.add("error", nil as String?)
                         line.add("width", result.sizes[0].width)
                         line.add("height", result.sizes[0].height)
-                        if (try? encode.resolvedFormat(for: .file(item.output))) == .jpeg {
-                            line.add("quality", encode.jpegSettings(for: result.info.metadata).quality)
+                        if let format = try? encode.resolvedFormat(for: .file(item.output)) {
+                            line.add("format", format.id)
+                            let used = encode.settingsUsed(by: format, source: result.info.metadata)
+                            if let quality = used.first(where: { $0.name == "quality" }) { line.add("quality", quality.value.integer) }
+                            line.addRaw("options", JSONWriter.compact(JSONNode(.object(used.map { ($0.name, $0.value.jsonNode) }))))
                         }
                     } catch is RenderCancelled {
                         state.finished(.cancelled)

@@ -256,3 +256,8 @@ func readAll(_ fd: Int32) -> [UInt8] {
     }
     return result
 }
+
+/// "PNG, JPEG and WebP" ("or" with `and: "or"`).
+func listText(_ names: [String], and: String = "and") -> String {
+    names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " \(and) " + names.last!
+}

@@ -69,6 +69,65 @@ enum FilterDocs {
     }
 }
 
+struct Formats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "formats",
+        abstract: "List the image formats with what each holds and its options.",
+        discussion: """
+            Generated from the codec registry, which reading and writing use. An option the output format does not take is a usage error.
+
+              filterchain formats
+              filterchain formats webp
+              filterchain formats --json
+            """)
+
+    @Argument(help: "Show only this format (its name or an extension).")
+    var format: String?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func run() throws {
+        var declarations = CodecRegistry.declarations
+        if let format {
+            guard let found = ImageFormat(rawValue: format) else {
+                throw Failure.usage("unknown format '\(format)' (known: \(declarations.map(\.format.id).joined(separator: ", ")))")
+            }
+            declarations = [found.declaration]
+        }
+        if json {
+            print(JSONWriter.pretty(JSONNode(.array(declarations.map(\.jsonNode)))))
+            return
+        }
+        print(declarations.map(FormatDocs.text).joined(separator: "\n"), terminator: "")
+    }
+}
+
+enum FormatDocs {
+    static func text(_ d: FormatDeclaration) -> String {
+        let caps = d.capabilities
+        let io = [d.reads ? "read" : nil, d.writes ? "written" : nil].compactMap { $0 }.joined(separator: " and ")
+        var out = "\(d.format.id): \(d.name) (\(d.extensions.map { "." + $0 }.joined(separator: ", "))), \(io)\n"
+        out += "  \(d.summary)\n"
+        var holds = [caps.alpha ? "alpha" : "no alpha",
+                     caps.depths.map { String($0.rawValue) }.joined(separator: " or ") + " bits",
+                     caps.grey ? "grey" : "no grey (written as RGB)"]
+        if caps.animation { holds.append("animation (the first frame is read)") }
+        if let side = caps.maxSide { holds.append("at most \(side) pixels on a side") }
+        out += "  holds: \(holds.joined(separator: ", "))\n"
+        out += "  metadata: \(caps.metadata.sorted().map(\.displayName).joined(separator: ", "))\n"
+        if caps.exifOrientation { out += "  EXIF Orientation applied on reading (--no-auto-orient keeps the pixels as stored)\n" }
+        if !d.options.isEmpty {
+            out += "  options:\n"
+            for o in d.options {
+                let def = (o.defaultNote.map { "\($0), else " } ?? "") + o.defaultValue.description
+                out += "    \(o.flag)\(o.kind == .boolean ? "" : " " + o.allowed.split(separator: "...").joined(separator: "-"))\n      \(o.help); default: \(def)\n"
+            }
+        }
+        return out
+    }
+}
+
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",

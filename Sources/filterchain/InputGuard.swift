@@ -48,11 +48,11 @@ func resolvedPath(_ path: String) -> String {
 }
 
 /// The format of the image file at `path` from its first bytes; nil when unreadable or
-/// neither PNG nor JPEG (the render then says why).
+/// no format filterchain reads (the render then says why).
 func sniffedFormat(_ path: String) -> ImageFormat? {
     guard let f = fopen(path, "rb") else { return nil }
     defer { fclose(f) }
-    var prefix = [UInt8](repeating: 0, count: 8)
-    let n = fread(&prefix, 1, 8, f)
+    var prefix = [UInt8](repeating: 0, count: 32)
+    let n = fread(&prefix, 1, 32, f)
     return try? ImageFormat.sniff(Array(prefix.prefix(n))).get()
 }

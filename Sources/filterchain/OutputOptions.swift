@@ -3,22 +3,34 @@ import FilterChain
 
 /// How images are read and written: shared by every command that does either.
 struct CodecOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Output format: png or jpeg (default: from the output's extension; required when writing to stdout).", valueName: "png|jpeg"))
+    @Option(help: ArgumentHelp("Output format: \(CodecRegistry.writable.map(\.format.id).joined(separator: ", ")) (default: from the output's extension; required when writing to stdout). 'filterchain formats' lists what each holds and its options.", valueName: CodecRegistry.writable.map(\.format.id).joined(separator: "|")))
     var format: String?
 
-    @Option(help: ArgumentHelp("JPEG quality, 1 to 100 (default: a JPEG input's own, estimated from its quantisation tables as ImageMagick does; else 90).", valueName: "1-100"))
+    // Each format's own options, as the registry declares them (help, ranges, defaults):
+    // `settings` maps them to their names; an option the output format does not take is a
+    // usage error.
+    @Option(help: CodecOptions.help("quality"))
     var quality: Int?
 
-    @Flag(help: "Write progressive JPEG.")
+    @Flag(help: CodecOptions.flagHelp("progressive"))
     var progressive = false
 
-    @Option(help: ArgumentHelp("JPEG chroma subsampling (default: a JPEG input's own; else 4:2:0).", valueName: "4:2:0|4:2:2|4:4:4"))
+    @Option(help: CodecOptions.help("chroma"))
     var chroma: String?
 
-    @Option(help: ArgumentHelp("PNG compression level, 0 (none) to 9 (smallest): zlib's levels, with the match search of levels 3-6 cut to 16 candidates (about 6% larger, twice as fast on photographs).", valueName: "0-9"))
-    var compression: Int = 6
+    @Option(help: CodecOptions.help("compression"))
+    var compression: Int?
 
-    @Option(help: ArgumentHelp("PNG bit depth (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
+    @Flag(help: CodecOptions.flagHelp("lossless"))
+    var lossless = false
+
+    @Option(help: CodecOptions.help("effort"))
+    var effort: Int?
+
+    @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
+    var alphaQuality: Int?
+
+    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
     @Flag(help: "Drop metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour profile (ICC, PNG sRGB/gAMA/cHRM), which changes how the image looks.")
@@ -27,41 +39,112 @@ struct CodecOptions: ParsableArguments {
     @Flag(name: .customLong("strip-all"), help: "Drop all metadata, the colour profile too (a wide-gamut photo then looks different).")
     var stripAll = false
 
-    @Option(help: ArgumentHelp("Colour transparent pixels are composited over for JPEG: white, black, #rgb or #rrggbb.", valueName: "colour"))
+    @Option(help: ArgumentHelp("Colour transparent pixels are composited over for formats without alpha (\(listText(CodecRegistry.writable.filter { !$0.capabilities.alpha }.map(\.name)))): white, black, #rgb or #rrggbb.", valueName: "colour"))
     var background: String = "white"
 
     @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Refuse images with more pixels than this, checked from the header before decoding (0: no limit).", valueName: "n"))
     var maxPixels: Int = DecodeOptions.defaultMaxPixels
 
-    @Flag(name: .customLong("no-auto-orient"), help: "Keep JPEG pixels as stored instead of turning them upright by their EXIF Orientation.")
+    @Flag(name: .customLong("no-auto-orient"), help: "Keep the pixels as stored instead of turning them upright by their EXIF Orientation (\(listText(CodecRegistry.readable.filter(\.capabilities.exifOrientation).map(\.name)))).")
     var noAutoOrient = false
 
     @Flag(help: "Decode damaged images as far as possible (the damage is reported as a warning) instead of refusing them.")
     var lenient = false
 
-    func validate() throws {
-        if let format, ImageFormat(pathExtension: format) == nil {
-            throw ValidationError("--format: '\(format)' is not a format filterchain writes; use png or jpeg")
+    /// The format options given, by their registry names.
+    var settings: [String: EncodeOptionValue] {
+        var s: [String: EncodeOptionValue] = [:]
+        if let quality { s["quality"] = .integer(quality) }
+        if progressive { s["progressive"] = .boolean(true) }
+        if let chroma { s["chroma"] = .choice(chroma) }
+        if let compression { s["compression"] = .integer(compression) }
+        if lossless { s["lossless"] = .boolean(true) }
+        if let effort { s["effort"] = .integer(effort) }
+        if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
+        return s
+    }
+
+    /// An option's help from the registry: what it does, the formats that take it, the
+    /// values allowed and each format's default.
+    static func help(_ name: String) -> ArgumentHelp {
+        let takers = CodecRegistry.formats(taking: name)
+        precondition(!takers.isEmpty, "no format declares \(name)")
+        let first = takers[0].option(named: name)!
+        let defaults = takers.map { d -> String in
+            let o = d.option(named: name)!
+            return (takers.count > 1 ? d.name + " " : "") + (o.defaultNote.map { "\($0); else " } ?? "") + o.defaultValue.description
         }
-        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is out of range; allowed 1 to 100") }
-        if let chroma, ChromaSubsampling(rawValue: chroma) == nil { throw ValidationError("--chroma: '\(chroma)'; allowed 4:2:0, 4:2:2 or 4:4:4") }
-        if !(0...9).contains(compression) { throw ValidationError("--compression: \(compression) is out of range; allowed 0 to 9") }
+        let text = "\(listText(takers.map(\.name))): \(first.help) (default: \(defaults.joined(separator: "; ")))."
+        let value: String
+        switch first.kind {
+        case .integer(let r):
+            let low = takers.map { d -> Int in if case .integer(let r) = d.option(named: name)!.kind { r.lowerBound } else { 0 } }.min()!
+            let high = takers.map { d -> Int in if case .integer(let r) = d.option(named: name)!.kind { r.upperBound } else { 0 } }.max()!
+            value = low == r.lowerBound && high == r.upperBound ? "\(low)-\(high)" : "n"
+        case .choice(let values): value = values.joined(separator: "|")
+        default: value = "value"
+        }
+        return ArgumentHelp(text, valueName: value)
+    }
+
+    /// A boolean option's help from the registry.
+    static func flagHelp(_ name: String) -> ArgumentHelp {
+        let takers = CodecRegistry.formats(taking: name)
+        precondition(!takers.isEmpty, "no format declares \(name)")
+        let help = takers[0].option(named: name)!.help
+        return ArgumentHelp("\(listText(takers.map(\.name))): \(help).")
+    }
+
+    static var formatIDs: String { listText(CodecRegistry.writable.map(\.format.id), and: "or") }
+
+    func validate() throws {
+        if let format, ImageFormat(rawValue: format)?.declaration.writes != true {
+            throw ValidationError("--format: '\(format)' is not a format filterchain writes; use \(CodecOptions.formatIDs)")
+        }
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            let takers = CodecRegistry.formats(taking: name)
+            let problems = takers.compactMap { d in d.option(named: name)!.problem(with: value).map { (d, $0) } }
+            if problems.count == takers.count {
+                let option = problems[0].0.option(named: name)!
+                let allowed = Set(takers.map { $0.option(named: name)!.allowed }).count == 1
+                    ? option.allowed : takers.map { "\($0.option(named: name)!.allowed) (\($0.name))" }.joined(separator: ", ")
+                throw ValidationError("\(option.flag): \(value) is out of range; allowed \(allowed)")
+            }
+        }
         if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth: \(depth); allowed 8 or 16") }
         if RGBColor(parsing: background) == nil {
             throw ValidationError("--background: '\(background)' is not a colour; use white, black, #rgb or #rrggbb")
         }
         if maxPixels < 0 { throw ValidationError("--max-pixels: must be 0 (no limit) or more") }
-        if depth == 16, let format, ImageFormat(pathExtension: format) == .jpeg {
-            throw ValidationError("--depth 16: JPEG is 8-bit only; write PNG for 16-bit output")
+        if let format = imageFormat {
+            if let problem = problem(with: format) { throw ValidationError(problem) }
         }
     }
 
-    var imageFormat: ImageFormat? { format.flatMap(ImageFormat.init(pathExtension:)) }
+    var imageFormat: ImageFormat? { format.flatMap(ImageFormat.init(rawValue:)) }
+
+    /// What in these options an output of `format` cannot take: --depth 16 where it holds 8
+    /// bits only, an option it does not take (naming the formats that take it).
+    /// `options`: false for a preview or contact sheet in a format of its own, which takes
+    /// what of the options fits it.
+    func problem(with format: ImageFormat, options: Bool = true) -> String? {
+        let declaration = format.declaration
+        if depth == 16 && !declaration.capabilities.sixteenBit {
+            let deep = CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)
+            return "--depth 16: \(declaration.name) holds 8 bits only; write \(listText(deep, and: "or")) for 16-bit output"
+        }
+        for name in settings.keys.sorted() where options && declaration.option(named: name) == nil {
+            let takers = CodecRegistry.formats(taking: name)
+            let flag = takers[0].option(named: name)!.flag
+            return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
+        }
+        if options, let problem = declaration.combinationProblem(settings) { return problem }
+        return nil
+    }
 
     var encodeOptions: EncodeOptions {
-        EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, quality: quality,
-                      progressive: progressive, chroma: chroma.flatMap(ChromaSubsampling.init(rawValue:)),
-                      compressionLevel: compression, stripMetadata: strip || stripAll, stripColorProfile: stripAll,
+        EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, settings: settings,
+                      stripMetadata: strip || stripAll, stripColorProfile: stripAll,
                       background: RGBColor(parsing: background) ?? .white)
     }
 
@@ -87,11 +170,13 @@ struct CodecOptions: ParsableArguments {
         if ownFormat && path != "-" { options.format = nil }
         let format: ImageFormat
         do { format = try options.resolvedFormat(for: destination) } catch {
-            if path == "-" { throw Failure.usage("-: writing to standard output needs --format png or --format jpeg") }
+            if path == "-" {
+                throw Failure.usage("-: writing to standard output needs --format (\(CodecOptions.formatIDs))")
+            }
             throw Failure.usage("\(error)")
         }
-        if format == .jpeg && depth == 16 {
-            throw Failure.usage("\(path): JPEG is 8-bit only; --depth 16 needs a PNG output")
+        if let problem = problem(with: format, options: !ownFormat || options.format != nil) {
+            throw Failure.usage("\(path): \(problem)")
         }
         return (destination, options, format)
     }

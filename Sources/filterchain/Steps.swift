@@ -25,7 +25,7 @@ struct Steps: ParsableCommand {
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Folder for the step images (created if missing).", valueName: "dir"))
     var outputDir: String
 
-    @Option(help: ArgumentHelp("Also write a contact sheet of every step here (.png or .jpg).", valueName: "path"))
+    @Option(help: ArgumentHelp("Also write a contact sheet of every step here (its format from the extension).", valueName: "path"))
     var sheet: String?
 
     @OptionGroup(title: "Reading and writing")
@@ -47,7 +47,7 @@ struct Steps: ParsableCommand {
 
     func run() throws {
         let chain = try loadChain(self.chain)
-        let ext = codec.format.map { $0.lowercased() == "jpeg" ? "jpg" : $0.lowercased() } ?? "png"
+        let ext = codec.imageFormat?.preferredExtension ?? ImageFormat.png.preferredExtension
         let width = max(2, String(chain.steps.count).count)
         func number(_ i: Int) -> String { String(repeating: "0", count: max(0, width - String(i).count)) + String(i) }
         var names = [number(0) + "-input"]

@@ -9,7 +9,7 @@ import Darwin
 struct FilterChainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filterchain",
-        abstract: "Apply chains of image filters to PNG and JPEG images.",
+        abstract: "Apply chains of image filters to PNG, JPEG and WebP images.",
         discussion: """
             A chain file is an ordered list of filters (see 'filterchain filters'). Try:
 
@@ -19,7 +19,7 @@ struct FilterChainCommand: ParsableCommand {
             Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted (Ctrl-C, SIGTERM).
             """,
         version: filterChainVersion,
-        subcommands: [Apply.self, Steps.self, Filters.self, Validate.self, ChainCommand.self, Edit.self])
+        subcommands: [Apply.self, Steps.self, Filters.self, Formats.self, Validate.self, ChainCommand.self, Edit.self])
 }
 
 Console.setUp()

@@ -42,7 +42,7 @@ import FilterChain
     func readmesFirstCommandInstallsAsRootWithoutSudoAndAsAUserWithSudo(withSudo: Bool) throws {
         let (status, log) = try Self.runInstall(withSudo: withSudo)
         #expect(status == 0)
-        var expected = "apt-get update\napt-get install -y libpng-dev libjpeg-dev zlib1g-dev pkg-config\n"
+        var expected = "apt-get update\napt-get install -y libpng-dev libjpeg-dev zlib1g-dev libwebp-dev pkg-config\n"
         if withSudo { expected = "sudo sh\n" + expected }
         #expect(log == expected)
     }
@@ -53,7 +53,7 @@ import FilterChain
         #expect(r.out == filterChainVersion + "\n")
     }
 
-    static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"],
+    static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
                                        ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"]]
 

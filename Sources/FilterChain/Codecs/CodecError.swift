@@ -7,7 +7,7 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
         case permissionDenied
         case empty
         case readFailed(String)
-        /// The first bytes are not PNG or JPEG; what they look like instead.
+        /// The first bytes are no format filterchain reads; what they look like instead.
         case unsupportedFormat(looksLike: String)
         /// An output name whose extension names no format we write.
         case unsupportedOutputFormat(String)
@@ -36,11 +36,12 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
         case .permissionDenied: "permission denied"
         case .empty: "the file is empty"
         case .readFailed(let why): "cannot read: \(why)"
-        case .unsupportedFormat(let what): "unsupported format: \(what) (filterchain reads PNG and JPEG)"
+        case .unsupportedFormat(let what):
+            "unsupported format: \(what) (filterchain reads \(CodecRegistry.list(CodecRegistry.readable.map(\.name))))"
         case .unsupportedOutputFormat(let ext):
             ext.isEmpty
-                ? "cannot tell the output format: no extension (use .png, .jpg or --format)"
-                : "unsupported output format '.\(ext)' (use .png, .jpg, .jpeg or --format)"
+                ? "cannot tell the output format: no extension (use \(CodecError.extensions) or --format)"
+                : "unsupported output format '.\(ext)' (use \(CodecError.extensions) or --format)"
         case .tooManyPixels(let w, let h, let limit):
             // A header's sizes can make a product past Int.max (found by fuzzing).
             "image is \(w) x \(h) = \(w.multipliedReportingOverflow(by: h).overflow ? "more than \(Int.max)" : String(w * h)) pixels, over the limit of \(limit) (raise it with --max-pixels, 0 for none)"
@@ -52,4 +53,7 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(displayName): \(message)" }
+
+    /// ".png, .jpg, .jpeg, .webp": the extensions outputs can have.
+    static var extensions: String { CodecRegistry.writable.flatMap(\.extensions).map { "." + $0 }.joined(separator: ", ") }
 }

@@ -1,61 +1,106 @@
-/// How images are written.
+/// How images are written: the output format, what every format shares (depth, metadata
+/// stripping, the background for formats without alpha), and the per-format settings by the
+/// option names the formats declare (`filterchain formats` lists them with their ranges and
+/// defaults). A setting the output format does not take is ignored here; the command-line
+/// tool refuses it.
 public struct EncodeOptions: Sendable, Hashable {
     /// The output format; nil takes it from the output's extension.
     public var format: ImageFormat?
-    /// PNG bit depth; nil follows the input (16-bit input gives 16-bit output).
+    /// Bit depth, for formats that hold 16 bits; nil follows the input (16-bit input gives
+    /// 16-bit output where the format holds it).
     public var depth: BitDepth?
-    /// JPEG quality, 1...100; nil: the quality estimated from a JPEG source's quantisation
-    /// tables, else 90.
-    public var quality: Int?
-    public var progressive: Bool
-    /// JPEG chroma subsampling; nil: a JPEG source's own, else 4:2:0.
-    public var chroma: ChromaSubsampling?
-    /// PNG zlib level, 0...9.
-    public var compressionLevel: Int
+    /// Per-format settings by option name ("quality": 85, "lossless": true), each checked
+    /// against the declarations of the formats that take it.
+    public var settings: [String: EncodeOptionValue]
     /// Drop the metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour
     /// description (ICC profile, PNG sRGB/gAMA/cHRM), which changes how the image looks.
     public var stripMetadata: Bool
     /// Drop the colour description too (ICC profile, PNG sRGB/gAMA/cHRM).
     public var stripColorProfile: Bool
-    /// JPEG has no alpha: transparent pixels are composited over this colour.
+    /// For formats without alpha: transparent pixels are composited over this colour.
     public var background: RGBColor
 
+    /// JPEG's declared default quality (90) and chroma subsampling (4:2:0).
     public static let defaultQuality = 90
     public static let defaultChroma = ChromaSubsampling.yuv420
 
+    /// `quality`, `progressive`, `chroma` and `compressionLevel` are shorthands for the
+    /// settings of those names (`compressionLevel` is PNG's "compression").
     public init(format: ImageFormat? = nil, depth: BitDepth? = nil, quality: Int? = nil,
                 progressive: Bool = false, chroma: ChromaSubsampling? = nil,
-                compressionLevel: Int = 6, stripMetadata: Bool = false, stripColorProfile: Bool = false,
+                compressionLevel: Int? = nil, settings: [String: EncodeOptionValue] = [:],
+                stripMetadata: Bool = false, stripColorProfile: Bool = false,
                 background: RGBColor = .white) {
-        self.stripColorProfile = stripColorProfile
         self.format = format
         self.depth = depth
-        self.quality = quality
-        self.progressive = progressive
-        self.chroma = chroma
-        self.compressionLevel = compressionLevel
+        self.settings = settings
         self.stripMetadata = stripMetadata
+        self.stripColorProfile = stripColorProfile
         self.background = background
+        if let quality { self.quality = quality }
+        if progressive { self.progressive = true }
+        if let chroma { self.chroma = chroma }
+        if let compressionLevel { self.compressionLevel = compressionLevel }
     }
 
-    /// Throws RenderError for a value outside what it allows.
+    /// The "quality" setting (JPEG, WebP); nil: the format's default.
+    public var quality: Int? {
+        get { settings["quality"]?.integer }
+        set { settings["quality"] = newValue.map(EncodeOptionValue.integer) }
+    }
+
+    /// The "progressive" setting (JPEG).
+    public var progressive: Bool {
+        get { settings["progressive"]?.boolean ?? false }
+        set { settings["progressive"] = newValue ? .boolean(true) : nil }
+    }
+
+    /// The "chroma" setting (JPEG); nil: the format's default.
+    public var chroma: ChromaSubsampling? {
+        get { settings["chroma"]?.choice.flatMap(ChromaSubsampling.init(rawValue:)) }
+        set { settings["chroma"] = newValue.map { .choice($0.rawValue) } }
+    }
+
+    /// PNG's "compression" setting, the zlib level 0...9 (6 when unset).
+    public var compressionLevel: Int {
+        get { settings["compression"]?.integer ?? 6 }
+        set { settings["compression"] = .integer(newValue) }
+    }
+
+    /// Throws RenderError for a setting no format declares, or a value no format that
+    /// takes it allows, and for a background outside 0...1.
     public func validate() throws(RenderError) {
-        if let quality, !(1...100).contains(quality) {
-            throw RenderError(.badOption("quality \(quality) is out of range; allowed 1...100"))
-        }
-        guard (0...9).contains(compressionLevel) else {
-            throw RenderError(.badOption("compressionLevel \(compressionLevel) is out of range; allowed 0...9"))
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            let takers = CodecRegistry.formats(taking: name)
+            guard !takers.isEmpty else {
+                let known = Set(CodecRegistry.writable.flatMap { $0.options.map(\.name) }).sorted()
+                throw RenderError(.badOption("unknown encode option '\(name)'; the formats take \(known.joined(separator: ", "))"))
+            }
+            let problems = takers.compactMap { $0.option(named: name)!.problem(with: value) }
+            if problems.count == takers.count { throw RenderError(.badOption(problems[0])) }
         }
         for (name, v) in [("red", background.red), ("green", background.green), ("blue", background.blue)] where !(v.isFinite && (0...1).contains(v)) {
             throw RenderError(.badOption("background \(name) \(v) is out of range; allowed 0...1"))
         }
     }
 
-    /// The JPEG quality and chroma subsampling an image with `metadata` is written with:
-    /// these options', else the source JPEG's, else 90 and 4:2:0.
-    public func jpegSettings(for metadata: ImageMetadata) -> (quality: Int, chroma: ChromaSubsampling) {
-        (quality ?? metadata.sourceJPEG?.quality ?? EncodeOptions.defaultQuality,
-         chroma ?? metadata.sourceJPEG?.chroma ?? EncodeOptions.defaultChroma)
+    /// Like `validate()`, and each setting `format` takes is checked against its declaration.
+    public func validate(for format: ImageFormat) throws(RenderError) {
+        try validate()
+        let declaration = format.declaration
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            if let problem = declaration.option(named: name)?.problem(with: value) {
+                throw RenderError(.badOption("\(declaration.name) \(problem)"))
+            }
+        }
+        if let problem = declaration.combinationProblem(settings) { throw RenderError(.badOption(problem)) }
+    }
+
+    /// Every option of `format` with the value an output of it gets for a source with
+    /// `metadata`: the setting given, else the source's own (a JPEG source's quality for a
+    /// JPEG output), else the declared default. What `--json` reports.
+    public func settingsUsed(by format: ImageFormat, source metadata: ImageMetadata) -> [(name: String, value: EncodeOptionValue)] {
+        EncodeSettings(declaration: format.declaration, options: self, source: metadata).all
     }
 
     /// The format an output at `destination` gets: `format`, else the path's extension.
@@ -66,7 +111,7 @@ public struct EncodeOptions: Sendable, Hashable {
         }
         let base = OutputFile.split(path).base
         let ext = base.lastIndex(of: ".").map { String(base[base.index(after: $0)...]) } ?? ""
-        guard let format = ImageFormat(pathExtension: ext) else {
+        guard let format = ImageFormat(pathExtension: ext), format.declaration.writes else {
             throw CodecError(path, .unsupportedOutputFormat(ext))
         }
         return format

@@ -1,34 +1,64 @@
-/// The file formats filterchain reads and writes.
-public enum ImageFormat: String, Sendable, CaseIterable {
-    case png
-    case jpeg
+/// A file format filterchain reads or writes: a name the ``CodecRegistry`` knows. Everything
+/// about the format (its extensions, how it is recognised, what it can hold, its encode
+/// options) is in its ``FormatDeclaration``; code asks the declaration what the format can
+/// hold, never which format it is.
+public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
+    /// The registry's name: what `--format` takes and `filterchain formats` lists ("png").
+    public let id: String
 
-    public var name: String { self == .png ? "PNG" : "JPEG" }
-    public var preferredExtension: String { self == .png ? "png" : "jpg" }
+    init(id: String) { self.id = id }
 
-    /// The output format named by a path's extension (.png, .jpg, .jpeg, any case).
+    public static let png = ImageFormat(id: "png")
+    public static let jpeg = ImageFormat(id: "jpeg")
+    public static let webp = ImageFormat(id: "webp")
+
+    /// Every registered format, in the registry's order.
+    public static var allCases: [ImageFormat] { CodecRegistry.declarations.map(\.format) }
+
+    /// The format's declaration in the registry.
+    public var declaration: FormatDeclaration { CodecRegistry.declaration(of: self) }
+
+    /// What the format can hold.
+    public var capabilities: FormatCapabilities { declaration.capabilities }
+
+    /// The format's display name ("PNG", "WebP").
+    public var name: String { declaration.name }
+    /// The extension new files get ("jpg").
+    public var preferredExtension: String { declaration.extensions[0] }
+    /// Same as `id`.
+    public var rawValue: String { id }
+    public var description: String { name }
+
+    /// The format whose id or one of whose extensions is `text` (any case): what `--format`
+    /// takes ("png", "jpeg", "jpg", "webp").
+    public init?(rawValue text: String) {
+        let lower = text.lowercased()
+        guard let d = CodecRegistry.declarations.first(where: { $0.format.id == lower || $0.extensions.contains(lower) })
+        else { return nil }
+        self = d.format
+    }
+
+    /// The output format named by a path's extension (.png, .jpg, .jpeg, .webp, any case).
     public init?(pathExtension ext: String) {
-        switch ext.lowercased() {
-        case "png": self = .png
-        case "jpg", "jpeg": self = .jpeg
-        default: return nil
-        }
+        let lower = ext.lowercased()
+        guard let d = CodecRegistry.declarations.first(where: { $0.extensions.contains(lower) }) else { return nil }
+        self = d.format
     }
 
     /// The format of data from its first bytes (never from a file name), or what the data
     /// looks like instead.
     public static func sniff(_ b: [UInt8]) -> Result<ImageFormat, SniffFailure> {
-        func starts(_ s: [UInt8], at offset: Int = 0) -> Bool {
-            b.count >= offset + s.count && Array(b[offset..<offset + s.count]) == s
-        }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .success(.png) }
-        if starts([0xFF, 0xD8, 0xFF]) { return .success(.jpeg) }
-        return .failure(SniffFailure(looksLike: describe(b, starts: starts)))
+        if let d = CodecRegistry.declarations.first(where: { $0.matches(b) }) { return .success(d.format) }
+        return .failure(SniffFailure(looksLike: describe(b)))
     }
 
     public struct SniffFailure: Error, Sendable { public var looksLike: String }
 
-    private static func describe(_ b: [UInt8], starts: ([UInt8], Int) -> Bool) -> String {
+    /// What data no registered format recognises looks like, to say so in the error.
+    private static func describe(_ b: [UInt8]) -> String {
+        func starts(_ s: [UInt8], _ offset: Int) -> Bool {
+            b.count >= offset + s.count && Array(b[offset..<offset + s.count]) == s
+        }
         let ascii = { (s: String) in Array(s.utf8) }
         if starts(ascii("GIF87a"), 0) || starts(ascii("GIF89a"), 0) { return "GIF" }
         if starts(ascii("RIFF"), 0) && starts(ascii("WEBP"), 8) { return "WebP" }
@@ -50,6 +80,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         if starts([0x50, 0x36], 0) || starts([0x50, 0x35], 0) || starts([0x50, 0x33], 0) { return "PNM" }
         if starts([0xFF, 0xD8], 0) { return "a damaged JPEG (no marker after the start of image)" }
         if starts([0x89, 0x50, 0x4E, 0x47], 0) { return "a damaged PNG (bad signature)" }
+        if starts(ascii("RIFF"), 0) { return "a RIFF file that is not WebP" }
         let text = b.prefix(64)
         if !text.isEmpty, text.allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) || $0 >= 0x80 }),
            isUTF8(Array(text)) {

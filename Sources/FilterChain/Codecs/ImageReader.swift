@@ -6,7 +6,8 @@ public struct DecodeOptions: Sendable, Hashable {
     /// The most pixels an image may have, checked from its header before any pixel memory
     /// is allocated; 0 means no limit.
     public var maxPixels: Int
-    /// Turn JPEGs upright by their EXIF Orientation.
+    /// Turn images upright by their EXIF Orientation, in the formats that apply it (JPEG,
+    /// WebP: `FormatCapabilities.exifOrientation`).
     public var autoOrient: Bool
     /// Decode damaged data as far as possible; the damage becomes warnings instead of errors.
     public var lenient: Bool
@@ -99,7 +100,7 @@ public final class ImageReader: @unchecked Sendable {
         self.lenient = options.lenient
         var metadata = decoder.metadata
         var orientation = Orientation.up
-        if options.autoOrient, sourceFormat == .jpeg, let exif = metadata.exif,
+        if options.autoOrient, sourceFormat.capabilities.exifOrientation, let exif = metadata.exif,
            let stored = Exif.orientation(in: exif), stored != .up {
             orientation = stored
             metadata.exif = Exif.withOrientationReset(exif)
@@ -119,11 +120,10 @@ public final class ImageReader: @unchecked Sendable {
             throw RenderError(.badOption("maxPixels \(options.maxPixels) is negative; 0 means no limit"))
         }
         let input = try OpenedInput.open(source)
-        let decoder: StoredDecoder
-        switch input.format {
-        case .jpeg: decoder = try JPEGDecoder(input, options: options)
-        case .png: decoder = try PNGDecoder(input, options: options)
+        guard let makeDecoder = input.format.declaration.decoder else {
+            throw CodecError(input.name, .unsupported("filterchain does not read \(input.format.name)"))
         }
+        let decoder = try makeDecoder(input, options)
         return ImageReader(name: input.name, decoder: decoder, sourceFormat: input.format, options: options)
     }
 

@@ -39,15 +39,42 @@ final class OpenedInput {
         self.memory = memory
     }
 
+    /// The allocation behind `memory` when it was read from a file here.
+    private var memoryOwner: UnsafeMutableRawBufferPointer?
+
     deinit {
         if let file { fclose(file) }
-        memory?.deallocate()
+        if let memoryOwner { memoryOwner.deallocate() } else { memory?.deallocate() }
     }
 
     var memoryBase: UnsafePointer<UInt8>? {
         memory.map { UnsafePointer($0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }
     var memoryCount: Int { memory?.count ?? 0 }
+
+    /// All the bytes, in memory: a file's are read now (decoders whose library needs the
+    /// whole file, as libwebp's container parser does).
+    func bytesInMemory() throws -> UnsafeRawBufferPointer {
+        if let file {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+                if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+                if n < chunk.count {
+                    if ferror(file) != 0 { throw CodecError(name, .readFailed(String(cString: strerror(errno)))) }
+                    break
+                }
+            }
+            fclose(file)
+            self.file = nil
+            let m = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+            m.copyBytes(from: bytes)
+            memory = UnsafeMutableRawBufferPointer(rebasing: m[0..<bytes.count])
+            memoryOwner = m
+        }
+        return UnsafeRawBufferPointer(memory ?? UnsafeMutableRawBufferPointer(start: nil, count: 0))
+    }
 
     static func open(_ source: ImageSource) throws -> OpenedInput {
         switch source {

@@ -21,6 +21,8 @@ public protocol EncoderJob: AnyObject, Sendable {
 }
 
 protocol RowEncoder: AnyObject {
+    /// Metadata that has no place in the format, or did not fit, and was not written.
+    var notes: [String] { get }
     func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob]
     func flush() throws
     func finish() throws
@@ -41,10 +43,18 @@ public final class ImageWriter: @unchecked Sendable {
     public init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
                 options: EncodeOptions = .init()) throws {
         _ = try RenderError.elementCount(width: header.width, height: header.height, perPixel: header.format.bytesPerPixel)
-        if format == .jpeg && (header.format.depth != .eight || header.format.channels.hasAlpha) {
-            throw RenderError(.mismatch("JPEG rows are 8-bit grey or RGB, not \(header.format)"))
+        let declaration = format.declaration
+        guard let makeEncoder = declaration.encoder else {
+            throw CodecError(destination.name, .unsupported("filterchain does not write \(declaration.name)"))
         }
-        try options.validate()
+        if !declaration.capabilities.holds(header.format) {
+            throw RenderError(.mismatch("\(declaration.name) does not hold \(header.format) rows"))
+        }
+        try options.validate(for: format)
+        if let side = declaration.capabilities.maxSide, header.width > side || header.height > side {
+            throw CodecError(destination.name, .unsupported(
+                "\(declaration.name) holds at most \(side) pixels on a side; this image is \(header.width) x \(header.height)"))
+        }
         self.header = header
         self.format = format
         self.name = destination.name
@@ -62,16 +72,10 @@ public final class ImageWriter: @unchecked Sendable {
                 notes.append("the ICC profile (\(space.trimmingWhitespace)) does not fit a \(header.format.channels.isGrey ? "grey" : "colour") output and was not written")
             }
         }
-        switch format {
-        case .png:
-            let png = try PNGEncoder(output, header: header, metadata: metadata, level: options.compressionLevel)
-            notes += png.notes
-            encoder = png
-        case .jpeg:
-            let jpeg = try JPEGEncoder(output, header: header, metadata: metadata, options: options)
-            notes += jpeg.notes
-            encoder = jpeg
-        }
+        // Each encoder places the metadata its format holds, and says what it could not.
+        encoder = try makeEncoder(output, header, metadata,
+                                  EncodeSettings(declaration: declaration, options: options, source: header.metadata))
+        notes += encoder.notes
     }
 
     /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`.

@@ -7,15 +7,14 @@ final class JPEGEncoder: RowEncoder {
     /// Metadata that has no place in a JPEG.
     private(set) var notes: [String] = []
 
-    /// `metadata` is what is written (stripped or not); the quality and chroma follow
-    /// `options`, else the source's JPEG encoding in `header.metadata`.
-    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, options: EncodeOptions) throws {
+    /// `metadata` is what is written (stripped or not).
+    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, progressive: Bool,
+         chroma: ChromaSubsampling) throws {
         guard let e = fc_jpeg_encoder_new() else { throw CodecError(output.name, .outOfMemory) }
         self.e = e
         self.output = output
         let icc = metadata.iccProfile ?? []
         let exif = metadata.exif ?? []
-        let settings = options.jpegSettings(for: header.metadata)
         let payloads = markers(metadata)
         let density = metadata.resolution?.jfifValues
         let status = icc.withUnsafeBufferPointer { iccBuffer in
@@ -25,9 +24,9 @@ final class JPEGEncoder: RowEncoder {
                     o.width = UInt32(header.width)
                     o.height = UInt32(header.height)
                     o.channels = Int32(header.format.channels.count)
-                    o.quality = Int32(max(1, min(100, settings.quality)))
-                    o.progressive = options.progressive ? 1 : 0
-                    o.subsample = switch settings.chroma {
+                    o.quality = Int32(max(1, min(100, quality)))
+                    o.progressive = progressive ? 1 : 0
+                    o.subsample = switch chroma {
                     case .yuv420: 1
                     case .yuv422: 2
                     case .yuv444: 0

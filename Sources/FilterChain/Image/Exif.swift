@@ -16,6 +16,11 @@ public enum Exif {
         return copy
     }
 
+    /// Whether the data starts as a TIFF structure does ("II*\0" or "MM\0*").
+    static func isTIFF(_ d: [UInt8]) -> Bool {
+        d.count >= 8 && (d.starts(with: [0x49, 0x49, 0x2A, 0x00]) || d.starts(with: [0x4D, 0x4D, 0x00, 0x2A]))
+    }
+
     /// Where the Orientation's SHORT value is stored, and the byte order.
     static func orientationValueOffset(in d: [UInt8]) -> (Int, Bool)? {
         guard d.count >= 8 else { return nil }

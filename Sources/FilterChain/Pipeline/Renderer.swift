@@ -124,7 +124,9 @@ public final class Renderer: @unchecked Sendable {
             switch output.target {
             case .file(let destination, let options):
                 try options.validate()
-                return try options.resolvedFormat(for: destination)
+                let format = try options.resolvedFormat(for: destination)
+                try options.validate(for: format)
+                return format
             case .memory: return nil
             }
         }
@@ -179,7 +181,7 @@ public final class Renderer: @unchecked Sendable {
         case .file(_, let options):
             let bg = options.background
             let neutralKnown = keepsNeutral
-                && (format != .jpeg || !input.channels.hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
+                && (format?.capabilities.alpha != false || !input.channels.hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: format, depth: options.depth,
                                                              background: bg, neutral: neutralKnown),
                                 greyIfNeutral: isGrey && !neutralKnown)

@@ -1,0 +1,249 @@
+/// Everything said about a file format, once: its name, extensions and signature, what it
+/// can hold, its encode options with their ranges and defaults, and its decoder and encoder.
+/// Reading, writing, output layouts, the command line's options and `filterchain formats`
+/// all read it.
+public struct FormatDeclaration: Sendable {
+    public let format: ImageFormat
+    /// The display name ("WebP").
+    public let name: String
+    /// One line: what is read and written.
+    public let summary: String
+    /// File extensions, lower case; the first is what new files get.
+    public let extensions: [String]
+    /// The IANA media type ("image/webp").
+    public let mediaType: String
+    /// What the format can hold.
+    public let capabilities: FormatCapabilities
+    /// The options its encoder takes, in the order listings show them.
+    public let options: [EncodeOption]
+    /// Whether the data's first bytes are this format's (it sees up to 32 bytes).
+    let signature: @Sendable ([UInt8]) -> Bool
+    /// An option's default taken from the source image (a JPEG source's own quality for a
+    /// JPEG output), before the declared default.
+    let sourceDefault: (@Sendable (_ option: String, _ source: ImageMetadata) -> EncodeOptionValue?)?
+    /// Rules across the options given: what is wrong with a combination ("--quality is for
+    /// lossy WebP"), with option names as flags.
+    let check: (@Sendable ([String: EncodeOptionValue]) -> String?)?
+    let decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?
+    let encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?
+
+    init(format: ImageFormat, name: String, summary: String, extensions: [String], mediaType: String,
+         capabilities: FormatCapabilities, options: [EncodeOption],
+         signature: @escaping @Sendable ([UInt8]) -> Bool,
+         sourceDefault: (@Sendable (String, ImageMetadata) -> EncodeOptionValue?)? = nil,
+         check: (@Sendable ([String: EncodeOptionValue]) -> String?)? = nil,
+         decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?,
+         encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?) {
+        precondition(!extensions.isEmpty, "\(name): a format needs an extension")
+        self.format = format
+        self.name = name
+        self.summary = summary
+        self.extensions = extensions
+        self.mediaType = mediaType
+        self.capabilities = capabilities
+        self.options = options
+        self.signature = signature
+        self.sourceDefault = sourceDefault
+        self.check = check
+        self.decoder = decoder
+        self.encoder = encoder
+    }
+
+    /// filterchain can read files of this format.
+    public var reads: Bool { decoder != nil }
+    /// filterchain can write files of this format.
+    public var writes: Bool { encoder != nil }
+
+    /// The option called `name`, when this format takes it.
+    public func option(named name: String) -> EncodeOption? { options.first { $0.name == name } }
+
+    func matches(_ prefix: [UInt8]) -> Bool { signature(prefix) }
+
+    /// What is wrong with these settings together for this format, or nil.
+    public func combinationProblem(_ settings: [String: EncodeOptionValue]) -> String? { check?(settings) }
+
+    /// True when `prefix` holds `bytes` at `offset`.
+    static func starts(_ prefix: [UInt8], with bytes: [UInt8], at offset: Int = 0) -> Bool {
+        prefix.count >= offset + bytes.count && Array(prefix[offset..<offset + bytes.count]) == bytes
+    }
+}
+
+/// What a format can hold. Outputs are laid out from it: alpha is composited over the
+/// background where the format has none, 16-bit images are written at 8 bits where it
+/// holds only 8, grey is written as RGB where it holds no grey.
+public struct FormatCapabilities: Sendable, Hashable {
+    /// Holds an alpha channel.
+    public var alpha: Bool
+    /// The sample depths it stores.
+    public var depths: [BitDepth]
+    /// Holds grey images as grey (one channel, or grey and alpha).
+    public var grey: Bool
+    /// The metadata it holds.
+    public var metadata: Set<MetadataKind>
+    /// Files may hold an animation (reading gives its first frame, with a warning).
+    public var animation: Bool
+    /// Reading turns the pixels upright by the EXIF Orientation (unless told not to).
+    public var exifOrientation: Bool
+    /// The largest width or height a file can have; nil: no limit below 2^31.
+    public var maxSide: Int?
+
+    public init(alpha: Bool, depths: [BitDepth], grey: Bool, metadata: Set<MetadataKind>,
+                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil) {
+        self.alpha = alpha
+        self.depths = depths
+        self.grey = grey
+        self.metadata = metadata
+        self.animation = animation
+        self.exifOrientation = exifOrientation
+        self.maxSide = maxSide
+    }
+
+    /// Holds 16-bit samples.
+    public var sixteenBit: Bool { depths.contains(.sixteen) }
+
+    /// Whether rows laid out as `format` can be written as they are.
+    public func holds(_ format: PixelFormat) -> Bool {
+        depths.contains(format.depth) && (alpha || !format.channels.hasAlpha) && (grey || !format.channels.isGrey)
+    }
+}
+
+/// The kinds of metadata a format can hold (see README's metadata table).
+public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
+    case icc
+    case exif
+    case xmp
+    /// JPEG extended XMP (the part of an XMP packet too large for one segment).
+    case extendedXMP
+    case comments
+    case resolution
+    /// PNG text chunks other than XMP and comments.
+    case text
+    /// PNG tIME.
+    case time
+    /// PNG sRGB, gAMA and cHRM.
+    case colourChunks
+
+    public var displayName: String {
+        switch self {
+        case .icc: "ICC profile"
+        case .exif: "EXIF"
+        case .xmp: "XMP"
+        case .extendedXMP: "extended XMP"
+        case .comments: "comments"
+        case .resolution: "resolution"
+        case .text: "text"
+        case .time: "time"
+        case .colourChunks: "sRGB/gAMA/cHRM"
+        }
+    }
+
+    public static func < (a: MetadataKind, b: MetadataKind) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// A value of an encode option.
+public enum EncodeOptionValue: Sendable, Hashable, CustomStringConvertible,
+    ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral, ExpressibleByStringLiteral {
+    case integer(Int)
+    case boolean(Bool)
+    case choice(String)
+
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .boolean(value) }
+    public init(stringLiteral value: String) { self = .choice(value) }
+
+    public var integer: Int? { if case .integer(let v) = self { v } else { nil } }
+    public var boolean: Bool? { if case .boolean(let v) = self { v } else { nil } }
+    public var choice: String? { if case .choice(let v) = self { v } else { nil } }
+
+    public var description: String {
+        switch self {
+        case .integer(let v): String(v)
+        case .boolean(let v): String(v)
+        case .choice(let v): v
+        }
+    }
+
+    /// The value as JSON (a number, true or false, or a string).
+    public var jsonNode: JSONNode {
+        switch self {
+        case .integer(let v): JSONNode(.number(Double(v)))
+        case .boolean(let v): JSONNode(.bool(v))
+        case .choice(let v): JSONNode(.string(v))
+        }
+    }
+}
+
+/// An option a format's encoder takes: its name (the command line's flag is
+/// `--` + the name in kebab case), what it allows, its default and one line of help.
+public struct EncodeOption: Sendable {
+    public let name: String
+    /// `.integer(range)`, `.boolean` or `.choice(values)`.
+    public let kind: ParameterKind
+    public let defaultValue: EncodeOptionValue
+    /// Where the default comes from when not only from `defaultValue` ("a JPEG input's own").
+    public let defaultNote: String?
+    public let help: String
+
+    public init(_ name: String, _ kind: ParameterKind, default defaultValue: EncodeOptionValue,
+                defaultNote: String? = nil, help: String) {
+        self.name = name
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.defaultNote = defaultNote
+        self.help = help
+    }
+
+    /// The command line's flag: `--alpha-quality` for alphaQuality.
+    public var flag: String {
+        "--" + name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
+    }
+
+    /// What is wrong with `value` for this option, or nil.
+    public func problem(with value: EncodeOptionValue) -> String? {
+        switch (kind, value) {
+        case (.integer(let range), .integer(let v)) where range.contains(v): return nil
+        case (.boolean, .boolean): return nil
+        case (.choice(let values), .choice(let v)) where values.contains(v): return nil
+        default:
+            return "\(name) \(value) is out of range; allowed \(allowed)"
+        }
+    }
+
+    /// What is allowed, as messages and listings say it.
+    public var allowed: String {
+        switch kind {
+        case .integer(let r): "\(r.lowerBound)...\(r.upperBound)"
+        case .boolean: "true or false"
+        case .choice(let values): values.joined(separator: ", ")
+        default: kind.allowed
+        }
+    }
+}
+
+/// The options an encoder works with: what was given, else the source's own (a JPEG
+/// source's quality for a JPEG output), else the declared defaults.
+struct EncodeSettings {
+    let declaration: FormatDeclaration
+    let options: EncodeOptions
+    let source: ImageMetadata
+
+    func value(_ name: String) -> EncodeOptionValue {
+        guard let option = declaration.option(named: name) else {
+            preconditionFailure("\(declaration.name) declares no option \(name)")
+        }
+        if let given = options.settings[name] { return given }
+        if let own = declaration.sourceDefault?(name, source) { return own }
+        return option.defaultValue
+    }
+
+    func integer(_ name: String) -> Int { value(name).integer! }
+    func boolean(_ name: String) -> Bool { value(name).boolean! }
+    func choice(_ name: String) -> String { value(name).choice! }
+
+    /// Every option of the format with the value used, in declaration order.
+    var all: [(name: String, value: EncodeOptionValue)] {
+        declaration.options.map { ($0.name, value($0.name)) }
+    }
+}
