@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: [
         ("GIF89a\u{1}\u{0}\u{1}\u{0}", "GIF"),
-        ("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ", "WebP"),
+        ("8BPS\u{0}\u{1}", "Photoshop PSD"),
         ("BM\u{0}\u{0}", "BMP"),
         ("{\"version\": 1}", "text (JSON?)"),
         ("hello world", "text"),
