@@ -26,15 +26,19 @@ let package = Package(
                        providers: [.apt(["libjpeg-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "SystemZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // Little CMS 2, the colour engine (Debian: liblcms2-dev; macOS: brew install little-cms2).
+        .systemLibrary(name: "SystemLCMS", pkgConfig: "lcms2",
+                       providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
         .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"]),
         .target(name: "CJPEG", dependencies: ["SystemJPEG"]),
+        .target(name: "CLCMS", dependencies: ["SystemLCMS"]),
         // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
         // at run time, with a 4-wide path of identical results (see its header).
         .target(name: "CKernels"),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CKernels"]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
