@@ -118,6 +118,26 @@ import Testing
         }
     }
 
+    /// The output leg with the issue's output settings (black-point compensation on, any
+    /// intent but absolute): for a matrix/TRC profile whose curves reach 0 at 0 lcms2's
+    /// black point is 0, compensation changes nothing, and perceptual and saturation fall
+    /// back to the colorimetric matrix, so the same kernel is lcms2's transform.
+    @Test(arguments: matrixProfiles, [RenderingIntent.perceptual, .relative, .saturation])
+    func outputLegWithCompensationIsLCMS(name: String, intent: RenderingIntent) throws {
+        let profile = try ICCData.profile(name)
+        guard profile.curves.allSatisfy({ $0.value(0) == 0 }) else { return }
+        let working = try ColorProfile(workingSpace: .linearRec2020)
+        let kernel = try #require(MatrixTRCKernel.output(from: .linearRec2020, to: profile))
+        let colours = ICCData.colours()
+        var ours = ICCData.run(kernel, rgb: colours)
+        if profile.space == .grey { ours = Self.reds(ours) }
+        let theirs = try LCMSTransform(from: working, to: profile, intent: intent, blackPointCompensation: true).run(colours)
+        let (error, steps, failure) = ICCData.compare(ours, theirs, lastCurves: profile.inverseCurves,
+                                                      channels: profile.space == .grey ? 1 : 3)
+        ICCData.report("output bpc \(intent) -> \(name): max \(error), 16-bit steps \(steps)")
+        #expect(failure == nil, "\(failure ?? "")")
+    }
+
     /// Colours outside the target survive: Display P3's green in an sRGB working space has a
     /// negative red, as lcms2 gives it.
     @Test func wideGamutSurvivesInSRGB() throws {
