@@ -19,7 +19,7 @@ let package = Package(
     ],
     targets: [
         // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev
-        // libwebp-dev; macOS: brew install libpng jpeg-turbo webp pkg-config).
+        // libwebp-dev liblcms2-dev; macOS: brew install libpng jpeg-turbo webp little-cms2 pkg-config).
         .systemLibrary(name: "SystemPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "SystemJPEG", pkgConfig: "libjpeg",
@@ -29,18 +29,22 @@ let package = Package(
         // libwebp, libwebpdemux and libwebpmux.
         .systemLibrary(name: "SystemWebP", pkgConfig: "libwebpdemux",
                        providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
+        // Little CMS 2, the colour engine (Debian: liblcms2-dev; macOS: brew install little-cms2).
+        .systemLibrary(name: "SystemLCMS", pkgConfig: "lcms2",
+                       providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
         .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"]),
         .target(name: "CJPEG", dependencies: ["SystemJPEG"]),
+        .target(name: "CLCMS", dependencies: ["SystemLCMS"]),
         // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
         // at run time, with a 4-wide path of identical results (see its header).
         .target(name: "CKernels"),
         // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CKernels"]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,0 +1,298 @@
+// See fc_lcms.h for why this file exists.
+#include "fc_lcms.h"
+
+#include <lcms2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: - Contexts and their messages
+
+/// An lcms2 context whose user data is a report: every message lcms2 logs in it lands there.
+static void fc_lcms_log(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)code;
+    fc_lcms_report *report = cmsGetContextUserData(context);
+    if (report == NULL) return;
+    if (report->error_count == 0) snprintf(report->message, FC_LCMS_MESSAGE_MAX, "%s", text ? text : "");
+    report->error_count += 1;
+}
+
+static cmsContext fc_lcms_context(fc_lcms_report *report) {
+    cmsContext context = cmsCreateContext(NULL, report);
+    if (context != NULL) cmsSetLogErrorHandlerTHR(context, fc_lcms_log);
+    return context;
+}
+
+static void fc_lcms_fail(fc_lcms_report *report, const char *text) {
+    if (report == NULL) return;
+    if (report->error_count == 0) snprintf(report->message, FC_LCMS_MESSAGE_MAX, "%s", text);
+    report->error_count += 1;
+}
+
+static void fc_lcms_copy(fc_lcms_report *to, const fc_lcms_report *from) {
+    if (to != NULL && from != NULL) *to = *from;
+}
+
+// MARK: - Profiles
+
+struct fc_lcms_profile {
+    cmsContext context;
+    cmsHPROFILE handle;
+    fc_lcms_report report;   // the context's user data
+};
+
+static fc_lcms_profile *fc_lcms_profile_alloc(void) {
+    fc_lcms_profile *p = calloc(1, sizeof *p);
+    if (p == NULL) return NULL;
+    p->context = fc_lcms_context(&p->report);
+    if (p->context == NULL) { free(p); return NULL; }
+    return p;
+}
+
+fc_lcms_profile *fc_lcms_profile_open(const void *data, size_t size, fc_lcms_report *report) {
+    if (report != NULL) memset(report, 0, sizeof *report);
+    if (data == NULL || size == 0 || size > 0xFFFFFFFFu) {
+        fc_lcms_fail(report, "empty profile");
+        return NULL;
+    }
+    fc_lcms_profile *p = fc_lcms_profile_alloc();
+    if (p == NULL) { fc_lcms_fail(report, "out of memory"); return NULL; }
+    p->handle = cmsOpenProfileFromMemTHR(p->context, data, (cmsUInt32Number)size);
+    if (p->handle == NULL) {
+        if (p->report.error_count == 0) fc_lcms_fail(&p->report, "not an ICC profile lcms2 can read");
+        fc_lcms_copy(report, &p->report);
+        fc_lcms_profile_free(p);
+        return NULL;
+    }
+    fc_lcms_copy(report, &p->report);
+    return p;
+}
+
+fc_lcms_profile *fc_lcms_profile_create_rgb(const double white_xy[2], const double primaries_xy[6],
+                                            int curve_type, const double *curve_params,
+                                            fc_lcms_report *report) {
+    if (report != NULL) memset(report, 0, sizeof *report);
+    fc_lcms_profile *p = fc_lcms_profile_alloc();
+    if (p == NULL) { fc_lcms_fail(report, "out of memory"); return NULL; }
+    cmsCIExyY white = { white_xy[0], white_xy[1], 1.0 };
+    cmsCIExyYTRIPLE primaries = {
+        { primaries_xy[0], primaries_xy[1], 1.0 },
+        { primaries_xy[2], primaries_xy[3], 1.0 },
+        { primaries_xy[4], primaries_xy[5], 1.0 },
+    };
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(p->context, curve_type, curve_params);
+    if (curve != NULL) {
+        cmsToneCurve *curves[3] = { curve, curve, curve };
+        p->handle = cmsCreateRGBProfileTHR(p->context, &white, &primaries, curves);
+        cmsFreeToneCurve(curve);
+    }
+    if (p->handle == NULL) {
+        if (p->report.error_count == 0) fc_lcms_fail(&p->report, "lcms2 could not make the profile");
+        fc_lcms_copy(report, &p->report);
+        fc_lcms_profile_free(p);
+        return NULL;
+    }
+    fc_lcms_copy(report, &p->report);
+    return p;
+}
+
+void fc_lcms_profile_free(fc_lcms_profile *p) {
+    if (p == NULL) return;
+    if (p->handle != NULL) cmsCloseProfile(p->handle);
+    cmsDeleteContext(p->context);
+    free(p);
+}
+
+const fc_lcms_report *fc_lcms_profile_report(const fc_lcms_profile *p) {
+    return &p->report;
+}
+
+static int fc_lcms_has_lut(cmsHPROFILE h) {
+    static const cmsTagSignature tags[] = {
+        cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag,
+        cmsSigBToA0Tag, cmsSigBToA1Tag, cmsSigBToA2Tag,
+        cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag, cmsSigDToB3Tag,
+        cmsSigBToD0Tag, cmsSigBToD1Tag, cmsSigBToD2Tag, cmsSigBToD3Tag,
+    };
+    for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+        if (cmsIsTag(h, tags[i])) return 1;
+    }
+    return 0;
+}
+
+void fc_lcms_profile_info(fc_lcms_profile *p, fc_lcms_info *info) {
+    memset(info, 0, sizeof *info);
+    cmsHPROFILE h = p->handle;
+    info->device_class = (uint32_t)cmsGetDeviceClass(h);
+    info->pcs = (uint32_t)cmsGetPCS(h);
+    info->color_space = (uint32_t)cmsGetColorSpace(h);
+    switch (cmsGetColorSpace(h)) {
+    case cmsSigRgbData: info->space = FC_LCMS_SPACE_RGB; break;
+    case cmsSigGrayData: info->space = FC_LCMS_SPACE_GREY; break;
+    case cmsSigCmykData: info->space = FC_LCMS_SPACE_CMYK; break;
+    default: info->space = FC_LCMS_SPACE_OTHER; break;
+    }
+    info->version = cmsGetProfileVersion(h);
+    int shaper = 0;
+    if (info->space == FC_LCMS_SPACE_RGB || info->space == FC_LCMS_SPACE_GREY) {
+        shaper = cmsIsMatrixShaper(h) ? 1 : 0;
+        // lcms2 reads the tags to know; a damaged tag makes the profile unusable as one.
+        if (shaper && info->space == FC_LCMS_SPACE_RGB) {
+            shaper = cmsReadTag(h, cmsSigRedColorantTag) && cmsReadTag(h, cmsSigGreenColorantTag)
+                && cmsReadTag(h, cmsSigBlueColorantTag) && cmsReadTag(h, cmsSigRedTRCTag)
+                && cmsReadTag(h, cmsSigGreenTRCTag) && cmsReadTag(h, cmsSigBlueTRCTag);
+        } else if (shaper) {
+            shaper = cmsReadTag(h, cmsSigGrayTRCTag) != NULL;
+        }
+    }
+    info->is_matrix_trc = shaper && !fc_lcms_has_lut(h) && info->pcs == cmsSigXYZData;
+}
+
+int fc_lcms_profile_colorants(fc_lcms_profile *p, double xyz[9]) {
+    static const cmsTagSignature tags[3] = { cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag };
+    for (int i = 0; i < 3; i++) {
+        const cmsCIEXYZ *c = cmsReadTag(p->handle, tags[i]);
+        if (c == NULL) return 0;
+        xyz[3 * i] = c->X;
+        xyz[3 * i + 1] = c->Y;
+        xyz[3 * i + 2] = c->Z;
+    }
+    return 1;
+}
+
+void fc_lcms_profile_white(fc_lcms_profile *p, double xyz[3]) {
+    const cmsCIEXYZ *d50 = cmsD50_XYZ();
+    const cmsCIEXYZ *tag = cmsReadTag(p->handle, cmsSigMediaWhitePointTag);
+    int v2_display = cmsGetEncodedICCversion(p->handle) < 0x4000000 && cmsGetDeviceClass(p->handle) == cmsSigDisplayClass;
+    const cmsCIEXYZ *w = (tag == NULL || v2_display) ? d50 : tag;
+    xyz[0] = w->X;
+    xyz[1] = w->Y;
+    xyz[2] = w->Z;
+}
+
+static const cmsToneCurve *fc_lcms_curve(fc_lcms_profile *p, int channel) {
+    cmsTagSignature tag;
+    if (cmsGetColorSpace(p->handle) == cmsSigGrayData) {
+        if (channel != 0) return NULL;
+        tag = cmsSigGrayTRCTag;
+    } else {
+        static const cmsTagSignature tags[3] = { cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag };
+        if (channel < 0 || channel > 2) return NULL;
+        tag = tags[channel];
+    }
+    return cmsReadTag(p->handle, tag);
+}
+
+int fc_lcms_profile_curve(fc_lcms_profile *p, int channel, fc_lcms_curve_info *info) {
+    memset(info, 0, sizeof *info);
+    const cmsToneCurve *curve = fc_lcms_curve(p, channel);
+    if (curve == NULL) return 0;
+    info->parametric_type = cmsGetToneCurveParametricType(curve);
+    if (info->parametric_type != 0) {
+        const cmsFloat64Number *params = cmsGetToneCurveParams((cmsToneCurve *)curve);
+        if (params != NULL) memcpy(info->params, params, sizeof info->params);
+    }
+    info->table_count = cmsGetToneCurveEstimatedTableEntries(curve);
+    return 1;
+}
+
+uint32_t fc_lcms_profile_curve_table(fc_lcms_profile *p, int channel, int inverse,
+                                     uint16_t *table, uint32_t capacity) {
+    const cmsToneCurve *curve = fc_lcms_curve(p, channel);
+    if (curve == NULL) return 0;
+    cmsToneCurve *reversed = inverse ? cmsReverseToneCurve(curve) : NULL;
+    if (inverse && reversed == NULL) return 0;
+    const cmsToneCurve *c = inverse ? reversed : curve;
+    uint32_t n = cmsGetToneCurveEstimatedTableEntries(c);
+    const cmsUInt16Number *values = cmsGetToneCurveEstimatedTable(c);
+    if (table != NULL && values != NULL) memcpy(table, values, sizeof(uint16_t) * (n < capacity ? n : capacity));
+    if (reversed != NULL) cmsFreeToneCurve(reversed);
+    return n;
+}
+
+int fc_lcms_profile_eval_curve(fc_lcms_profile *p, int channel, int inverse,
+                               const float *in, float *out, size_t count) {
+    const cmsToneCurve *curve = fc_lcms_curve(p, channel);
+    if (curve == NULL) return 0;
+    cmsToneCurve *reversed = inverse ? cmsReverseToneCurve(curve) : NULL;
+    if (inverse && reversed == NULL) return 0;
+    const cmsToneCurve *c = inverse ? reversed : curve;
+    for (size_t i = 0; i < count; i++) out[i] = cmsEvalToneCurveFloat(c, in[i]);
+    if (reversed != NULL) cmsFreeToneCurve(reversed);
+    return 1;
+}
+
+// MARK: - Transforms
+
+struct fc_lcms_transform {
+    cmsContext context;
+    cmsHTRANSFORM handle;
+    int input_channels, output_channels;
+    fc_lcms_report report;   // the context's user data
+};
+
+static int fc_lcms_float_format(cmsHPROFILE h, int *channels) {
+    switch (cmsGetColorSpace(h)) {
+    case cmsSigRgbData: *channels = 3; return TYPE_RGB_FLT;
+    case cmsSigGrayData: *channels = 1; return TYPE_GRAY_FLT;
+    case cmsSigCmykData: *channels = 4; return TYPE_CMYK_FLT;
+    default: *channels = 0; return 0;
+    }
+}
+
+fc_lcms_transform *fc_lcms_transform_new(fc_lcms_profile *in, fc_lcms_profile *out,
+                                         int intent, int bpc, fc_lcms_report *report) {
+    if (report != NULL) memset(report, 0, sizeof *report);
+    fc_lcms_transform *t = calloc(1, sizeof *t);
+    if (t == NULL) { fc_lcms_fail(report, "out of memory"); return NULL; }
+    t->context = fc_lcms_context(&t->report);
+    if (t->context == NULL) { free(t); fc_lcms_fail(report, "out of memory"); return NULL; }
+    int in_format = fc_lcms_float_format(in->handle, &t->input_channels);
+    int out_format = fc_lcms_float_format(out->handle, &t->output_channels);
+    if (in_format == 0 || out_format == 0) {
+        fc_lcms_fail(&t->report, "only RGB, grey and CMYK profiles are supported");
+    } else if (intent < 0 || intent > 3) {
+        fc_lcms_fail(&t->report, "unknown rendering intent");
+    } else {
+        // Messages lcms2 logs about the profiles' tags go to the profiles' reports: gather
+        // them from there too.
+        unsigned before_in = in->report.error_count, before_out = out->report.error_count;
+        cmsUInt32Number flags = cmsFLAGS_NOCACHE | (bpc ? cmsFLAGS_BLACKPOINTCOMPENSATION : 0);
+        t->handle = cmsCreateTransformTHR(t->context, in->handle, (cmsUInt32Number)in_format,
+                                          out->handle, (cmsUInt32Number)out_format,
+                                          (cmsUInt32Number)intent, flags);
+        if (t->handle == NULL && t->report.error_count == 0) {
+            if (in->report.error_count > before_in) fc_lcms_fail(&t->report, in->report.message);
+            else if (out->report.error_count > before_out) fc_lcms_fail(&t->report, out->report.message);
+            else fc_lcms_fail(&t->report, "lcms2 could not make the transform");
+        }
+    }
+    fc_lcms_copy(report, &t->report);
+    if (t->handle == NULL) {
+        fc_lcms_transform_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void fc_lcms_transform_free(fc_lcms_transform *t) {
+    if (t == NULL) return;
+    if (t->handle != NULL) cmsDeleteTransform(t->handle);
+    cmsDeleteContext(t->context);
+    free(t);
+}
+
+int fc_lcms_transform_input_channels(const fc_lcms_transform *t) { return t->input_channels; }
+int fc_lcms_transform_output_channels(const fc_lcms_transform *t) { return t->output_channels; }
+
+void fc_lcms_transform_run(const fc_lcms_transform *t, const float *src, float *dst, size_t count) {
+    // cmsDoTransform takes a 32-bit count: long rows go in pieces.
+    const size_t piece = 1u << 20;
+    while (count > 0) {
+        size_t n = count < piece ? count : piece;
+        cmsDoTransform(t->handle, src, dst, (cmsUInt32Number)n);
+        src += n * (size_t)t->input_channels;
+        dst += n * (size_t)t->output_channels;
+        count -= n;
+    }
+}

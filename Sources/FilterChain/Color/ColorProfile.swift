@@ -1,0 +1,149 @@
+import CLCMS
+
+/// An ICC profile, read once by lcms2: what it describes and, for matrix/TRC profiles,
+/// everything a fused kernel needs (colorants, white, curves and their inverses as lcms2
+/// evaluates them).
+public struct ColorProfile: Sendable {
+    public enum Space: String, Sendable {
+        case rgb, grey, cmyk
+    }
+
+    /// How lcms2 converts with the profile: matrix and tone curves (RGB: rXYZ, gXYZ, bXYZ
+    /// and rTRC, gTRC, bTRC; grey: kTRC), which the fused kernels do, or lookup tables
+    /// (AToB/BToA, CMYK and the rest), which only lcms2 does.
+    public enum Kind: String, Sendable {
+        case matrixTRC, lut
+    }
+
+    public let space: Space
+    public let kind: Kind
+    /// The ICC device class signature: "mntr", "scnr", "prtr", "spac", ...
+    public let deviceClass: String
+    /// The ICC version, 2.1, 4.3, ...
+    public let version: Double
+    /// For RGB matrix/TRC profiles: linear RGB to the connection space (XYZ, D50), the
+    /// columns being the colorant tags as lcms2 reads them (already adapted to D50).
+    public let colorants: Matrix3?
+    /// The media white as lcms2 uses it (D50 for version 2 display profiles and when absent).
+    public let white: SIMD3<Double>
+    /// Matrix/TRC profiles: the tone curves (three for RGB, one for grey), device to linear.
+    public let curves: [TransferCurve]
+    /// Their inverses as lcms2 builds them for the output direction: analytic for
+    /// parametric curves, lcms2's sampled inverse (4096 entries) for tables.
+    public let inverseCurves: [TransferCurve]
+    /// True when the profile does what sRGB does (see `isSRGBEquivalent`).
+    public let behavesAsSRGB: Bool
+
+    let engine: LCMSProfile
+
+    /// Reads ICC bytes. Throws `ColorProfileError.unreadable` (lcms2's message) when lcms2
+    /// cannot read them, and `.unsupportedSpace` for spaces other than RGB, grey and CMYK.
+    public init(iccData: [UInt8]) throws(ColorProfileError) {
+        try self.init(engine: LCMSProfile.open(iccData))
+    }
+
+    /// The profile lcms2 makes for a working space (cmsCreateRGBProfile from its primaries,
+    /// D65 white and curve): the other end of LUT transforms, and the reference in tests.
+    public init(workingSpace: ColorWorkingSpace) throws(ColorProfileError) {
+        try self.init(engine: LCMSProfile.make(workingSpace))
+    }
+
+    init(engine: LCMSProfile) throws(ColorProfileError) {
+        self.engine = engine
+        var info = fc_lcms_info()
+        var white = [Double](repeating: 0, count: 3)
+        var colorants: [Double]? = [Double](repeating: 0, count: 9)
+        var curves: [TransferCurve] = []
+        var inverses: [TransferCurve] = []
+        engine.access { p in
+            fc_lcms_profile_info(p, &info)
+            fc_lcms_profile_white(p, &white)
+            if info.space != FC_LCMS_SPACE_RGB || fc_lcms_profile_colorants(p, &colorants!) == 0 { colorants = nil }
+            guard info.is_matrix_trc != 0 else { return }
+            for channel in 0..<(info.space == FC_LCMS_SPACE_GREY ? 1 : 3) {
+                var curve = fc_lcms_curve_info()
+                guard fc_lcms_profile_curve(p, Int32(channel), &curve) != 0 else { return }
+                if curve.parametric_type != 0 {
+                    let params = withUnsafeBytes(of: curve.params) { Array($0.bindMemory(to: Double.self)) }
+                    let type = Int(curve.parametric_type)
+                    let n = (1...5).contains(abs(type)) ? TransferCurve.parameterCount(abs(type)) : params.count
+                    curves.append(.parametric(type: type, params: Array(params.prefix(n))))
+                    inverses.append(.parametric(type: -type, params: Array(params.prefix(n))))
+                } else {
+                    func table(inverse: Bool) -> [UInt16] {
+                        let n = fc_lcms_profile_curve_table(p, Int32(channel), inverse ? 1 : 0, nil, 0)
+                        var t = [UInt16](repeating: 0, count: Int(n))
+                        _ = t.withUnsafeMutableBufferPointer { fc_lcms_profile_curve_table(p, Int32(channel), inverse ? 1 : 0, $0.baseAddress, n) }
+                        return t
+                    }
+                    curves.append(.table(table(inverse: false)))
+                    inverses.append(.table(table(inverse: true)))
+                }
+            }
+        }
+        deviceClass = ColorProfile.signature(info.device_class)
+        version = info.version
+        self.white = SIMD3(white[0], white[1], white[2])
+        switch info.space {
+        case FC_LCMS_SPACE_RGB: space = .rgb
+        case FC_LCMS_SPACE_GREY: space = .grey
+        case FC_LCMS_SPACE_CMYK: space = .cmyk
+        default: throw .unsupportedSpace(ColorProfile.signature(info.color_space))
+        }
+        let expected = space == .grey ? 1 : 3
+        let fused = info.is_matrix_trc != 0 && curves.count == expected
+            && (curves + inverses).allSatisfy(\.isSupported) && (space == .grey || colorants != nil)
+        kind = fused ? .matrixTRC : .lut
+        self.colorants = colorants.map { c in Matrix3(columns: SIMD3(c[0], c[1], c[2]), SIMD3(c[3], c[4], c[5]), SIMD3(c[6], c[7], c[8])) }
+        self.curves = fused ? curves : []
+        inverseCurves = fused ? inverses : []
+        behavesAsSRGB = ColorProfile.isSRGBEquivalent(space: space, kind: kind, colorants: self.colorants,
+                                                      white: self.white, curves: self.curves)
+    }
+
+    static func signature(_ value: UInt32) -> String {
+        let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// How far a profile is from sRGB: the largest difference of its colorants from sRGB's
+    /// (the sRGB primaries adapted to D50 with Bradford), of its white from D50, and of its
+    /// curves from the sRGB curve at 4096 equally spaced points of [0, 1] (tables
+    /// interpolated as the ICC defines them). nil unless it is an RGB matrix/TRC profile.
+    public var srgbDistance: (colorants: Double, white: Double, curves: Double)? {
+        ColorProfile.srgbDistance(space: space, kind: kind, colorants: colorants, white: white, curves: curves)
+    }
+
+    static func srgbDistance(space: Space, kind: Kind, colorants: Matrix3?, white: SIMD3<Double>,
+                             curves: [TransferCurve]) -> (colorants: Double, white: Double, curves: Double)? {
+        guard space == .rgb, kind == .matrixTRC, let colorants, curves.count == 3 else { return nil }
+        let srgb = ColorWorkingSpace.srgb.rgbToPCS
+        let c = zip(colorants.m, srgb.m).map { abs($0 - $1) }.max()!
+        let dw = white - Colorimetry.d50
+        let w = max(abs(dw.x), abs(dw.y), abs(dw.z))
+        let points = 4096
+        var curve = 0.0
+        for f in curves {
+            for i in 0..<points {
+                let x = Double(i) / Double(points - 1)
+                curve = max(curve, abs(f.exactValue(x) - TransferCurve.sRGB.exactValue(x)))
+            }
+        }
+        return (c, w, curve)
+    }
+
+    /// Whether a profile behaves as sRGB, judged by what it does, not its name or bytes: an
+    /// RGB matrix/TRC profile whose colorants and white are within 1e-4 of sRGB's, and whose
+    /// curves are within 1/65535 of the sRGB curve (see `srgbDistance`).
+    static func isSRGBEquivalent(space: Space, kind: Kind, colorants: Matrix3?, white: SIMD3<Double>,
+                                 curves: [TransferCurve]) -> Bool {
+        guard let d = srgbDistance(space: space, kind: kind, colorants: colorants, white: white, curves: curves) else { return false }
+        return d.colorants <= 1e-4 && d.white <= 1e-4 && d.curves <= 1 / 65535
+    }
+
+    /// Evaluates curve `channel` (or its inverse) with lcms2 itself, as its float transforms
+    /// do: the reference the kernels are tested against.
+    public func lcmsCurve(_ channel: Int, inverse: Bool, at values: [Float]) -> [Float]? {
+        engine.evaluateCurve(channel, inverse: inverse, at: values)
+    }
+}

@@ -1,0 +1,65 @@
+/// The RGB spaces filters may work in: primaries, the D65 white, and an encoding (the sRGB
+/// curve, or linear light). `WorkingSpace` (the chain's setting) names srgb and linear today;
+/// issue 22 adds the others to it once the pipeline converts into them.
+public enum ColorWorkingSpace: String, Sendable, CaseIterable {
+    /// sRGB primaries, sRGB-encoded.
+    case srgb
+    /// sRGB primaries, linear light.
+    case linear
+    /// Display P3 primaries, sRGB-encoded (Apple's Display P3).
+    case displayP3
+    /// Display P3 primaries, linear light.
+    case linearDisplayP3
+    /// ITU-R BT.2020 primaries, linear light (darktable's default working space).
+    case linearRec2020
+
+    public init(_ space: WorkingSpace) {
+        switch space {
+        case .srgb: self = .srgb
+        case .linear: self = .linear
+        }
+    }
+
+    /// Chromaticities (x, y) of the red, green and blue primaries.
+    public var primaries: (red: (Double, Double), green: (Double, Double), blue: (Double, Double)) {
+        switch self {
+        case .srgb, .linear: ((0.64, 0.33), (0.30, 0.60), (0.15, 0.06))
+        case .displayP3, .linearDisplayP3: ((0.680, 0.320), (0.265, 0.690), (0.150, 0.060))
+        case .linearRec2020: ((0.708, 0.292), (0.170, 0.797), (0.131, 0.046))
+        }
+    }
+
+    /// The white, D65, as chromaticity.
+    public var white: (x: Double, y: Double) { Colorimetry.d65xy }
+
+    /// True when values are linear light; otherwise they carry the sRGB curve.
+    public var isLinear: Bool {
+        switch self {
+        case .srgb, .displayP3: false
+        case .linear, .linearDisplayP3, .linearRec2020: true
+        }
+    }
+
+    /// From linear light to the encoding: the sRGB curve (lcms2's parametric type 4 with
+    /// sRGB's constants), or the identity (type 1, gamma 1).
+    public var curve: TransferCurve {
+        isLinear ? .parametric(type: 1, params: [1]) : .sRGB
+    }
+
+    /// Linear RGB to XYZ relative to D65 (Y of white = 1).
+    public var rgbToXYZ: Matrix3 {
+        let p = primaries
+        return Colorimetry.rgbToXYZ(red: p.red, green: p.green, blue: p.blue, white: white)
+    }
+
+    /// Linear RGB to the ICC connection space (XYZ, D50), adapted with Bradford as lcms2
+    /// does for a profile made from primaries and a white (cmsCreateRGBProfile).
+    public var rgbToPCS: Matrix3 {
+        let w = Colorimetry.xyz(x: white.x, y: white.y)
+        return Colorimetry.bradfordAdaptation(from: w, to: Colorimetry.d50) * rgbToXYZ
+    }
+
+    /// The weights of red, green and blue in luminance: the Y row of `rgbToXYZ` (sRGB's:
+    /// 0.2126, 0.7152, 0.0722 to four places). They sum to 1.
+    public var luminanceWeights: SIMD3<Double> { rgbToXYZ.row(1) }
+}

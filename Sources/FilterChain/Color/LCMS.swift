@@ -1,0 +1,119 @@
+import CLCMS
+
+/// Why lcms2 could not do something: its first message, as the shim collected it.
+func lcmsMessage(_ report: fc_lcms_report) -> String {
+    var r = report
+    let text = withUnsafeBytes(of: &r.message) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    return text.isEmpty ? "unknown lcms2 error" : text
+}
+
+/// An lcms2 profile (through the CLCMS shim). lcms2 reads a profile's tags lazily, so every
+/// use goes through `access`, one thread at a time.
+final class LCMSProfile: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    private let monitor = Monitor()
+
+    init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit { fc_lcms_profile_free(pointer) }
+
+    func access<T>(_ body: (OpaquePointer) throws -> T) rethrows -> T {
+        try monitor.locked { try body(pointer) }
+    }
+
+    /// Opens ICC bytes; throws lcms2's message when it cannot read them.
+    static func open(_ bytes: [UInt8]) throws(ColorProfileError) -> LCMSProfile {
+        var report = fc_lcms_report()
+        let p = bytes.withUnsafeBytes { raw in fc_lcms_profile_open(raw.baseAddress, raw.count, &report) }
+        guard let p else { throw .unreadable(lcmsMessage(report)) }
+        return LCMSProfile(pointer: p)
+    }
+
+    /// A profile lcms2 makes for a working space (cmsCreateRGBProfile: D65 white adapted to
+    /// D50 with Bradford, the space's primaries and curve).
+    static func make(_ space: ColorWorkingSpace) throws(ColorProfileError) -> LCMSProfile {
+        guard case .parametric(let type, let params) = space.curve else { preconditionFailure("a working space's curve is parametric") }
+        var report = fc_lcms_report()
+        let white = [space.white.x, space.white.y]
+        let p = space.primaries
+        let primaries = [p.red.0, p.red.1, p.green.0, p.green.1, p.blue.0, p.blue.1]
+        var parameters = params + [Double](repeating: 0, count: 10 - params.count)
+        let made = parameters.withUnsafeMutableBufferPointer { q in
+            fc_lcms_profile_create_rgb(white, primaries, Int32(type), q.baseAddress, &report)
+        }
+        guard let made else { throw .unreadable(lcmsMessage(report)) }
+        return LCMSProfile(pointer: made)
+    }
+
+    /// Evaluates curve `channel` (or lcms2's inverse of it) at `values`, as lcms2's float
+    /// transforms do; nil when the curve is missing.
+    func evaluateCurve(_ channel: Int, inverse: Bool, at values: [Float]) -> [Float]? {
+        var out = [Float](repeating: 0, count: values.count)
+        let ok = access { p in
+            out.withUnsafeMutableBufferPointer { o in
+                fc_lcms_profile_eval_curve(p, Int32(channel), inverse ? 1 : 0, values, o.baseAddress, values.count)
+            }
+        }
+        return ok == 0 ? nil : out
+    }
+}
+
+/// An lcms2 float transform between two profiles, made with cmsFLAGS_NOCACHE: one transform
+/// runs on any number of threads at once.
+public final class LCMSTransform: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    /// Floats per pixel in and out: 3 RGB, 1 grey, 4 CMYK (lcms2's float CMYK: 0 to 100).
+    public let inputChannels: Int
+    public let outputChannels: Int
+
+    /// lcms2's transform from `source` to `destination` with an ICC intent (0 perceptual,
+    /// 1 relative colorimetric, 2 saturation, 3 absolute colorimetric) and black-point
+    /// compensation.
+    public init(from source: ColorProfile, to destination: ColorProfile, intent: RenderingIntent,
+                blackPointCompensation: Bool) throws(ColorProfileError) {
+        var report = fc_lcms_report()
+        let bpc: Int32 = blackPointCompensation ? 1 : 0
+        let made = source.engine.access { s in
+            // One profile both ways is locked once (the lock is not recursive).
+            source.engine === destination.engine
+                ? fc_lcms_transform_new(s, s, Int32(intent.rawValue), bpc, &report)
+                : destination.engine.access { d in fc_lcms_transform_new(s, d, Int32(intent.rawValue), bpc, &report) }
+        }
+        guard let made else { throw .noTransform(lcmsMessage(report)) }
+        pointer = made
+        inputChannels = Int(fc_lcms_transform_input_channels(made))
+        outputChannels = Int(fc_lcms_transform_output_channels(made))
+    }
+
+    deinit { fc_lcms_transform_free(pointer) }
+
+    /// Transforms `count` pixels of interleaved floats.
+    public func run(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
+        fc_lcms_transform_run(pointer, source, destination, count)
+    }
+
+    /// Convenience for tests and small jobs: transforms interleaved floats.
+    public func run(_ source: [Float]) -> [Float] {
+        precondition(source.count % inputChannels == 0, "whole pixels")
+        let count = source.count / inputChannels
+        var out = [Float](repeating: 0, count: count * outputChannels)
+        source.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { o in
+                if count > 0 { run(s.baseAddress!, into: o.baseAddress!, count: count) }
+            }
+        }
+        return out
+    }
+}
+
+/// The ICC rendering intents.
+public enum RenderingIntent: Int, Sendable, CaseIterable {
+    case perceptual = 0
+    case relative = 1
+    case saturation = 2
+    case absolute = 3
+}
