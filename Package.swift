@@ -19,7 +19,7 @@ let package = Package(
     ],
     targets: [
         // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev
-        // libwebp-dev; macOS: brew install libpng jpeg-turbo webp pkg-config).
+        // libwebp-dev libtiff-dev; macOS: brew install libpng jpeg-turbo webp libtiff pkg-config).
         .systemLibrary(name: "SystemPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "SystemJPEG", pkgConfig: "libjpeg",
@@ -29,6 +29,9 @@ let package = Package(
         // libwebp, libwebpdemux and libwebpmux.
         .systemLibrary(name: "SystemWebP", pkgConfig: "libwebpdemux",
                        providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
+        // libtiff 4.5 or newer (TIFFOpenOptions).
+        .systemLibrary(name: "SystemTIFF", pkgConfig: "libtiff-4",
+                       providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
@@ -40,7 +43,8 @@ let package = Package(
         // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CKernels"]),
+        .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CKernels"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
