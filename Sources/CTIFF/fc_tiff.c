@@ -15,7 +15,7 @@ struct fc_tiff_decoder {
     uint64_t pos;
     size_t max_alloc;
     fc_tiff_report report;
-    int have_error, warning_count;
+    int have_error, warning_count, failed;
     TIFFOpenOptions *opts;
     TIFF *tif;
     fc_tiff_info info;
@@ -397,7 +397,7 @@ static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
         if (band_bytes > d->max_alloc)
             return fc_tiff_say(d, FC_TIFF_FAILED, "a strip of %llu bytes is over the memory limit of %zu bytes",
                                (unsigned long long)band_bytes, d->max_alloc);
-        d->band = malloc(d->row_bytes * d->band_h * d->planes);
+        d->band = calloc(d->planes, d->row_bytes * d->band_h);
         if (!d->band) return FC_TIFF_NO_MEMORY;
     }
     uint32_t first = row - row % d->band_h;
@@ -490,12 +490,21 @@ static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
 }
 
 fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
-    if (!d->tif || d->have_error) return FC_TIFF_FAILED;
+    if (!d->tif || d->failed) return FC_TIFF_FAILED;
     for (uint32_t i = 0; i < rows; i++, d->next_row++) {
-        if (d->next_row >= d->info.height) return fc_tiff_say(d, FC_TIFF_FAILED, "read past the last row");
+        if (d->next_row >= d->info.height) { d->failed = 1; return fc_tiff_say(d, FC_TIFF_FAILED, "read past the last row"); }
         if (!d->band || d->next_row < d->band_first || d->next_row >= d->band_first + d->band_rows) {
+            d->have_error = 0;
             fc_tiff_status s = fc_tiff_fill(d, d->next_row);
-            if (s != FC_TIFF_OK) return s;
+            if (s != FC_TIFF_OK) { d->failed = 1; return s; }
+            // libtiff reported an error but delivered the strip (a codec that resynchronises,
+            // as libvips and Pillow read it): a warning, not a failure.
+            if (d->have_error) {
+                size_t used = strlen(d->report.warnings);
+                if (d->warning_count++ < 4)
+                    snprintf(d->report.warnings + used, sizeof d->report.warnings - used, "%s%s", used ? "\n" : "", d->report.message);
+                d->have_error = 0;
+            }
         }
         fc_tiff_convert(d, d->next_row - d->band_first, dst + i * stride);
     }

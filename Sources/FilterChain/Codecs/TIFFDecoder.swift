@@ -70,7 +70,8 @@ final class TIFFDecoder: StoredDecoder {
 
     private func collectWarnings() {
         let text = reportString(fc_tiff_decoder_report(d).pointee.warnings)
-        warnings = text.isEmpty ? [] : text.split(separator: "\n").map { "\(input.name): \($0)" }
+        // Unprefixed, as the other decoders' warnings: the caller names the file.
+        warnings = text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
     }
 
     static func failure(_ d: OpaquePointer, _ status: fc_tiff_status, _ name: String) -> CodecError {
