@@ -19,7 +19,8 @@ let package = Package(
     ],
     targets: [
         // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev
-        // libwebp-dev liblcms2-dev; macOS: brew install libpng jpeg-turbo webp little-cms2 pkg-config).
+        // libwebp-dev liblcms2-dev libtiff-dev; macOS: brew install libpng jpeg-turbo webp little-cms2 libtiff
+        // pkg-config).
         .systemLibrary(name: "SystemPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "SystemJPEG", pkgConfig: "libjpeg",
@@ -32,6 +33,9 @@ let package = Package(
         // Little CMS 2, the colour engine (Debian: liblcms2-dev; macOS: brew install little-cms2).
         .systemLibrary(name: "SystemLCMS", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // libtiff 4.5 or newer (TIFFOpenOptions).
+        .systemLibrary(name: "SystemTIFF", pkgConfig: "libtiff-4",
+                       providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
@@ -44,7 +48,8 @@ let package = Package(
         // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CKernels", "CLCMS"]),
+        .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -5,6 +5,7 @@ public enum CodecRegistry {
         PNGCodec.declaration,
         JPEGCodec.declaration,
         WebPCodec.declaration,
+        TIFFCodec.declaration,
     ]
 
     /// The declaration of a registered format.

@@ -11,6 +11,7 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     public static let png = ImageFormat(id: "png")
     public static let jpeg = ImageFormat(id: "jpeg")
     public static let webp = ImageFormat(id: "webp")
+    public static let tiff = ImageFormat(id: "tiff")
 
     /// Every registered format, in the registry's order.
     public static var allCases: [ImageFormat] { CodecRegistry.declarations.map(\.format) }

@@ -68,6 +68,9 @@ protocol StoredDecoder: AnyObject {
     var notices: [String] { get }
     /// True when the decoder can still deliver the image smaller (before the first read).
     var canShrink: Bool { get }
+    /// An orientation the format stores outside EXIF (TIFF's Orientation tag), applied as an
+    /// EXIF Orientation is; nil when the format has none.
+    var orientationTag: Orientation? { get }
     /// Delivers the image at 1/denominator of its size (JPEG DCT scaling).
     func shrink(by denominator: Int) throws
     /// Before the first read: entropy-decode on a thread of its own (JPEG), when the image
@@ -79,6 +82,7 @@ protocol StoredDecoder: AnyObject {
 
 extension StoredDecoder {
     var canShrink: Bool { false }
+    var orientationTag: Orientation? { nil }
     func shrink(by denominator: Int) throws {}
     func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {}
     var decodesInParallel: Bool { false }
@@ -100,11 +104,14 @@ public final class ImageReader: @unchecked Sendable {
         self.lenient = options.lenient
         var metadata = decoder.metadata
         var orientation = Orientation.up
-        if options.autoOrient, sourceFormat.capabilities.exifOrientation, let exif = metadata.exif,
-           let stored = Exif.orientation(in: exif), stored != .up {
-            orientation = stored
-            metadata.exif = Exif.withOrientationReset(exif)
-            metadata.xmp = metadata.xmp.map(XMP.withOrientationReset)
+        if options.autoOrient, sourceFormat.capabilities.exifOrientation {
+            // The format's own tag (TIFF's) first: it is what the pixels are stored by.
+            let stored = decoder.orientationTag ?? metadata.exif.flatMap(Exif.orientation(in:))
+            if let stored, stored != .up {
+                orientation = stored
+                metadata.exif = metadata.exif.map(Exif.withOrientationReset)
+                metadata.xmp = metadata.xmp.map(XMP.withOrientationReset)
+            }
         }
         self.orientation = orientation
         let (w, h) = orientation.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)

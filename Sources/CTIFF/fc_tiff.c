@@ -1,0 +1,512 @@
+#include "fc_tiff.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tiffio.h>
+
+#define FC_TIFF_MAX_PAGES 65536
+
+struct fc_tiff_decoder {
+    char name[256];
+    const uint8_t *data;
+    size_t size;
+    uint64_t pos;
+    size_t max_alloc;
+    fc_tiff_report report;
+    int have_error, warning_count, failed;
+    TIFFOpenOptions *opts;
+    TIFF *tif;
+    fc_tiff_info info;
+    // The first image's layout.
+    uint16_t bps, spp, photometric, planar, compression;
+    int tiled, colour_samples, alpha, associated, palette_grey;
+    uint16_t *cmap[3];
+    uint32_t band_h, tile_w;
+    size_t row_bytes;          // one row of one plane (all samples when contiguous)
+    int planes;
+    uint8_t *band;             // band_h rows of each plane
+    uint8_t *tile;             // one tile (tiled files)
+    uint32_t band_first, band_rows, next_row;
+    uint8_t *exif;
+    size_t exif_length;
+};
+
+// ---- messages -----------------------------------------------------------------------------
+
+static int fc_tiff_on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap) {
+    (void)tif; (void)module;
+    fc_tiff_decoder *d = user;
+    if (!d->have_error) {  // the first error is the cause; later ones follow from it
+        vsnprintf(d->report.message, sizeof d->report.message, fmt, ap);
+        d->have_error = 1;
+    }
+    return 1;  // handled: libtiff prints nothing
+}
+
+static int fc_tiff_on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap) {
+    (void)tif; (void)module;
+    fc_tiff_decoder *d = user;
+    if (d->warning_count < 4) {
+        char line[FC_TIFF_MESSAGE_MAX];
+        vsnprintf(line, sizeof line, fmt, ap);
+        size_t used = strlen(d->report.warnings);
+        snprintf(d->report.warnings + used, sizeof d->report.warnings - used, "%s%s", used ? "\n" : "", line);
+    }
+    d->warning_count++;
+    return 1;
+}
+
+static fc_tiff_status fc_tiff_say(fc_tiff_decoder *d, fc_tiff_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->report.message, sizeof d->report.message, fmt, ap);
+    va_end(ap);
+    d->have_error = 1;
+    return status;
+}
+
+static fc_tiff_status fc_tiff_failed(fc_tiff_decoder *d, const char *what) {
+    if (!d->have_error) fc_tiff_say(d, FC_TIFF_FAILED, "%s", what);
+    return FC_TIFF_FAILED;
+}
+
+// ---- memory I/O ---------------------------------------------------------------------------
+
+static tmsize_t fc_tiff_read_proc(thandle_t h, void *buf, tmsize_t size) {
+    fc_tiff_decoder *d = (fc_tiff_decoder *)h;
+    if (size <= 0 || d->pos >= d->size) return 0;
+    size_t n = (size_t)size;
+    if (n > d->size - d->pos) n = d->size - d->pos;
+    memcpy(buf, d->data + d->pos, n);
+    d->pos += n;
+    return (tmsize_t)n;
+}
+
+static tmsize_t fc_tiff_write_proc(thandle_t h, void *buf, tmsize_t size) { (void)h; (void)buf; (void)size; return 0; }
+
+static toff_t fc_tiff_seek_proc(thandle_t h, toff_t off, int whence) {
+    fc_tiff_decoder *d = (fc_tiff_decoder *)h;
+    uint64_t base = whence == SEEK_CUR ? d->pos : whence == SEEK_END ? d->size : 0;
+    d->pos = base + off;
+    return d->pos;
+}
+
+static int fc_tiff_close_proc(thandle_t h) { (void)h; return 0; }
+static toff_t fc_tiff_size_proc(thandle_t h) { return ((fc_tiff_decoder *)h)->size; }
+static int fc_tiff_map_proc(thandle_t h, void **base, toff_t *size) {
+    fc_tiff_decoder *d = (fc_tiff_decoder *)h;
+    *base = (void *)d->data;
+    *size = d->size;
+    return 1;
+}
+static void fc_tiff_unmap_proc(thandle_t h, void *base, toff_t size) { (void)h; (void)base; (void)size; }
+
+// ---- the decoder --------------------------------------------------------------------------
+
+fc_tiff_decoder *fc_tiff_decoder_new(const char *name, const uint8_t *data, size_t size, size_t max_alloc) {
+    fc_tiff_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->data = data;
+    d->size = size;
+    d->max_alloc = max_alloc;
+    return d;
+}
+
+void fc_tiff_decoder_free(fc_tiff_decoder *d) {
+    if (!d) return;
+    if (d->tif) TIFFClose(d->tif);
+    if (d->opts) TIFFOpenOptionsFree(d->opts);
+    free(d->band);
+    free(d->tile);
+    free(d->exif);
+    free(d);
+}
+
+const fc_tiff_report *fc_tiff_decoder_report(const fc_tiff_decoder *d) { return &d->report; }
+
+static uint16_t fc_get16(const uint8_t *p, int big) { return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]); }
+static uint32_t fc_get32(const uint8_t *p, int big) {
+    return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+static void fc_put32(uint8_t *p, uint32_t v, int big) {
+    for (int i = 0; i < 4; i++) p[big ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+static void fc_put16(uint8_t *p, uint16_t v, int big) {
+    p[big ? 1 : 0] = (uint8_t)v;
+    p[big ? 0 : 1] = (uint8_t)(v >> 8);
+}
+
+// Counts the images in a classic TIFF's directory chain, stopping at a loop or at an offset
+// outside the file, without libtiff (whose directory reading would change the current one).
+static void fc_tiff_walk(fc_tiff_decoder *d) {
+    d->info.pages = 1;
+    if (d->size < 8 || fc_get16(d->data + 2, d->data[0] == 'M') != 42) return;  // BigTIFF: not walked
+    int big = d->data[0] == 'M';
+    uint32_t *seen = malloc(sizeof *seen * 1024);
+    if (!seen) return;
+    int count = 0;
+    uint32_t offset = fc_get32(d->data + 4, big);
+    while (offset != 0) {
+        for (int i = 0; i < count && i < 1024; i++)
+            if (seen[i] == offset) { d->info.loop = 1; goto done; }
+        if (count < 1024) seen[count] = offset;
+        count++;
+        if (count > FC_TIFF_MAX_PAGES) { d->info.chain_damaged = 1; break; }
+        if ((uint64_t)offset + 2 > d->size) { d->info.chain_damaged = 1; count--; break; }
+        uint16_t entries = fc_get16(d->data + offset, big);
+        uint64_t next_at = (uint64_t)offset + 2 + 12u * entries;
+        if (next_at + 4 > d->size) { d->info.chain_damaged = count > 1; if (count > 1) count--; break; }
+        offset = fc_get32(d->data + next_at, big);
+    }
+done:
+    free(seen);
+    d->info.pages = count < 1 ? 1 : count;
+}
+
+// The Exif IFD at `offset` copied into a TIFF structure of its own, in the file's byte order.
+static void fc_tiff_copy_exif(fc_tiff_decoder *d, uint64_t offset) {
+    static const int type_size[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
+    if (d->size < 8 || fc_get16(d->data + 2, d->data[0] == 'M') != 42) return;
+    int big = d->data[0] == 'M';
+    if (offset + 2 > d->size) return;
+    uint16_t entries = fc_get16(d->data + offset, big);
+    if (offset + 2 + 12u * entries + 4 > d->size) return;
+    // Room: header 8, IFD0 18, the Exif IFD, its values (each at most the file's size).
+    size_t values = 0;
+    for (uint16_t i = 0; i < entries; i++) {
+        const uint8_t *e = d->data + offset + 2 + 12u * i;
+        uint16_t type = fc_get16(e + 2, big);
+        uint64_t bytes = type < 14 ? (uint64_t)type_size[type] * fc_get32(e + 4, big) : 0;
+        if (bytes > 4 && bytes <= d->size) values += (size_t)bytes + 1;
+    }
+    size_t capacity = 8 + 18 + 2 + 12u * entries + 4 + values;
+    if (capacity > d->max_alloc) return;
+    uint8_t *out = calloc(1, capacity);
+    if (!out) return;
+    memcpy(out, d->data, 4);
+    fc_put32(out + 4, 8, big);
+    fc_put16(out + 8, 1, big);
+    fc_put16(out + 10, 34665, big);
+    fc_put16(out + 12, 4, big);  // LONG
+    fc_put32(out + 14, 1, big);
+    fc_put32(out + 18, 26, big);
+    fc_put32(out + 22, 0, big);
+    size_t ifd = 26, kept = 0;
+    size_t data_at = ifd + 2 + 12u * entries + 4;
+    for (uint16_t i = 0; i < entries; i++) {
+        const uint8_t *e = d->data + offset + 2 + 12u * i;
+        uint16_t tag = fc_get16(e, big), type = fc_get16(e + 2, big);
+        if (type == 0 || type >= 14 || tag == 0xA005) continue;  // unknown types; the Interop IFD pointer
+        uint64_t bytes = (uint64_t)type_size[type] * fc_get32(e + 4, big);
+        uint8_t *o = out + ifd + 2 + 12 * kept;
+        memcpy(o, e, 12);
+        if (bytes > 4) {
+            uint32_t from = fc_get32(e + 8, big);
+            if (bytes > d->size || from + bytes > d->size) continue;  // the value lies outside the file
+            data_at += data_at & 1;
+            memcpy(out + data_at, d->data + from, (size_t)bytes);
+            fc_put32(o + 8, (uint32_t)data_at, big);
+            data_at += (size_t)bytes;
+        }
+        kept++;
+    }
+    fc_put16(out + ifd, (uint16_t)kept, big);
+    // The next-IFD offset after the kept entries, then the values stay where they were written.
+    fc_put32(out + ifd + 2 + 12 * kept, 0, big);
+    d->exif = out;
+    d->exif_length = data_at;
+}
+
+static const char *fc_tiff_photometric_name(uint16_t p) {
+    switch (p) {
+    case PHOTOMETRIC_MASK: return "transparency mask";
+    case PHOTOMETRIC_YCBCR: return "YCbCr (not JPEG-compressed)";
+    case PHOTOMETRIC_CIELAB: return "CIE L*a*b*";
+    case PHOTOMETRIC_ICCLAB: return "ICC L*a*b*";
+    case PHOTOMETRIC_ITULAB: return "ITU L*a*b*";
+    case PHOTOMETRIC_CFA: return "colour filter array (raw)";
+    case PHOTOMETRIC_LOGL: return "LogL";
+    case PHOTOMETRIC_LOGLUV: return "LogLuv";
+    default: return "unknown";
+    }
+}
+
+fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
+    d->opts = TIFFOpenOptionsAlloc();
+    if (!d->opts) return FC_TIFF_NO_MEMORY;
+    TIFFOpenOptionsSetMaxSingleMemAlloc(d->opts, (tmsize_t)d->max_alloc);
+    TIFFOpenOptionsSetErrorHandlerExtR(d->opts, fc_tiff_on_error, d);
+    TIFFOpenOptionsSetWarningHandlerExtR(d->opts, fc_tiff_on_warning, d);
+    d->tif = TIFFClientOpenExt(d->name, "r", (thandle_t)d, fc_tiff_read_proc, fc_tiff_write_proc,
+                               fc_tiff_seek_proc, fc_tiff_close_proc, fc_tiff_size_proc,
+                               fc_tiff_map_proc, fc_tiff_unmap_proc, d->opts);
+    if (!d->tif) return fc_tiff_failed(d, "not a readable TIFF file");
+    TIFF *tif = d->tif;
+    uint32_t width = 0, height = 0;
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)
+        || width == 0 || height == 0)
+        return fc_tiff_say(d, FC_TIFF_FAILED, "the image has no size");
+    uint16_t sample_format = SAMPLEFORMAT_UINT, orientation = ORIENTATION_TOPLEFT, inkset = INKSET_CMYK;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &d->bps);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &d->spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &sample_format);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &d->planar);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &d->compression);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &d->photometric))
+        return fc_tiff_say(d, FC_TIFF_FAILED, "the PhotometricInterpretation tag is missing");
+
+    switch (d->compression) {
+    case COMPRESSION_NONE: case COMPRESSION_LZW: case COMPRESSION_ADOBE_DEFLATE: case COMPRESSION_DEFLATE:
+    case COMPRESSION_PACKBITS: case COMPRESSION_JPEG: case COMPRESSION_ZSTD:
+    case COMPRESSION_CCITTRLE: case COMPRESSION_CCITTFAX3: case COMPRESSION_CCITTFAX4:
+        if (!TIFFIsCODECConfigured(d->compression))
+            return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "this libtiff was built without the %s codec",
+                               TIFFFindCODEC(d->compression) ? TIFFFindCODEC(d->compression)->name : "?");
+        break;
+    default: {
+        const TIFFCodec *c = TIFFFindCODEC(d->compression);
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED,
+                           "compression %s (%u) is not read; filterchain reads none, LZW, deflate, PackBits, JPEG, zstd and CCITT fax",
+                           c ? c->name : "unknown", d->compression);
+    }
+    }
+    if (sample_format == SAMPLEFORMAT_INT)
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "signed integer samples are not read");
+    if (sample_format == SAMPLEFORMAT_IEEEFP)
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED,
+                           "%u-bit floating-point samples are not read yet (the pipeline has no float input)", d->bps);
+    if (sample_format != SAMPLEFORMAT_UINT && sample_format != SAMPLEFORMAT_VOID)
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "complex samples are not read");
+    if (!(d->bps >= 1 && d->bps <= 16))
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u bits per sample are not read (1 to 16 are)", d->bps);
+    if (d->spp < 1) return fc_tiff_say(d, FC_TIFF_FAILED, "SamplesPerPixel is 0");
+    if (d->planar != PLANARCONFIG_CONTIG && d->planar != PLANARCONFIG_SEPARATE)
+        return fc_tiff_say(d, FC_TIFF_FAILED, "PlanarConfiguration %u is not valid", d->planar);
+
+    switch (d->photometric) {
+    case PHOTOMETRIC_MINISWHITE: case PHOTOMETRIC_MINISBLACK: d->colour_samples = 1; break;
+    case PHOTOMETRIC_RGB: d->colour_samples = 3; break;
+    case PHOTOMETRIC_PALETTE: {
+        d->colour_samples = 1;
+        if (d->bps > 8 && d->bps != 16) return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u-bit palette indices are not read", d->bps);
+        if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &d->cmap[0], &d->cmap[1], &d->cmap[2]))
+            return fc_tiff_say(d, FC_TIFF_FAILED, "a palette image without a ColorMap");
+        d->palette_grey = 1;
+        for (uint32_t i = 0; i < (1u << d->bps); i++)
+            if (d->cmap[0][i] >> 8 != d->cmap[1][i] >> 8 || d->cmap[0][i] >> 8 != d->cmap[2][i] >> 8) { d->palette_grey = 0; break; }
+        break;
+    }
+    case PHOTOMETRIC_SEPARATED:
+        TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
+        if (inkset != INKSET_CMYK || d->spp < 4)
+            return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "separated (ink) samples other than CMYK are not read");
+        d->colour_samples = 4;
+        break;
+    case PHOTOMETRIC_YCBCR:
+        if (d->compression == COMPRESSION_JPEG) {
+            // libjpeg converts to RGB; the strip and tile sizes then count RGB samples.
+            TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+            d->colour_samples = 3;
+            break;
+        }
+        /* fallthrough */
+    default:
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%s images (PhotometricInterpretation %u) are not read",
+                           fc_tiff_photometric_name(d->photometric), d->photometric);
+    }
+    if (d->spp < d->colour_samples) return fc_tiff_say(d, FC_TIFF_FAILED, "too few samples per pixel (%u)", d->spp);
+    if (d->spp > d->colour_samples && d->photometric != PHOTOMETRIC_PALETTE) {
+        uint16_t count = 0, *kinds = NULL;
+        TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds);
+        // The first extra sample is alpha: associated (premultiplied), unassociated, or
+        // unspecified (taken as unassociated alpha, as libvips does).
+        d->alpha = 1;
+        d->associated = count > 0 && kinds && kinds[0] == EXTRASAMPLE_ASSOCALPHA;
+    }
+    if (d->planar == PLANARCONFIG_SEPARATE && d->compression == COMPRESSION_JPEG && d->photometric == PHOTOMETRIC_YCBCR)
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "planar YCbCr JPEG is not read");
+
+    d->info.width = width;
+    d->info.height = height;
+    d->info.depth = d->bps > 8 && d->photometric != PHOTOMETRIC_PALETTE ? 16 : 8;
+    int colour_out = d->photometric == PHOTOMETRIC_RGB || d->photometric == PHOTOMETRIC_YCBCR
+                     || d->photometric == PHOTOMETRIC_SEPARATED || (d->photometric == PHOTOMETRIC_PALETTE && !d->palette_grey);
+    d->info.channels = (colour_out ? 3 : 1) + d->alpha;
+    d->info.orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+
+    // The band: the rows of one strip, or of one row of tiles, of every plane.
+    d->planes = d->planar == PLANARCONFIG_SEPARATE ? d->spp : 1;
+    d->tiled = TIFFIsTiled(tif);
+    if (d->tiled) {
+        uint32_t tw = 0, th = 0;
+        if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) || !tw || !th)
+            return fc_tiff_say(d, FC_TIFF_FAILED, "a tiled image without a tile size");
+        d->tile_w = tw;
+        d->band_h = th;
+        tmsize_t tile_size = TIFFTileSize(tif);
+        if (tile_size <= 0) return fc_tiff_failed(d, "the tile size is not valid");
+        if ((uint64_t)tile_size > d->max_alloc) return fc_tiff_say(d, FC_TIFF_FAILED, "a tile of %lld bytes is over the memory limit", (long long)tile_size);
+    } else {
+        uint32_t rps = height;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
+        d->band_h = rps == 0 || rps > height ? height : rps;
+    }
+    if (d->band_h > height) d->band_h = height;
+    uint64_t samples_per_row = (uint64_t)width * (d->planes == 1 ? d->spp : 1);
+    d->row_bytes = (size_t)((samples_per_row * d->bps + 7) / 8);
+
+    fc_tiff_walk(d);
+    uint64_t exif_offset = 0;
+    if (TIFFGetField(tif, TIFFTAG_EXIFIFD, &exif_offset) && exif_offset) fc_tiff_copy_exif(d, exif_offset);
+    *info = d->info;
+    return FC_TIFF_OK;
+}
+
+const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length) {
+    uint32_t n = 0;
+    void *p = NULL;
+    if (!d->tif || !TIFFGetField(d->tif, TIFFTAG_ICCPROFILE, &n, &p) || !p) return NULL;
+    *length = n;
+    return p;
+}
+
+const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length) {
+    uint32_t n = 0;
+    void *p = NULL;
+    if (!d->tif || !TIFFGetField(d->tif, TIFFTAG_XMLPACKET, &n, &p) || !p) return NULL;
+    *length = n;
+    return p;
+}
+
+const uint8_t *fc_tiff_decoder_exif(fc_tiff_decoder *d, size_t *length) {
+    *length = d->exif_length;
+    return d->exif;
+}
+
+// Decodes the band holding row `row`.
+static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
+    TIFF *tif = d->tif;
+    if (!d->band) {
+        // Checked here, after the caller has checked the pixel limit.
+        uint64_t band_bytes = (uint64_t)d->row_bytes * d->band_h * d->planes;
+        if (band_bytes > d->max_alloc)
+            return fc_tiff_say(d, FC_TIFF_FAILED, "a strip of %llu bytes is over the memory limit of %zu bytes",
+                               (unsigned long long)band_bytes, d->max_alloc);
+        d->band = calloc(d->planes, d->row_bytes * d->band_h);
+        if (!d->band) return FC_TIFF_NO_MEMORY;
+    }
+    uint32_t first = row - row % d->band_h;
+    uint32_t rows = d->info.height - first < d->band_h ? d->info.height - first : d->band_h;
+    for (int p = 0; p < d->planes; p++) {
+        uint8_t *plane = d->band + (size_t)p * d->band_h * d->row_bytes;
+        if (!d->tiled) {
+            uint32_t strip = TIFFComputeStrip(tif, first, (uint16_t)p);
+            tmsize_t want = (tmsize_t)(rows * d->row_bytes);
+            tmsize_t got = TIFFReadEncodedStrip(tif, strip, plane, want);
+            if (got < 0) return fc_tiff_failed(d, "a strip cannot be decoded");
+            if (got < want) return fc_tiff_say(d, FC_TIFF_FAILED, "strip %u ends early (%lld of %lld bytes)", strip, (long long)got, (long long)want);
+        } else {
+            if (!d->tile) {
+                d->tile = malloc((size_t)TIFFTileSize(tif));
+                if (!d->tile) return FC_TIFF_NO_MEMORY;
+            }
+            size_t tile_row_bytes = (size_t)TIFFTileRowSize(tif);
+            size_t per_pixel_bits = (size_t)d->bps * (d->planes == 1 ? d->spp : 1);
+            for (uint32_t x = 0; x < d->info.width; x += d->tile_w) {
+                uint32_t tile = TIFFComputeTile(tif, x, first, 0, (uint16_t)p);
+                if (TIFFReadEncodedTile(tif, tile, d->tile, TIFFTileSize(tif)) < 0)
+                    return fc_tiff_failed(d, "a tile cannot be decoded");
+                size_t at = (size_t)x * per_pixel_bits / 8;
+                size_t n = d->row_bytes - at < tile_row_bytes ? d->row_bytes - at : tile_row_bytes;
+                for (uint32_t r = 0; r < rows; r++)
+                    memcpy(plane + r * d->row_bytes + at, d->tile + r * tile_row_bytes, n);
+            }
+        }
+    }
+    d->band_first = first;
+    d->band_rows = rows;
+    return FC_TIFF_OK;
+}
+
+static inline uint32_t fc_sample(const uint8_t *row, size_t index, unsigned bps) {
+    switch (bps) {
+    case 8: return row[index];
+    case 16: return ((const uint16_t *)row)[index];
+    default: {
+        size_t bit = index * bps;
+        uint32_t v = 0;
+        for (unsigned b = 0; b < bps; b++, bit++) v = v << 1 | ((row[bit >> 3] >> (7 - (bit & 7))) & 1);
+        return v;
+    }
+    }
+}
+
+static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
+    unsigned bps = d->bps;
+    uint32_t max_in = (1u << bps) - 1, max_out = d->info.depth == 16 ? 65535 : 255;
+    int out_channels = d->info.channels;
+    uint32_t out[4];
+    for (uint32_t x = 0; x < d->info.width; x++) {
+        uint32_t s[5];
+        int needed = d->colour_samples + d->alpha;
+        for (int i = 0; i < needed; i++) {
+            if (d->planes == 1) s[i] = fc_sample(d->band + r * d->row_bytes, (size_t)x * d->spp + i, bps);
+            else s[i] = fc_sample(d->band + ((size_t)i * d->band_h + r) * d->row_bytes, x, bps);
+        }
+        int n = 0;
+        if (d->photometric == PHOTOMETRIC_PALETTE) {
+            if (d->palette_grey) out[n++] = d->cmap[0][s[0]] >> 8;
+            else for (int c = 0; c < 3; c++) out[n++] = d->cmap[c][s[0]] >> 8;
+        } else {
+            for (int i = 0; i < needed; i++)
+                s[i] = max_in == max_out ? s[i] : (uint32_t)(((uint64_t)s[i] * max_out + max_in / 2) / max_in);
+            if (d->photometric == PHOTOMETRIC_SEPARATED) {
+                // As JPEG's CMYK: R = (1 - C)(1 - K), 0 = no ink, rounded to nearest.
+                uint64_t k = max_out - s[3];
+                for (int c = 0; c < 3; c++) out[n++] = (uint32_t)(((max_out - s[c]) * k + max_out / 2) / max_out);
+            } else if (d->photometric == PHOTOMETRIC_MINISWHITE) {
+                out[n++] = max_out - s[0];
+            } else {
+                for (int c = 0; c < d->colour_samples; c++) out[n++] = s[c];
+            }
+            if (d->alpha) {
+                uint32_t a = s[d->colour_samples];
+                if (d->associated)
+                    for (int c = 0; c < n; c++) {
+                        uint64_t v = a == 0 ? 0 : ((uint64_t)out[c] * max_out + a / 2) / a;
+                        out[c] = v > max_out ? max_out : (uint32_t)v;
+                    }
+                out[n++] = a;
+            }
+        }
+        if (d->info.depth == 8) for (int c = 0; c < out_channels; c++) dst[(size_t)x * out_channels + c] = (uint8_t)out[c];
+        else for (int c = 0; c < out_channels; c++) ((uint16_t *)dst)[(size_t)x * out_channels + c] = (uint16_t)out[c];
+    }
+}
+
+fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
+    if (!d->tif || d->failed) return FC_TIFF_FAILED;
+    for (uint32_t i = 0; i < rows; i++, d->next_row++) {
+        if (d->next_row >= d->info.height) { d->failed = 1; return fc_tiff_say(d, FC_TIFF_FAILED, "read past the last row"); }
+        if (!d->band || d->next_row < d->band_first || d->next_row >= d->band_first + d->band_rows) {
+            d->have_error = 0;
+            fc_tiff_status s = fc_tiff_fill(d, d->next_row);
+            if (s != FC_TIFF_OK) { d->failed = 1; return s; }
+            // libtiff reported an error but delivered the strip (a codec that resynchronises,
+            // as libvips and Pillow read it): a warning, not a failure.
+            if (d->have_error) {
+                size_t used = strlen(d->report.warnings);
+                if (d->warning_count++ < 4)
+                    snprintf(d->report.warnings + used, sizeof d->report.warnings - used, "%s%s", used ? "\n" : "", d->report.message);
+                d->have_error = 0;
+            }
+        }
+        fc_tiff_convert(d, d->next_row - d->band_first, dst + i * stride);
+    }
+    return FC_TIFF_OK;
+}

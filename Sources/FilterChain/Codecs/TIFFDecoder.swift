@@ -1,0 +1,96 @@
+import CTIFF
+
+/// libtiff through the fc_tiff shim: the first image of the file, strip by strip (or one row
+/// of tiles at a time), as 8- or 16-bit grey, grey+alpha, RGB or RGBA. libtiff needs to seek,
+/// so the file is read whole first (the bytes, not the pixels: the size limit is checked
+/// before any pixel memory). libtiff's messages are kept by the shim, never printed; no
+/// single allocation may exceed `TIFFDecoder.maxSingleAllocation`.
+final class TIFFDecoder: StoredDecoder {
+    private let handle: CHandle
+    private var d: OpaquePointer { handle.pointer }
+    private let input: OpenedInput
+    let width: Int
+    let height: Int
+    let format: PixelFormat
+    let metadata: ImageMetadata
+    let readsWholeImageOnly = false
+    let notices: [String]
+    private(set) var warnings: [String] = []
+    let orientationTag: Orientation?
+
+    /// The most one allocation may take, libtiff's or the shim's (a strip or tile of every plane).
+    static let maxSingleAllocation = 1 << 30
+
+    init(_ input: OpenedInput, options: DecodeOptions) throws {
+        let bytes = try input.bytesInMemory()
+        guard let d = fc_tiff_decoder_new(input.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                                          TIFFDecoder.maxSingleAllocation) else {
+            throw CodecError(input.name, .outOfMemory)
+        }
+        self.handle = CHandle(d, free: fc_tiff_decoder_free)
+        self.input = input
+        var info = fc_tiff_info()
+        let status = fc_tiff_decoder_open(d, &info)
+        guard status == FC_TIFF_OK else { throw TIFFDecoder.failure(d, status, input.name) }
+        width = Int(info.width)
+        height = Int(info.height)
+        let channels: Channels = switch info.channels {
+        case 1: .grey
+        case 2: .greyAlpha
+        case 3: .rgb
+        default: .rgba
+        }
+        format = PixelFormat(channels, info.depth == 16 ? .sixteen : .eight)
+        orientationTag = Orientation(rawValue: Int(info.orientation))
+        var metadata = ImageMetadata()
+        var length = 0
+        if let p = fc_tiff_decoder_icc(d, &length), length > 0 {
+            metadata.iccProfile = Array(UnsafeBufferPointer(start: p, count: length))
+        }
+        if let p = fc_tiff_decoder_xmp(d, &length), length > 0 {
+            metadata.xmp = Array(UnsafeBufferPointer(start: p, count: length))
+        }
+        if let p = fc_tiff_decoder_exif(d, &length), length > 0 {
+            metadata.exif = Array(UnsafeBufferPointer(start: p, count: length))
+        }
+        var notices: [String] = []
+        if info.pages > 1 {
+            notices.append("a file of \(info.pages) pages: only the first page was read")
+        }
+        if info.loop != 0 {
+            notices.append("the directory chain loops back after \(info.pages) page\(info.pages == 1 ? "" : "s"); the rest was ignored")
+        } else if info.chain_damaged != 0 {
+            notices.append("the directory chain points outside the file after \(info.pages) page\(info.pages == 1 ? "" : "s"); the rest was ignored")
+        }
+        self.metadata = metadata
+        self.notices = notices
+        collectWarnings()
+        try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
+    }
+
+    private func collectWarnings() {
+        let text = reportString(fc_tiff_decoder_report(d).pointee.warnings)
+        // Unprefixed, as the other decoders' warnings: the caller names the file.
+        warnings = text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
+    }
+
+    static func failure(_ d: OpaquePointer, _ status: fc_tiff_status, _ name: String) -> CodecError {
+        if status == FC_TIFF_NO_MEMORY { return CodecError(name, .outOfMemory) }
+        var message = reportString(fc_tiff_decoder_report(d).pointee.message)
+        if message.isEmpty { message = "unknown error" }
+        if status == FC_TIFF_UNSUPPORTED { return CodecError(name, .unsupported("TIFF: \(message)")) }
+        return CodecError(name, .corrupt(format: .tiff, message))
+    }
+
+    func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        let status = fc_tiff_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
+        collectWarnings()
+        if status != FC_TIFF_OK { throw TIFFDecoder.failure(d, status, input.name) }
+    }
+
+    func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
+        try readRows(into: destination, stride: stride, rows: height)
+    }
+
+    func finish() throws {}
+}
