@@ -122,6 +122,8 @@ public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case time
     /// PNG sRGB, gAMA and cHRM.
     case colourChunks
+    /// A HEIF/AVIF nclx colour description (see ``NCLXColor``).
+    case nclx
 
     public var displayName: String {
         switch self {
@@ -134,6 +136,7 @@ public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
         case .text: "text"
         case .time: "time"
         case .colourChunks: "sRGB/gAMA/cHRM"
+        case .nclx: "nclx"
         }
     }
 

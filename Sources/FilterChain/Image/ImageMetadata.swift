@@ -21,6 +21,10 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// How the source JPEG was encoded (estimated quality, chroma subsampling): JPEG outputs
     /// follow it when their options leave quality or chroma unset. Not written as such.
     public var sourceJPEG: JPEGEncoding?
+    /// A HEIF or AVIF file's nclx colour description (colour primaries, transfer
+    /// characteristics, matrix coefficients and range, as ITU-T H.273 numbers them), kept for
+    /// colour management; formats without nclx get the nearest ICC description instead.
+    public var nclx: NCLXColor?
 
     public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, pngColor: PNGColorChunks? = nil,
                 xmp: [UInt8]? = nil, extendedXMP: ExtendedXMP? = nil, comments: [[UInt8]] = [],
@@ -37,7 +41,11 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
 
     /// Everything but the colour description (ICC profile, PNG colour chunks) left out,
     /// as `--strip` writes it.
-    public var keepingColourOnly: ImageMetadata { ImageMetadata(iccProfile: iccProfile, pngColor: pngColor) }
+    public var keepingColourOnly: ImageMetadata {
+        var kept = ImageMetadata(iccProfile: iccProfile, pngColor: pngColor)
+        kept.nclx = nclx
+        return kept
+    }
 
     public static let none = ImageMetadata()
 
@@ -53,6 +61,7 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
         if !comments.isEmpty { parts.append("\(comments.count) comment\(comments.count == 1 ? "" : "s")") }
         if let resolution { parts.append("\(resolution)") }
         if !pngChunks.isEmpty { parts.append(pngChunks.map(\.type).joined(separator: " ")) }
+        if let nclx { parts.append("\(nclx)") }
         if let c = pngColor {
             if let intent = c.srgbIntent { parts.append("sRGB (intent \(intent))") }
             if let g = c.gamma { parts.append("gAMA \(g)") }
