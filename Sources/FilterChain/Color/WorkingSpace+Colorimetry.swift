@@ -1,24 +1,6 @@
-/// The RGB spaces filters may work in: primaries, the D65 white, and an encoding (the sRGB
-/// curve, or linear light). `WorkingSpace` (the chain's setting) names srgb and linear today;
-/// issue 22 adds the others to it once the pipeline converts into them.
-public enum ColorWorkingSpace: String, Sendable, CaseIterable {
-    /// sRGB primaries, sRGB-encoded.
-    case srgb
-    /// sRGB primaries, linear light.
-    case linear
-    /// Display P3 primaries, sRGB-encoded (Apple's Display P3).
-    case displayP3
-    /// Display P3 primaries, linear light.
-    case linearDisplayP3
-    /// ITU-R BT.2020 primaries, linear light (darktable's default working space).
-    case linearRec2020
-
-    public init(_ space: WorkingSpace) {
-        switch space {
-        case .srgb: self = .srgb
-        case .linear: self = .linear
-        }
-    }
+/// The colorimetry of the working spaces: primaries, the D65 white, and an encoding (the
+/// sRGB curve, or linear light).
+extension WorkingSpace {
 
     /// Chromaticities (x, y) of the red, green and blue primaries.
     public var primaries: (red: (Double, Double), green: (Double, Double), blue: (Double, Double)) {
@@ -62,4 +44,24 @@ public enum ColorWorkingSpace: String, Sendable, CaseIterable {
     /// The weights of red, green and blue in luminance: the Y row of `rgbToXYZ` (sRGB's:
     /// 0.2126, 0.7152, 0.0722 to four places). They sum to 1.
     public var luminanceWeights: SIMD3<Double> { rgbToXYZ.row(1) }
+
+    /// An sRGB colour (a background, say) as this space's values: sRGB through the input leg
+    /// an sRGB image takes.
+    func values(ofSRGB colour: RGBColor) -> (Float, Float, Float) {
+        guard let leg = try? InputLeg.into(self, from: .srgb, intent: .relative) else {
+            preconditionFailure("sRGB converts into every working space")
+        }
+        let n = 8
+        var planes = [Float](repeating: 0, count: 4 * n)
+        planes[0] = Float(colour.red); planes[n] = Float(colour.green); planes[2 * n] = Float(colour.blue)
+        return planes.withUnsafeMutableBufferPointer { q -> (Float, Float, Float) in
+            let p = PlanarPixels(red: q.baseAddress!, green: q.baseAddress! + n, blue: q.baseAddress! + 2 * n,
+                                 alpha: q.baseAddress! + 3 * n)
+            if leg.decodesSRGB {
+                for i in 0..<3 { p.red[i * n] = Float(SRGB.decode(Double(p.red[i * n]))) }
+            }
+            leg.kernel?.apply(p, count: n)
+            return (p.red[0], p.green[0], p.blue[0])
+        }
+    }
 }
