@@ -75,9 +75,9 @@ enum Console {
         }
     }
 
-    static func output(_ line: String) {
+    static func output(_ line: String, newline: Bool = true) {
         locked {
-            writeAll(1, line + "\n")
+            writeAll(1, newline ? line + "\n" : line)
         }
     }
 

@@ -55,7 +55,8 @@ import FilterChain
 
     static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
-                                       ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"]]
+                                       ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"],
+                                       ["report"], ["report", "merge"]]
 
     /// Wrapped lines are full: each continuation line's first word could not have fitted on
     /// the line before (ArgumentParser fills lines to 79 columns), so no line breaks
