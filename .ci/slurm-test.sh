@@ -11,7 +11,8 @@
 #   2. a task cancelled with scancel while it renders the large image (its temporary output
 #      is there, its earlier inputs done) leaves no partial file; `report merge` then names
 #      the inputs it never reached; the array resubmitted finishes them with --skip-existing,
-#      nothing done twice, the outputs byte-identical to the local run.
+#      nothing done twice, the outputs byte-identical to the local run;
+#   3. an array with another minimum and a step (--array=3-10:2) makes shares 1/4 to 4/4.
 # The cluster is stopped at the end, whatever happens.
 #
 #   .ci/slurm-test.sh [FILTERCHAIN]      (default .build/release/filterchain; runs as root)
@@ -56,6 +57,7 @@ stop_cluster() {
         echo "slurm-test: kept $work"
     else
         rm -rf "$work"
+        say "passed in $(( $(date +%s) - started )) s, the cluster stopped"
     fi
     exit "$status"
 }
@@ -118,10 +120,10 @@ for width in 64 96 128 160 200 256 320 400 512 640; do
         "$fc" apply "$work/w$width.json" "samples/$sample" "$images/${sample%.*}-$width.${sample##*.}"
     done
 done
-# One large image (4800 x 3200): seconds of work on one thread, long enough to be cancelled
+# One large image (6000 x 4000): seconds of work on one thread, long enough to be cancelled
 # while it renders.
 "$fc" chain new "$work/large.json"
-"$fc" chain add "$work/large.json" resize width=4800 >/dev/null
+"$fc" chain add "$work/large.json" resize width=6000 >/dev/null
 "$fc" apply "$work/large.json" samples/coffee.png "$images/large.png"
 # Two damaged files: a JPEG cut in half, a PNG with a corrupted compressed block.
 head -c "$(( $(stat -c %s "$images/rocket-640.jpg") / 2 ))" "$images/rocket-640.jpg" > "$images/damaged-cut.jpg"
@@ -144,7 +146,7 @@ open(sys.argv[2], "w").write("".join(p + "\n" for p in order))
 EOF
 count=$(wc -l < "$list")
 [ "$count" -ge 43 ] || fail "only $count inputs"
-say "$count inputs: 4 samples at 10 sizes, one 4800 x 3200 image, two damaged files"
+say "$count inputs: 4 samples at 10 sizes, one 6000 x 4000 image, two damaged files"
 
 # One local run of the same list: the reference bytes.
 set +e
@@ -155,9 +157,9 @@ set -e
 [ "$(ls "$work/local" | wc -l)" -eq $((count - 2)) ] || fail "the local run wrote $(ls "$work/local" | wc -l) files"
 
 # --- helpers -----------------------------------------------------------------------------
-submit() {   # submit OUTPUT_DIR RUN_NAME: the recipe as an array of 4 tasks, 2 at a time
-    FILTERCHAIN=$fc sbatch --parsable --array=0-3%2 --chdir="$work" --output="$work/logs/$2-%a.log" \
-        samples/cluster/filterchain.sbatch "$chain" "$list" "$1" | cut -d';' -f1
+submit() {   # submit OUTPUT_DIR RUN_NAME [ARRAY [CHAIN LIST]]: the recipe as an array, by default of 4 tasks, 2 at a time
+    FILTERCHAIN=$fc sbatch --parsable --array="${3:-0-3%2}" --chdir="$work" --output="$work/logs/$2-%a.log" \
+        samples/cluster/filterchain.sbatch "${4:-$chain}" "${5:-$list}" "$1" | cut -d';' -f1
 }
 wait_for() {  # wait_for JOB_ID: until no task of the array is queued or running (3 minutes at most)
     for _ in $(seq 1800); do
@@ -224,7 +226,8 @@ wait_for "$job"
 say "run 1 tasks (id, state, exit): $(task_states "$job" | tr '\n' ',' | sed 's/,$//')"
 same_as_local "$work/run1"
 check "$work/run1"
-say "run 1: outputs byte-identical to the local run; report merge says:"
+large=$(grep -h '/large.png"' "$work/run1-reports"/*.jsonl | python3 -c 'import sys, json; print(json.loads(sys.stdin.readline())["seconds"])')
+say "run 1: outputs byte-identical to the local run (large.png took $large s in task 2); report merge says:"
 set +e
 "$fc" report merge "$work/run1-reports"/*.jsonl --files-from "$list" | sed 's/^/    /'
 set -e
@@ -271,4 +274,15 @@ set +e
 "$fc" report merge "$work/run2-reports"/*.jsonl --files-from "$list" | sed 's/^/    /'
 set -e
 
-say "passed in $(( $(date +%s) - started )) s"
+# --- 3. an array with another minimum and a step ---------------------------------------------
+# --array=3-10:2 runs tasks 3, 5, 7 and 9: shares 1/4 to 4/4 again, each input once.
+head -n 12 "$list" | grep -v -e damaged -e large > "$work/short.txt"
+job=$(submit "$work/run3" run3 3-10:2%2 "$root/samples/chains/invert.json" "$work/short.txt")
+wait_for "$job"
+say "run 3 (--array=3-10:2%2) tasks: $(task_states "$job" | tr '\n' ',' | sed 's/,$//')"
+grep -h '^shard ' "$work"/logs/run3-*.log | sed 's/^/    /'
+"$fc" report merge "$work/run3-reports"/*.jsonl --files-from "$work/short.txt" > "$work/merge3.txt" \
+    || fail "report merge of run 3: $(cat "$work/merge3.txt")"
+shares=$(cat "$work/run3-reports"/*.jsonl | python3 -c 'import sys, json; print(" ".join(sorted({json.loads(l)["shard"] for l in sys.stdin})))')
+[ "$shares" = "1/4 2/4 3/4 4/4" ] || fail "run 3 made shares $shares"
+say "run 3: $(head -n 1 "$work/merge3.txt")"
