@@ -33,7 +33,7 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y $missing
 fi
 
-work=$(mktemp -d /tmp/filterchain-slurm.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/filterchain-slurm.XXXXXX")
 chmod 755 "$work"            # munged wants its socket's folder searchable by all
 export SLURM_CONF=$work/slurm.conf
 say() { echo "slurm-test: $*"; }

@@ -109,7 +109,7 @@ struct ReportMerge {
 
         /// 0 complete; 65 a report line could not be read; 1 otherwise.
         var status: Int32 {
-            if !unreadable.isEmpty { return Status.invalidChain }
+            if !unreadable.isEmpty { return Status.invalidReport }
             return complete ? Status.success : Status.failure
         }
     }
