@@ -20,10 +20,14 @@ public enum OutputProfile: Sendable, Hashable, CustomStringConvertible {
     /// Reads `path` as an ICC profile for outputs: one lcms2 can read, of an RGB or grey
     /// space (CMYK outputs are not written).
     public static func file(_ path: String) throws(ColorProfileError) -> OutputProfile {
-        guard let data = readWholeFile(path) else { throw .unreadable("cannot read \(path)") }
+        let data: [UInt8]
+        switch readWholeFile(path) {
+        case .success(let bytes): data = bytes
+        case .failure(let reason): throw .cannotUse("cannot read it: \(reason)")
+        }
         let profile = try ColorProfile(iccData: data)
         if profile.space == .cmyk {
-            throw .unsupportedSpace("CMYK (filterchain writes RGB and grey images; \(path) is a CMYK output profile)")
+            throw .cannotUse("a CMYK profile; filterchain writes RGB and grey images, so an output profile is RGB or grey")
         }
         return .icc(name: path, data: data)
     }
@@ -37,8 +41,12 @@ public enum OutputProfile: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func readWholeFile(_ path: String) -> [UInt8]? {
-        guard let f = fopen(path, "rb") else { return nil }
+    struct ReadFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func readWholeFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+        guard let f = fopen(path, "rb") else { return .failure(ReadFailure(description: String(cString: strerror(errno)).lowercased())) }
         defer { fclose(f) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -46,8 +54,8 @@ public enum OutputProfile: Sendable, Hashable, CustomStringConvertible {
             let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
             if n > 0 { bytes += buffer[0..<n] }
             if n < buffer.count { break }
-            if bytes.count > 64 << 20 { return nil }
+            if bytes.count > 64 << 20 { return .failure(ReadFailure(description: "over 64 MB, too large for an ICC profile")) }
         }
-        return ferror(f) == 0 ? bytes : nil
+        return ferror(f) == 0 ? .success(bytes) : .failure(ReadFailure(description: "a read error"))
     }
 }

@@ -45,6 +45,19 @@ extension WorkingSpace {
     /// 0.2126, 0.7152, 0.0722 to four places). They sum to 1.
     public var luminanceWeights: SIMD3<Double> { rgbToXYZ.row(1) }
 
+    /// The weights filters use where they weigh channels by luminance (colorControls'
+    /// saturation, monochrome, vibrance, luminance masks): `luminanceWeights` to four places,
+    /// as filters.md gives them. sRGB primaries (srgb, linear): 0.2126, 0.7152, 0.0722 (Rec.
+    /// 709's, as before colour management); Display P3: 0.2290, 0.6917, 0.0793; Rec. 2020:
+    /// 0.2627, 0.6780, 0.0593.
+    public var lumaWeights: SIMD3<Double> {
+        switch self {
+        case .srgb, .linear: SIMD3(0.2126, 0.7152, 0.0722)
+        case .displayP3, .linearDisplayP3: SIMD3(0.2290, 0.6917, 0.0793)
+        case .linearRec2020: SIMD3(0.2627, 0.6780, 0.0593)
+        }
+    }
+
     /// An sRGB colour (a background, say) as this space's values: sRGB through the input leg
     /// an sRGB image takes.
     func values(ofSRGB colour: RGBColor) -> (Float, Float, Float) {
