@@ -169,4 +169,79 @@ import Testing
         #expect(stripped.1.metadata.iccProfile == nil)
         #expect(try Self.render(path, options: EncodeOptions(), to: .jpeg).1.metadata.iccProfile == nil)
     }
+
+    /// Filters that weigh channels by luminance use the working space's weights: in a
+    /// displayP3 chain, saturation 0 makes every channel 0.2290 r + 0.6917 g + 0.0793 b of
+    /// the Display P3 values (written back as Display P3, the input's own); in an srgb chain
+    /// of the same P3 image, sRGB's weights of its sRGB values.
+    @Test func luminanceWeightsAreTheWorkingSpaces() throws {
+        let folder = TestData.temporaryFolder()
+        let path = folder.appendingPathComponent("p3.png").path
+        var metadata = ImageMetadata()
+        metadata.iccProfile = ColorProfile.displayP3.iccData
+        var samples: [Int] = []
+        var rng = SeededRandom(7)
+        for _ in 0..<(64 * 3) { samples.append(Int.random(in: 0...255, using: &rng)) }
+        let input = Pixels(width: 64, height: 1, format: PixelFormat(.rgb, .eight), samples: samples)
+        try input.write(to: .file(path), format: .png, metadata: metadata)
+        let grey = [ColorControls(saturation: 0)] as [any Filter]
+        let (p3, _, _) = try Self.render(path, chain: Chain(workingSpace: .displayP3, grey), options: EncodeOptions())
+        var worst = 0.0
+        for x in 0..<64 {
+            let v = zip([0.2290, 0.6917, 0.0793], samples[(3 * x)..<(3 * x + 3)]).map { $0 * Double($1) }.reduce(0, +)
+            for c in 0..<3 { worst = max(worst, abs(Double(p3.samples[3 * x + c]) - v)) }
+        }
+        // The P3 values come back through the working space's curve (a round trip).
+        #expect(worst <= 1, "Display P3 weights: worst \(worst) levels")
+        // In an srgb chain the same pixels are grey by sRGB's weights of their sRGB values:
+        // written as sRGB, R = G = B = 0.2126 r' + 0.7152 g' + 0.0722 b' of the sRGB
+        // conversion (itself from lcms2), so the P3 weights' grey differs from it.
+        let (srgbGrey, _, _) = try Self.render(path, chain: Chain(workingSpace: .srgb, grey),
+                                               options: EncodeOptions(outputProfile: .srgb))
+        let converted = try LCMSTransform(from: ColorProfile.displayP3, to: ColorProfile(workingSpace: .srgb),
+                                          intent: .relative, blackPointCompensation: false)
+            .run(samples.map { Float($0) / 255 })
+        worst = 0
+        for x in 0..<64 {
+            let v = 255 * (0.2126 * Double(converted[3 * x]) + 0.7152 * Double(converted[3 * x + 1]) + 0.0722 * Double(converted[3 * x + 2]))
+            for c in 0..<3 { worst = max(worst, abs(Double(srgbGrey.samples[3 * x + c]) - min(max(v, 0), 255))) }
+        }
+        #expect(worst <= 1, "sRGB weights: worst \(worst) levels")
+    }
+
+    /// Every RGB profile of the folder as the output profile, with every intent: the Display
+    /// P3 photograph through an srgb chain of no steps is lcms2's two transforms (P3 into the
+    /// working space, relative without compensation; the working space to the profile with
+    /// the intent and black-point compensation), within 1.5 8-bit levels.
+    @Test(arguments: ICCData.names(in: .rgb))
+    func everyOutputProfileAndIntentIsLCMS(name: String) throws {
+        // A 100 x 60 piece of the photograph (the cup's rim, the red saucer, the table), with
+        // its profile: 64 renders of the whole would be slow in a debug build.
+        let (whole, wholeInfo) = try Pixels.read(Self.icc.appendingPathComponent("tagged/coffee_displayp3.png").path)
+        var piece: [Int] = []
+        for y in 60..<120 { piece += whole.samples[(3 * (y * whole.width + 100))..<(3 * (y * whole.width + 200))] }
+        let path = TestData.temporaryFolder().appendingPathComponent("piece.png").path
+        try Pixels(width: 100, height: 60, format: whole.format, samples: piece)
+            .write(to: .file(path), format: .png, metadata: wholeInfo.metadata.keepingColourOnly)
+        let (input, _) = try Pixels.read(path)
+        let target = try OutputProfile.file(ICCData.folder.appendingPathComponent(name).path)
+        let working = try ColorProfile(workingSpace: .srgb)
+        let into = try LCMSTransform(from: ColorProfile.displayP3Reading(path), to: working, intent: .relative,
+                                     blackPointCompensation: false).run(input.samples.map { Float($0) / 255 })
+        for intent in RenderingIntent.allCases {
+            let (ours, info, _) = try Self.render(path, options: EncodeOptions(depth: .eight, outputProfile: target, intent: intent))
+            #expect(info.metadata.iccProfile == (try ICCData.bytes(name)))
+            let theirs = try LCMSTransform(from: working, to: ICCData.profile(name), intent: intent, blackPointCompensation: true)
+                .run(into)
+            let (worst, over) = Self.difference(ours, theirs.map { Double(min(max($0, 0), 1)) }, limit: 1.5)
+            #expect(over == 0, "\(name) \(intent): \(over) samples over 1.5 levels (worst \(worst))")
+        }
+    }
+}
+
+extension ColorProfile {
+    /// The profile embedded in an image file.
+    static func displayP3Reading(_ path: String) throws -> ColorProfile {
+        try ColorProfile(iccData: try #require(try Pixels.read(path).1.metadata.iccProfile))
+    }
 }
