@@ -239,6 +239,55 @@ import Testing
     }
 }
 
+/// What an image's metadata says about its colour, in the order.
+@Suite struct ImageColourTests {
+    /// A PNG with gAMA 1.0 and no cHRM holds linear light with sRGB's primaries: 0.5 is
+    /// written as sRGB's encoding of 0.5 (188), and the output is tagged as sRGB; an sRGB
+    /// chunk, a gAMA of 1/2.2 alone (libpng's sRGB gamma) and no chunk at all are sRGB.
+    @Test func pngChunks() throws {
+        func colour(_ chunks: PNGColorChunks?) -> ImageColour {
+            var m = ImageMetadata()
+            m.pngColor = chunks
+            return ImageColour.of(m).colour
+        }
+        #expect(colour(nil).profile == nil)
+        #expect(colour(PNGColorChunks(srgbIntent: 0, gamma: 100_000)).profile == nil)
+        #expect(colour(PNGColorChunks(gamma: 45455)).profile == nil)
+        #expect(colour(PNGColorChunks(gamma: 45455, chromaticities: [31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000])).profile == nil)
+        let linear = try #require(colour(PNGColorChunks(gamma: 100_000)).profile)
+        #expect(linear.curves.count == 3 && linear.curves[0].value(0.5) == 0.5)
+        let wide = try #require(colour(PNGColorChunks(gamma: 45455, chromaticities: [31270, 32900, 68000, 32000, 26500, 69000, 15000, 6000])).profile)
+        #expect(abs(wide.colorants!.m[0] - ColorProfile.displayP3.colorants!.m[0]) < 1e-3)
+
+        let folder = TestData.temporaryFolder()
+        let path = folder.appendingPathComponent("linear.png").path
+        var m = ImageMetadata()
+        m.pngColor = PNGColorChunks(gamma: 100_000)
+        try Pixels(width: 1, height: 1, format: PixelFormat(.rgb, .sixteen), samples: [32768, 0, 65535])
+            .write(to: .file(path), format: .png, metadata: m)
+        let (out, info, _) = try ColourManagementTests.render(path, options: EncodeOptions(depth: .eight, outputProfile: .srgb))
+        #expect(out.samples == [188, 0, 255])
+        #expect(info.metadata.pngColor == PNGColorChunks(srgbIntent: 0))
+    }
+
+    /// nclx: BT.709 primaries with the sRGB curve are sRGB; Display P3 primaries (12) with
+    /// it are Display P3; PQ is not converted (a note says so).
+    @Test func nclx() throws {
+        func colour(_ primaries: UInt16, _ transfer: UInt16) -> (ImageColour, String?) {
+            var m = ImageMetadata()
+            m.nclx = NCLXColor(colourPrimaries: primaries, transferCharacteristics: transfer, matrixCoefficients: 6, fullRange: true)
+            return ImageColour.of(m)
+        }
+        #expect(colour(1, 13).0.profile == nil && colour(1, 13).1 == nil)
+        #expect(colour(2, 2).0.profile == nil)
+        let p3 = try #require(colour(12, 13).0.profile)
+        let d = zip(p3.colorants!.m, ColorProfile.displayP3.colorants!.m).map { abs($0 - $1) }.max()!
+        #expect(d < 1e-4)
+        let (pq, note) = colour(9, 16)
+        #expect(pq.profile == nil && note?.contains("16 is PQ") == true)
+    }
+}
+
 extension ColorProfile {
     /// The profile embedded in an image file.
     static func displayP3Reading(_ path: String) throws -> ColorProfile {
