@@ -19,7 +19,8 @@ public struct ColorControls: Filter {
         documentation: """
             For each colour channel c of a pixel (r, g, b), in this order:
 
-                L  = 0.2126 r + 0.7152 g + 0.0722 b      (Rec. 709 luma of the input)
+                L  = wr r + wg g + wb b                  (luminance: the working space's weights,
+                                                          0.2126, 0.7152, 0.0722 in srgb and linear)
                 c1 = L + s (c - L)                       (saturation s)
                 c2 = (c1 - 0.5) k + 0.5                  (contrast k, pivot 0.5)
                 out = c2 + b                             (brightness b)

@@ -14,7 +14,8 @@ public struct Monochrome: Filter {
         type: "monochrome",
         summary: "Replaces colour by a tint of the pixel's luma, blended with the original by intensity.",
         documentation: """
-            With L = 0.2126 r + 0.7152 g + 0.0722 b and luma(color) the same sum for the
+            With L = wr r + wg g + wb b (the working space's weights: 0.2126, 0.7152, 0.0722 in srgb
+            and linear) and luma(color) the same sum for the
             tint colour (it must be above 0):
 
                 m  = L color / luma(color)

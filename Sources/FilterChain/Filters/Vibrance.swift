@@ -12,7 +12,8 @@ public struct Vibrance: Filter {
         type: "vibrance",
         summary: "Raises (or lowers) the saturation of muted colours more than of vivid ones.",
         documentation: """
-            For each pixel (r, g, b), with L = 0.2126 r + 0.7152 g + 0.0722 b:
+            For each pixel (r, g, b), with L = wr r + wg g + wb b (the working space's weights:
+            0.2126, 0.7152, 0.0722 in srgb and linear):
 
                 s  = clamp(max(r, g, b) - min(r, g, b), 0, 1)
                 c' = L + (1 + amount (1 - s)) (c - L)
