@@ -282,8 +282,35 @@ static int fc_lcms_float_format(cmsHPROFILE h, int *channels) {
     }
 }
 
+// An integer format of the same colour space as a float one (lcms2's 8- or 16-bit layouts).
+static int fc_lcms_integer_format(int float_format, int bytes) {
+    switch (float_format) {
+    case TYPE_RGB_FLT: return bytes == 1 ? TYPE_RGB_8 : TYPE_RGB_16;
+    case TYPE_GRAY_FLT: return bytes == 1 ? TYPE_GRAY_8 : TYPE_GRAY_16;
+    case TYPE_CMYK_FLT: return bytes == 1 ? TYPE_CMYK_8 : TYPE_CMYK_16;
+    default: return 0;
+    }
+}
+
+static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes, int out_bytes,
+                                                 int intent, int bpc, fc_lcms_report *report);
+
 fc_lcms_transform *fc_lcms_transform_new(fc_lcms_profile *in, fc_lcms_profile *out,
                                          int intent, int bpc, fc_lcms_report *report) {
+    return fc_lcms_transform_make(in, out, 0, 0, intent, bpc, report);
+}
+
+fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes,
+                                                 int intent, int bpc, fc_lcms_report *report) {
+    if (in_bytes != 1 && in_bytes != 2) {
+        if (report != NULL) { memset(report, 0, sizeof *report); fc_lcms_fail(report, "samples are 1 or 2 bytes"); }
+        return NULL;
+    }
+    return fc_lcms_transform_make(in, out, in_bytes, 2, intent, bpc, report);
+}
+
+static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes, int out_bytes,
+                                                 int intent, int bpc, fc_lcms_report *report) {
     if (report != NULL) memset(report, 0, sizeof *report);
     fc_lcms_transform *t = calloc(1, sizeof *t);
     if (t == NULL) { fc_lcms_fail(report, "out of memory"); return NULL; }
@@ -291,6 +318,8 @@ fc_lcms_transform *fc_lcms_transform_new(fc_lcms_profile *in, fc_lcms_profile *o
     if (t->context == NULL) { free(t); fc_lcms_fail(report, "out of memory"); return NULL; }
     int in_format = fc_lcms_float_format(in->handle, &t->input_channels);
     int out_format = fc_lcms_float_format(out->handle, &t->output_channels);
+    if (in_bytes) in_format = fc_lcms_integer_format(in_format, in_bytes);
+    if (out_bytes) out_format = fc_lcms_integer_format(out_format, out_bytes);
     if (in_format == 0 || out_format == 0) {
         fc_lcms_fail(&t->report, "only RGB, grey and CMYK profiles are supported");
     } else if (intent < 0 || intent > 3) {
@@ -334,6 +363,19 @@ void fc_lcms_transform_run(const fc_lcms_transform *t, const float *src, float *
         size_t n = count < piece ? count : piece;
         cmsDoTransform(t->handle, src, dst, (cmsUInt32Number)n);
         src += n * (size_t)t->input_channels;
+        dst += n * (size_t)t->output_channels;
+        count -= n;
+    }
+}
+
+void fc_lcms_transform_run_samples(const fc_lcms_transform *t, const void *src, uint16_t *dst, size_t count) {
+    const size_t piece = 1u << 20;
+    size_t in_pixel = (size_t)t->input_channels * T_BYTES(cmsGetTransformInputFormat(t->handle));
+    const uint8_t *s = src;
+    while (count > 0) {
+        size_t n = count < piece ? count : piece;
+        cmsDoTransform(t->handle, s, dst, (cmsUInt32Number)n);
+        s += n * in_pixel;
         dst += n * (size_t)t->output_channels;
         count -= n;
     }

@@ -37,7 +37,9 @@ import FilterChain
         }
     }
 
-    /// `steps` writes every step in the output's colour and the sheet says so too.
+    /// `steps` writes every step in the output's colour and the sheet says so too. (The
+    /// profile made in this process equals the one the tool wrote: profiles filterchain makes
+    /// carry a fixed date, so outputs are the same bytes on every run.)
     @Test func stepsAndSheetCarryTheOutputsColour() throws {
         let r = try run(["steps", CLI.lookChain, Self.p3JPEG, "--output-dir", "s", "--sheet", "sheet.png", "--output-profile", "displayP3"])
         #expect(r.status == 0, "\(r.stderr)")

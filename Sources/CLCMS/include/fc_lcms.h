@@ -107,5 +107,13 @@ int fc_lcms_transform_input_channels(const fc_lcms_transform *t);
 int fc_lcms_transform_output_channels(const fc_lcms_transform *t);
 /// Transforms `count` pixels (interleaved floats); safe on many threads at once.
 void fc_lcms_transform_run(const fc_lcms_transform *t, const float *src, float *dst, size_t count);
+/// An integer transform from `in_bytes` (1 or 2) samples a channel to 16-bit ones, with
+/// lcms2's default optimisation (a LUT-based profile becomes one precalculated table, as
+/// vips and Pillow use it) and cmsFLAGS_NOCACHE. NULL on failure, the reason in `report`.
+fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes,
+                                                 int intent, int bpc, fc_lcms_report *report);
+/// Transforms `count` pixels of interleaved integer samples into 16-bit ones; safe on many
+/// threads at once.
+void fc_lcms_transform_run_samples(const fc_lcms_transform *t, const void *src, uint16_t *dst, size_t count);
 
 #endif

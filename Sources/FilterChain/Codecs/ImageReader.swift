@@ -40,8 +40,8 @@ public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
     /// what they mean (`DecodeOptions.keepsInks`). `imageFormat` is what the image is.
     public var inks = false
 
-    /// What the image is once its colour is converted: `format`, or 8-bit RGB for inks.
-    public var imageFormat: PixelFormat { inks ? PixelFormat(.rgb, .eight) : format }
+    /// What the image is once its colour is converted: `format`, or RGB of its depth for inks.
+    public var imageFormat: PixelFormat { inks ? PixelFormat(.rgb, format.depth) : format }
 
     public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none,
                 sourceFormat: ImageFormat = .png, appliedOrientation: Orientation? = nil) {

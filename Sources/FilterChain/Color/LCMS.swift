@@ -82,7 +82,15 @@ final class LCMSProfile: @unchecked Sendable {
             guard size > 0 else { return nil }
             var bytes = [UInt8](repeating: 0, count: size)
             let written = bytes.withUnsafeMutableBytes { fc_lcms_profile_save(p, $0.baseAddress, size) }
-            return written == size ? bytes : nil
+            guard written == size, size >= 128 else { return nil }
+            // lcms2 stamps the header with the time the profile was made (bytes 24-35): a fixed
+            // date instead, so that every output carrying it is the same bytes on every run.
+            let date: [UInt16] = [2026, 1, 1, 0, 0, 0]
+            for (i, v) in date.enumerated() {
+                bytes[24 + 2 * i] = UInt8(v >> 8)
+                bytes[25 + 2 * i] = UInt8(v & 0xFF)
+            }
+            return bytes
         }
     }
 
@@ -126,7 +134,32 @@ public final class LCMSTransform: @unchecked Sendable {
         outputChannels = Int(fc_lcms_transform_output_channels(made))
     }
 
+    /// lcms2's integer transform from `source`'s samples (`bytes` 1 or 2 a channel) to 16-bit
+    /// samples of `destination`, optimised as lcms2 does by default (a LUT-based profile
+    /// becomes one precalculated table).
+    public init(samplesFrom source: ColorProfile, bytes: Int, to destination: ColorProfile, intent: RenderingIntent,
+                blackPointCompensation: Bool) throws(ColorProfileError) {
+        var report = fc_lcms_report()
+        let bpc: Int32 = blackPointCompensation ? 1 : 0
+        let made = source.engine.access { s in
+            source.engine === destination.engine
+                ? fc_lcms_transform_new_samples(s, s, Int32(bytes), Int32(intent.rawValue), bpc, &report)
+                : destination.engine.access { d in
+                    fc_lcms_transform_new_samples(s, d, Int32(bytes), Int32(intent.rawValue), bpc, &report)
+                }
+        }
+        guard let made else { throw .noTransform(lcmsMessage(report)) }
+        pointer = made
+        inputChannels = Int(fc_lcms_transform_input_channels(made))
+        outputChannels = Int(fc_lcms_transform_output_channels(made))
+    }
+
     deinit { fc_lcms_transform_free(pointer) }
+
+    /// Transforms `count` pixels of interleaved integer samples (an integer transform's).
+    func run(samples source: UnsafeRawPointer, into destination: UnsafeMutablePointer<UInt16>, count: Int) {
+        fc_lcms_transform_run_samples(pointer, source, destination, count)
+    }
 
     /// Transforms `count` pixels of interleaved floats.
     public func run(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {

@@ -21,11 +21,25 @@ public struct MatrixTRCKernel: PointKernel {
             let e = c.map(CurveEvaluator.init)
             return e.count == 1 ? [e[0], e[0], e[0]] : e
         }
-        self.before = three(before)
+        self.init(before: three(before), matrix: matrix, after: three(after))
+    }
+
+    private init(before: [CurveEvaluator], matrix: Matrix3, after: [CurveEvaluator]) {
+        self.before = before
         self.matrix = matrix
-        self.after = three(after)
+        self.after = after
         coefficients = matrix.m.map(Float.init)
         matrixIsIdentity = coefficients == Matrix3.identity.m.map(Float.init)
+    }
+
+    /// The curves applied first, one a channel (for an input leg: the profile's, which a
+    /// table of the integer samples can hold instead).
+    var firstCurves: [CurveEvaluator] { before }
+
+    /// The kernel without its first curves (they are applied before it, by table).
+    var withoutFirstCurves: MatrixTRCKernel {
+        let identity = CurveEvaluator(.parametric(type: 1, params: [1]))
+        return MatrixTRCKernel(before: [identity, identity, identity], matrix: matrix, after: after)
     }
 
     /// The input leg: `profile`'s encoding to the working space's (colorimetric, as lcms2's

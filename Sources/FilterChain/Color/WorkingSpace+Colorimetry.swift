@@ -73,6 +73,12 @@ extension WorkingSpace {
             if leg.decodesSRGB {
                 for i in 0..<3 { p.red[i * n] = Float(SRGB.decode(Double(p.red[i * n]))) }
             }
+            if let curves = leg.sampleCurves {
+                for (i, curve) in curves.enumerated() {
+                    let v = curve(SIMD8(repeating: p.red[i * n]))
+                    p.red[i * n] = v[0]
+                }
+            }
             leg.kernel?.apply(p, count: n)
             return (p.red[0], p.green[0], p.blue[0])
         }

@@ -30,11 +30,17 @@ func power(_ x: SIMD8<Float>, _ p: Float) -> SIMD8<Float> {
     series = series * t2 + (1 / 5 as Float)
     series = series * t2 + (1 / 3 as Float)
     series = series * t2 + 1
-    let log2x = SIMD8<Float>(e) + (2 / Float(M_LN2)) * t * series
+    // e as Float without Swift's lane-by-lane conversion: |e| < 2^22, so adding 1.5 x 2^23's
+    // bits and subtracting it as a float is exact.
+    let magic = SIMD8<Float>(repeating: 12_582_912)
+    let eFloat = unsafeBitCast(e &+ 0x4B40_0000, to: SIMD8<Float>.self) - magic
+    let log2x = eFloat + (2 / Float(M_LN2)) * t * series
     let y = p * log2x
     let covered = (ordinary .| zero) .& (y .>= -125) .& (y .<= 127)
     // 2^y = 2^n e^(f ln 2), n = round(y), |f| <= 1/2 (lanes outside the range are replaced).
-    let n = y.replacing(with: 0, where: .!covered).rounded(.toNearestOrEven)
+    // Rounded to nearest even by the same constant (|y| <= 127 here), exactly as
+    // .rounded(.toNearestOrEven), without a call per lane.
+    let n = (y.replacing(with: 0, where: .!covered) + magic) - magic
     let z = (y - n).replacing(with: 0, where: .!covered) * Float(M_LN2)
     var poly = z * (1 / 5040 as Float) + (1 / 720 as Float)
     poly = poly * z + (1 / 120 as Float)
@@ -43,7 +49,8 @@ func power(_ x: SIMD8<Float>, _ p: Float) -> SIMD8<Float> {
     poly = poly * z + 0.5
     poly = poly * z + 1
     poly = poly * z + 1
-    let scale = unsafeBitCast((SIMD8<Int32>(n) &+ 127) &<< 23, to: SIMD8<Float>.self)
+    let nInt = unsafeBitCast(n + magic, to: SIMD8<Int32>.self) &- 0x4B40_0000
+    let scale = unsafeBitCast((nInt &+ 127) &<< 23, to: SIMD8<Float>.self)
     let result = (poly * scale).replacing(with: 0, where: zero)
     guard all(covered) else { return result.replacing(with: powerBySlices(x, p), where: .!covered) }
     return result

@@ -1,45 +1,51 @@
 /// How a source's samples become working-space values: integer samples to Float (through
-/// the sRGB decoding table on the fast path into a linear sRGB space), then, when the source
-/// is described otherwise than the working space, a conversion kernel. CMYK sources are
-/// converted by lcms2 from their four samples.
+/// the sRGB decoding table on the fast path into a linear sRGB space, or a matrix/TRC
+/// profile's curves by table), then, when the source is described otherwise than the working
+/// space, a conversion kernel. LUT-based profiles (CMYK among them) are converted from the
+/// samples by lcms2's integer transform.
 struct InputLeg: Sendable {
     /// The sRGB decoding table (an sRGB source into `linear`), else samples over their maximum.
     let decodesSRGB: Bool
     /// The source's profile to the working space (a fused matrix/TRC kernel or lcms2), on
     /// straight colour, before anything else.
     let kernel: (any PointKernel)?
-    /// CMYK sources: lcms2 from CMYK (lcms2's float CMYK, 0 to 100) to the working space.
-    let cmyk: LCMSTransform?
+    /// LUT-based profiles (CMYK, and RGB or grey ones with tables): lcms2's integer transform
+    /// from the samples to 16-bit working-space values, optimised as lcms2 does by default
+    /// (one precalculated table, as vips and Pillow use it; values outside the working space
+    /// are clipped to it there, unlike the matrix/TRC path).
+    let lut: LCMSTransform?
+    /// The profile's curves (a channel each), applied to the integer samples by table before
+    /// `kernel` (which then holds only the matrix and the working space's curve).
+    var sampleCurves: [CurveEvaluator]? = nil
 
     /// The samples as stored, over their maximum.
-    static let stored = InputLeg(decodesSRGB: false, kernel: nil, cmyk: nil)
+    static let stored = InputLeg(decodesSRGB: false, kernel: nil, lut: nil)
     /// sRGB samples into linear light, through the table.
-    static let srgbToLinear = InputLeg(decodesSRGB: true, kernel: nil, cmyk: nil)
+    static let srgbToLinear = InputLeg(decodesSRGB: true, kernel: nil, lut: nil)
 
     /// Every value it gives is in 0...1 (no conversion kernel can leave that range).
-    var givesUnitRange: Bool { kernel == nil && cmyk == nil }
+    var givesUnitRange: Bool { kernel == nil && lut == nil }
 
     /// The leg from `colour` into `space`: colorimetric (relative, no black-point
     /// compensation) for matrix/TRC profiles, fused; `intent` with black-point compensation
     /// through lcms2 for LUT-based ones (CMYK among them).
-    static func into(_ space: WorkingSpace, from colour: ImageColour, intent: RenderingIntent) throws(ColorProfileError) -> InputLeg {
+    static func into(_ space: WorkingSpace, from colour: ImageColour, intent: RenderingIntent,
+                     sampleBytes: Int = 1) throws(ColorProfileError) -> InputLeg {
         switch colour {
         case .srgb:
             switch space {
             case .srgb: return .stored
             case .linear: return .srgbToLinear
-            default: return try into(space, from: .profile(.srgb, origin: "sRGB"), intent: intent)
+            default: return try into(space, from: .profile(.srgb, origin: "sRGB"), intent: intent, sampleBytes: sampleBytes)
             }
         case .profile(let profile, _):
-            if profile.space == .cmyk {
-                return InputLeg(decodesSRGB: false, kernel: nil,
-                                cmyk: try LCMSTransform(from: profile, to: ColorProfile(workingSpace: space),
-                                                        intent: intent, blackPointCompensation: true))
+            if profile.space != .cmyk, let fused = MatrixTRCKernel.input(from: profile, to: space) {
+                return InputLeg(decodesSRGB: false, kernel: fused.withoutFirstCurves, lut: nil,
+                                sampleCurves: fused.firstCurves)
             }
-            if let fused = MatrixTRCKernel.input(from: profile, to: space) {
-                return InputLeg(decodesSRGB: false, kernel: fused, cmyk: nil)
-            }
-            return InputLeg(decodesSRGB: false, kernel: try LCMSKernel.input(from: profile, to: space, intent: intent), cmyk: nil)
+            return InputLeg(decodesSRGB: false, kernel: nil,
+                            lut: try LCMSTransform(samplesFrom: profile, bytes: sampleBytes, to: ColorProfile(workingSpace: space),
+                                                   intent: intent, blackPointCompensation: true))
         }
     }
 }

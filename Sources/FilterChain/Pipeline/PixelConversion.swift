@@ -27,18 +27,26 @@ enum SRGB {
 struct InputConversion: Sendable {
     let format: PixelFormat
     let leg: InputLeg
-    /// Colour values of the 256 8-bit samples, or of the 65536 16-bit ones when linear.
-    private let colorTable: [Float]
+    /// Colour values of the 256 8-bit samples, or of the 65536 16-bit ones (when linear, or
+    /// through a profile's curves), one table a channel (red's serves grey); empty: 16-bit
+    /// samples over 65535.
+    private let colorTables: [[Float]]
 
     init(format: PixelFormat, leg: InputLeg) {
         self.format = format
         self.leg = leg
-        switch (format.depth, leg.decodesSRGB) {
-        case (.eight, false): colorTable = InputConversion.eightBit
-        case (.eight, true): colorTable = InputConversion.eightBitLinear
-        case (.sixteen, true): colorTable = InputConversion.sixteenBitLinear
-        case (.sixteen, false): colorTable = []
+        if let curves = leg.sampleCurves {
+            let levels = format.depth == .eight ? 256 : 65536
+            colorTables = curves.map { InputConversion.table(levels: levels, through: $0) }
+            return
         }
+        let shared: [Float] = switch (format.depth, leg.decodesSRGB) {
+        case (.eight, false): InputConversion.eightBit
+        case (.eight, true): InputConversion.eightBitLinear
+        case (.sixteen, true): InputConversion.sixteenBitLinear
+        case (.sixteen, false): []
+        }
+        colorTables = [shared, shared, shared]
     }
 
     /// The tables, made once per process (a render makes a conversion per image).
@@ -53,6 +61,21 @@ struct InputConversion: Sendable {
     private static let eightBitLinear = table(levels: 256, linear: true)
     private static let sixteenBitLinear = table(levels: 65536, linear: true)
 
+    /// A profile's curve at every sample value.
+    private static func table(levels: Int, through curve: CurveEvaluator) -> [Float] {
+        var out = [Float](repeating: 0, count: levels)
+        let scale = 1 / Float(levels - 1)
+        var i = 0
+        while i < levels {
+            var x = SIMD8<Float>()
+            for k in 0..<8 { x[k] = Float(min(i + k, levels - 1)) * scale }
+            let y = curve(x)
+            for k in 0..<8 where i + k < levels { out[i + k] = y[k] }
+            i += 8
+        }
+        return out
+    }
+
     /// Every value it writes is in 0...1 (integer samples over their maximum, through a
     /// transfer function that keeps 0...1, and no conversion to another space).
     var givesUnitRange: Bool { leg.givesUnitRange }
@@ -60,38 +83,52 @@ struct InputConversion: Sendable {
     /// Converts one row of `width` pixels (the planes' rows are padded to 8 pixels and
     /// aligned, as point kernels need). `alpha` is written only when the input has alpha.
     func convert(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
-        if let cmyk = leg.cmyk {
-            InputConversion.inks(source, sixteen: format.depth == .sixteen, width: width, through: cmyk, into: p)
+        if let lut = leg.lut {
+            throughLCMS(source, width: width, transform: lut, into: p)
             return
         }
         samples(source, width: width, into: p)
         leg.kernel?.apply(p, count: (width + 7) & ~7)
     }
 
-    /// CMYK ink amounts (8 or 16 bits, 0: no ink) through lcms2 (whose float CMYK runs
-    /// 0...100) into the working space's RGB planes, in pieces of a row.
-    private static func inks(_ source: UnsafeRawPointer, sixteen: Bool, width: Int, through transform: LCMSTransform,
-                             into p: PlanarPixels) {
+    /// A LUT-based profile's samples (CMYK inks, 0: no ink; RGB; grey) through lcms2's
+    /// integer transform into 16-bit working-space RGB, over 65535, in pieces of a row.
+    /// Alpha, when the image has it, is taken as stored.
+    private func throughLCMS(_ source: UnsafeRawPointer, width: Int, transform: LCMSTransform, into p: PlanarPixels) {
+        let n = format.channels.count, colour = transform.inputChannels
+        let bytes = format.depth.bytes
+        let hasAlpha = format.channels.hasAlpha && colour < n
         let piece = 512
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: piece * 7) { scratch in
-            let inks = scratch.baseAddress!, rgb = inks + piece * 4
+        withUnsafeTemporaryAllocation(of: UInt16.self, capacity: piece * (colour + 3)) { scratch in
+            let packed = UnsafeMutableRawPointer(scratch.baseAddress!)
+            let out = scratch.baseAddress! + piece * colour
             var start = 0
             while start < width {
-                let n = min(piece, width - start)
-                if sixteen {
-                    let from = source.assumingMemoryBound(to: UInt16.self) + start * 4
-                    for i in 0..<(n * 4) { inks[i] = Float(from[i]) * (100 / 65535) }
+                let count = min(piece, width - start)
+                let from = source + start * n * bytes
+                if colour == n {
+                    transform.run(samples: from, into: out, count: count)
                 } else {
-                    let from = source.assumingMemoryBound(to: UInt8.self) + start * 4
-                    for i in 0..<(n * 4) { inks[i] = Float(from[i]) * (100 / 255) }
+                    // The colour samples without alpha.
+                    for x in 0..<count {
+                        (packed + x * colour * bytes).copyMemory(from: from + x * n * bytes, byteCount: colour * bytes)
+                    }
+                    transform.run(samples: packed, into: out, count: count)
                 }
-                transform.run(inks, into: rgb, count: n)
-                for x in 0..<n {
-                    p.red[start + x] = rgb[3 * x]
-                    p.green[start + x] = rgb[3 * x + 1]
-                    p.blue[start + x] = rgb[3 * x + 2]
+                let scale: Float = 1 / 65535
+                for x in 0..<count {
+                    p.red[start + x] = Float(out[3 * x]) * scale
+                    p.green[start + x] = Float(out[3 * x + 1]) * scale
+                    p.blue[start + x] = Float(out[3 * x + 2]) * scale
                 }
-                start += n
+                if hasAlpha {
+                    for x in 0..<count {
+                        let a = from + (x * n + n - 1) * bytes
+                        p.alpha[start + x] = bytes == 1 ? Float(a.load(as: UInt8.self)) / 255
+                            : Float(a.loadUnaligned(as: UInt16.self)) / 65535
+                    }
+                }
+                start += count
             }
         }
     }
@@ -100,48 +137,55 @@ struct InputConversion: Sendable {
         let n = format.channels.count
         let hasAlpha = format.channels.hasAlpha
         let grey = format.channels.isGrey
-        colorTable.withUnsafeBufferPointer { table in
+        colorTables[0].withUnsafeBufferPointer { tr in
+        colorTables[1].withUnsafeBufferPointer { tg in
+        colorTables[2].withUnsafeBufferPointer { tb in
             if format.depth == .eight && n == 3 && !grey {
                 // The common case, without the per-pixel tests of the general loop below.
                 let s = source.assumingMemoryBound(to: UInt8.self)
-                let t = table.baseAddress!
+                let r = tr.baseAddress!, g = tg.baseAddress!, b = tb.baseAddress!
                 for x in 0..<width {
                     let base = s + x &* 3
-                    p.red[x] = t[Int(base[0])]
-                    p.green[x] = t[Int(base[1])]
-                    p.blue[x] = t[Int(base[2])]
+                    p.red[x] = r[Int(base[0])]
+                    p.green[x] = g[Int(base[1])]
+                    p.blue[x] = b[Int(base[2])]
                 }
             } else if format.depth == .eight {
                 let s = source.assumingMemoryBound(to: UInt8.self)
                 for x in 0..<width {
                     let base = s + x * n
                     if grey {
-                        let v = table[Int(base[0])]
+                        let v = tr[Int(base[0])]
                         p.red[x] = v; p.green[x] = v; p.blue[x] = v
                     } else {
-                        p.red[x] = table[Int(base[0])]
-                        p.green[x] = table[Int(base[1])]
-                        p.blue[x] = table[Int(base[2])]
+                        p.red[x] = tr[Int(base[0])]
+                        p.green[x] = tg[Int(base[1])]
+                        p.blue[x] = tb[Int(base[2])]
                     }
                     if hasAlpha { p.alpha[x] = Float(base[n - 1]) / 255 }
                 }
             } else {
                 let s = source.assumingMemoryBound(to: UInt16.self)
-                let linear = leg.decodesSRGB
-                let colour = { (v: UInt16) -> Float in linear ? table[Int(v)] : Float(v) / 65535 }
+                let tabled = !tr.isEmpty
                 for x in 0..<width {
                     let base = s + x * n
                     if grey {
-                        let v = colour(base[0])
+                        let v = tabled ? tr[Int(base[0])] : Float(base[0]) / 65535
                         p.red[x] = v; p.green[x] = v; p.blue[x] = v
+                    } else if tabled {
+                        p.red[x] = tr[Int(base[0])]
+                        p.green[x] = tg[Int(base[1])]
+                        p.blue[x] = tb[Int(base[2])]
                     } else {
-                        p.red[x] = colour(base[0])
-                        p.green[x] = colour(base[1])
-                        p.blue[x] = colour(base[2])
+                        p.red[x] = Float(base[0]) / 65535
+                        p.green[x] = Float(base[1]) / 65535
+                        p.blue[x] = Float(base[2]) / 65535
                     }
                     if hasAlpha { p.alpha[x] = Float(base[n - 1]) / 65535 }
                 }
             }
+        }
+        }
         }
     }
 }

@@ -17,7 +17,7 @@ extension Renderer {
     static func inputColour(space: WorkingSpace, metadata: ImageMetadata, format: PixelFormat, inks: Bool, name: String,
                             images: [ChainImage], intent: RenderingIntent = .relative) throws(RenderError) -> InputColour {
         var notes: [String] = []
-        func leg(_ metadata: ImageMetadata, _ name: String, grey: Bool, inks: Bool) throws(RenderError) -> (ImageColour, InputLeg) {
+        func leg(_ metadata: ImageMetadata, _ name: String, grey: Bool, inks: Bool, bytes: Int) throws(RenderError) -> (ImageColour, InputLeg) {
             var (colour, warning) = ImageColour.of(metadata)
             if let warning { notes.append("\(name): \(warning)") }
             // A profile must describe the samples there are.
@@ -33,16 +33,17 @@ extension Renderer {
                 throw RenderError(.colour("its CMYK samples have no usable CMYK profile"), file: name)
             }
             do {
-                return (colour, try InputLeg.into(space, from: colour, intent: intent))
+                return (colour, try InputLeg.into(space, from: colour, intent: intent, sampleBytes: bytes))
             } catch {
                 throw RenderError(.colour("cannot convert it into the working space \(space.rawValue): \(error)"), file: name)
             }
         }
-        let (source, sourceLeg) = try leg(metadata, name, grey: format.channels.isGrey, inks: inks)
+        let (source, sourceLeg) = try leg(metadata, name, grey: format.channels.isGrey, inks: inks, bytes: format.depth.bytes)
         var imageLegs: [InputLeg] = []
         for image in images {
             imageLegs.append(try leg(image.image?.metadata ?? .none, image.file,
-                                     grey: image.image?.format.channels.isGrey ?? false, inks: false).1)
+                                     grey: image.image?.format.channels.isGrey ?? false, inks: false,
+                                     bytes: image.image?.format.depth.bytes ?? 1).1)
         }
         return InputColour(space: space, source: source, sourceLeg: sourceLeg, imageLegs: imageLegs, notes: notes)
     }
