@@ -30,6 +30,9 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
     var alphaQuality: Int?
 
+    @Option(name: .customLong("tiff-compression"), help: CodecOptions.help("tiffCompression"))
+    var tiffCompression: String?
+
     @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
@@ -61,6 +64,7 @@ struct CodecOptions: ParsableArguments {
         if lossless { s["lossless"] = .boolean(true) }
         if let effort { s["effort"] = .integer(effort) }
         if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
+        if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
         return s
     }
 
@@ -138,7 +142,9 @@ struct CodecOptions: ParsableArguments {
             let flag = takers[0].option(named: name)!.flag
             return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
         }
-        if options, let problem = declaration.combinationProblem(settings) { return problem }
+        if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
+            return problem
+        }
         return nil
     }
 
