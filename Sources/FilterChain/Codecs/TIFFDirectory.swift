@@ -100,10 +100,10 @@ struct TIFFDirectory: Equatable {
             let n = TIFFDirectory.read32(bytes, at + 4, bigEndian)
             guard keeping(tag), let unit = TIFFDirectory.unit(of: type) else { continue }
             let (length, overflow) = Int(n).multipliedReportingOverflow(by: unit.size * unit.perValue)
-            guard !overflow, length <= budget else { continue }
+            guard !overflow, length <= 4 || length <= budget else { continue }
             let start = length > 4 ? Int(TIFFDirectory.read32(bytes, at + 8, bigEndian)) : at + 8
             guard start + length <= bytes.count else { continue }
-            budget -= length
+            if length > 4 { budget -= length }  // a value that fits the entry is in the table
             var value = Array(bytes[start..<start + length])
             if bigEndian && unit.size > 1 {
                 for u in stride(from: 0, to: length, by: unit.size) { value[u..<u + unit.size].reverse() }
