@@ -9,7 +9,7 @@ enum TIFFCodec {
             exifOrientation: true),
         options: [
             EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",
-                         help: "compression: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),
+                         help: "how the strips are compressed: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),
             EncodeOption("quality", .integer(1...100), default: 75,
                          help: "quality of --tiff-compression jpeg, 1 to 100"),
         ],
