@@ -388,6 +388,14 @@ static inline uint32_t fc_sample(const uint8_t *row, size_t index, unsigned bps)
 }
 
 static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
+    // Rows stored as delivered (8 or 16 bits, grey or RGB, unassociated alpha or none, no
+    // other samples, one plane): a copy.
+    if (d->planes == 1 && (d->bps == 8 || d->bps == 16) && d->spp == d->info.channels && !d->associated
+        && (d->photometric == PHOTOMETRIC_MINISBLACK || d->photometric == PHOTOMETRIC_RGB
+            || (d->photometric == PHOTOMETRIC_YCBCR && d->compression == COMPRESSION_JPEG))) {
+        memcpy(dst, d->band + r * d->row_bytes, (size_t)d->info.width * d->spp * (d->bps / 8));
+        return;
+    }
     unsigned bps = d->bps;
     uint32_t max_in = (1u << bps) - 1, max_out = d->info.depth == 16 ? 65535 : 255;
     int out_channels = d->info.channels;
