@@ -317,18 +317,6 @@ const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length) {
     return p;
 }
 
-int fc_tiff_decoder_resolution(fc_tiff_decoder *d, double *x, double *y) {
-    float fx = 0, fy = 0;
-    uint16_t unit = RESUNIT_INCH;
-    if (!d->tif || !TIFFGetField(d->tif, TIFFTAG_XRESOLUTION, &fx) || !TIFFGetField(d->tif, TIFFTAG_YRESOLUTION, &fy)
-        || !(fx > 0) || !(fy > 0))
-        return 0;
-    TIFFGetFieldDefaulted(d->tif, TIFFTAG_RESOLUTIONUNIT, &unit);
-    *x = fx;
-    *y = fy;
-    return unit == RESUNIT_NONE || unit == RESUNIT_CENTIMETER ? unit : RESUNIT_INCH;
-}
-
 // Decodes the band holding row `row`.
 static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
     TIFF *tif = d->tif;

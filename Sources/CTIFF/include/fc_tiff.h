@@ -61,9 +61,6 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info);
 /// decoder is freed.
 const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length);
 const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length);
-/// XResolution, YResolution and ResolutionUnit (1 none, 2 inch, 3 centimetre); 0 when the
-/// file has no resolution.
-int fc_tiff_decoder_resolution(fc_tiff_decoder *d, double *x, double *y);
 /// Decodes the next `rows` rows into dst, rows `stride` bytes apart.
 fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 

@@ -53,13 +53,7 @@ final class TIFFDecoder: StoredDecoder {
         }
         // EXIF: IFD0's descriptive tags and the Exif and GPS sub-IFDs, gathered into EXIF data.
         metadata.exif = TIFFExif.exifData(fromTIFF: bytes)
-        var x = 0.0, y = 0.0
-        switch fc_tiff_decoder_resolution(d, &x, &y) {
-        case 1: metadata.resolution = Resolution(x: x, y: y, unit: .aspectRatio)
-        case 2: metadata.resolution = Resolution(x: x, y: y, unit: .perInch)
-        case 3: metadata.resolution = Resolution(x: x, y: y, unit: .perCentimetre)
-        default: break
-        }
+        metadata.resolution = TIFFExif.resolution(fromTIFF: bytes)
         var notices: [String] = []
         if info.pages > 1 {
             notices.append("a file of \(info.pages) pages: only the first page was read")

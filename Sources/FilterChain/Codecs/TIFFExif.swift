@@ -32,6 +32,32 @@ enum TIFFExif {
         return TIFFDirectory(entries: entries).exifData
     }
 
+    /// A TIFF file's resolution (XResolution, YResolution, ResolutionUnit: none, inch by
+    /// default, or centimetre), the rationals as stored.
+    static func resolution(fromTIFF bytes: UnsafeRawBufferPointer) -> Resolution? {
+        guard let (bigEndian, first) = TIFFDirectory.header(bytes),
+              let ifd0 = TIFFDirectory(bytes, at: first, bigEndian: bigEndian, keeping: Set(resolutionTags).contains)
+        else { return nil }
+        return resolution(in: ifd0)
+    }
+
+    /// The resolution an IFD's XResolution, YResolution and ResolutionUnit give. libtiff keeps
+    /// them as 32-bit floats and writes a float's exact fraction (28.35 as 14863565/524288):
+    /// a value that is exactly a float is taken as the shortest decimal of that float.
+    static func resolution(in ifd: TIFFDirectory) -> Resolution? {
+        func decimal(_ v: Double) -> Double {
+            let f = Float(v)
+            return Double(f) == v ? Double("\(f)") ?? v : v
+        }
+        guard let x = rational(ifd[282]).map(decimal), let y = rational(ifd[283]).map(decimal), x > 0, y > 0 else { return nil }
+        let unit: Resolution.Unit = switch ifd.integer(296) ?? 2 {
+        case 1: .aspectRatio
+        case 3: .perCentimetre
+        default: .perInch
+        }
+        return Resolution(x: x, y: y, unit: unit)
+    }
+
     // MARK: Writing
 
     /// EXIF data spread over a TIFF file.
@@ -65,14 +91,7 @@ enum TIFFExif {
             default: p.dropped.append(e.tag)
             }
         }
-        if let x = rational(ifd0[282]), let y = rational(ifd0[283]), x > 0, y > 0 {
-            let unit: Resolution.Unit = switch ifd0.integer(296) ?? 2 {
-            case 1: .aspectRatio
-            case 3: .perCentimetre
-            default: .perInch
-            }
-            p.resolution = Resolution(x: x, y: y, unit: unit)
-        }
+        p.resolution = resolution(in: ifd0)
         return p
     }
 

@@ -161,8 +161,8 @@ import Testing
             let bytes = try Self.encode(p, metadata: ImageMetadata(resolution: given))
             let ifd = try #require(TestTIFFWalker(bytes)).ifd0
             #expect(ifd.number(296) == [.aspectRatio: 1, .perInch: 2, .perCentimetre: 3][read.unit])
-            let r = try #require(try Self.decode(bytes).1.metadata.resolution)
-            #expect(r.unit == read.unit && abs(r.x - read.x) < 0.01 && abs(r.y - read.y) < 0.01, "\(r)")
+            // libtiff stores the values as floats; they read back as the decimals written.
+            #expect(try Self.decode(bytes).1.metadata.resolution == read)
         }
         #expect(try Self.decode(Self.encode(p)).1.metadata.resolution == nil)
     }
