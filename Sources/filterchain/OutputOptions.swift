@@ -181,9 +181,29 @@ struct CodecOptions: ParsableArguments {
             }
             throw Failure.usage("\(error)")
         }
-        if let problem = problem(with: format, options: !ownFormat || options.format != nil) {
+        let ownOptions = !ownFormat || options.format != nil
+        if let problem = problem(with: format, options: ownOptions) {
             throw Failure.usage("\(path): \(problem)")
         }
+        if !ownOptions { options.settings = CodecOptions.fitting(options.settings, format.declaration, depth: options.depth) }
         return (destination, options, format)
+    }
+
+    /// What of `settings` an output in a format of its own takes: the options it declares,
+    /// less any that do not go together for it (a TIFF preview beside a JPEG output drops
+    /// the JPEG's --quality, which TIFF would take only with --tiff-compression jpeg).
+    static func fitting(_ settings: [String: EncodeOptionValue], _ declaration: FormatDeclaration,
+                        depth: BitDepth?) -> [String: EncodeOptionValue] {
+        var kept = settings.filter { declaration.option(named: $0.key) != nil }
+        while declaration.combinationProblem(kept, depth: depth) != nil, let first = kept.keys.sorted().first {
+            // The setting whose removal alone fits, else the first.
+            let drop = kept.keys.sorted().first { name in
+                var without = kept
+                without[name] = nil
+                return declaration.combinationProblem(without, depth: depth) == nil
+            } ?? first
+            kept[drop] = nil
+        }
+        return kept
     }
 }
