@@ -59,16 +59,34 @@ text `filterchain filters TYPE` prints and chain files are checked against).
 
 - Decoded samples are normalised to [0,1] (8-bit / 255, 16-bit / 65535); grey becomes
   R = G = B; a missing alpha is 1. Arithmetic is in float32.
-- `"workingSpace": "srgb"` (default): filters see the stored values. `"linear"`: colour is
-  decoded with the sRGB transfer function, v <= 0.04045 ? v/12.92 : ((v+0.055)/1.055)^2.4,
-  before the first filter and encoded back, v <= 0.0031308 ? 12.92 v : 1.055 v^(1/2.4) - 0.055
-  after clamping to [0,1], for every image written (final or preview). Alpha is never
-  transformed.
-- Values are not clamped between filters. Written images are clamped to [0,1] and rounded to
-  nearest: round(v * 255) or round(v * 65535).
+- Colour is converted into the chain's working space once, after decoding, from what the
+  image says it is (its ICC profile; else PNG cHRM and gAMA; else a HEIF/AVIF nclx
+  description; else sRGB), and out of it for every image written (final or preview), to the
+  output profile (`--output-profile`, default the input's own). See "Colour management" in
+  README. The working spaces (`"workingSpace"`):
+
+  | workingSpace | primaries (white D65) | values | luminance weights wr, wg, wb |
+  |---|---|---|---|
+  | `srgb` (default) | sRGB (Rec. 709) | sRGB-encoded | 0.2126, 0.7152, 0.0722 |
+  | `linear` | sRGB | linear light | 0.2126, 0.7152, 0.0722 |
+  | `displayP3` | Display P3 | sRGB-encoded | 0.2290, 0.6917, 0.0793 |
+  | `linearDisplayP3` | Display P3 | linear light | 0.2290, 0.6917, 0.0793 |
+  | `linearRec2020` | Rec. 2020 | linear light | 0.2627, 0.6780, 0.0593 |
+
+  For an sRGB (or untagged) image in `srgb`, filters see the stored values; in `linear`,
+  colour is decoded with the sRGB transfer function, v <= 0.04045 ? v/12.92 :
+  ((v+0.055)/1.055)^2.4, and encoded back, v <= 0.0031308 ? 12.92 v : 1.055 v^(1/2.4) - 0.055,
+  after clamping to [0,1]. Other images go through their profile, exactly as lcms2 converts
+  them (relative colorimetric), unbounded: colours outside the working space survive as
+  values below 0 or above 1 (a Display P3 green in `srgb` has a negative red). Alpha is never
+  transformed. The weights are the Y row of each space's RGB-to-XYZ matrix to four places.
+- Values are not clamped between filters, nor by the conversion into the working space. A
+  written image is clamped to [0,1] after its conversion to the output profile and rounded
+  to nearest: round(v * 255) or round(v * 65535).
 - Point filters (colorControls, toneCurve, exposure, gamma, levels, hueAdjust, vibrance,
   colorMatrix, sepia, monochrome, invert, lut, vignette) work on straight colour; below, c is
-  each colour channel and L = 0.2126 r + 0.7152 g + 0.0722 b. Neighbourhood filters
+  each colour channel and L = wr r + wg g + wb b with the working space's weights above
+  (0.2126 r + 0.7152 g + 0.0722 b in srgb and linear). Neighbourhood filters
   (gaussianBlur, unsharpMask) work on premultiplied colour and alpha, then divide colour by
   alpha (colour is 0 where alpha is 0), so transparent pixels never bleed colour into opaque
   ones. For opaque images this is exactly the plain blur. Alpha is unchanged unless a filter
@@ -150,7 +168,7 @@ i and row j of the step's input, W x H, P = (i + 0.5, j + 0.5) and s(t) = t² (3
 |---|---|---|
 | `linear` | `from` [x, y] ([0, 0]), `to` [x, y] ([0, 1]), fractions of W and H in -1...2, from != to | t = clamp((P - F)·(T - F) / \|T - F\|², 0, 1) with F = (fx W, fy H), T alike; m = s(t) |
 | `radial` | `center` [x, y] ([0.5, 0.5], in 0...1), `radius` (1, in 0...2, half-diagonals), `feather` (0.5, in 0...1) | d = \|P - C\| / (sqrt(W² + H²) / 2); e0 = radius (1 - feather), e1 = radius; t = clamp((d - e0) / (e1 - e0), 0, 1) (d >= e1 ? 1 : 0 when e0 = e1), as the vignette's; m = 1 - s(t) |
-| `luminance` | `range` [lo, hi] ([0.5, 1], in 0...1, lo <= hi), `feather` f (0.1, in 0...1) | L = 0.2126 r + 0.7152 g + 0.0722 b of the step's input (clamped to [0, 1]); t = clamp((lo - L) / f, 0, 1) below the range, clamp((L - hi) / f, 0, 1) above it, 0 within (with f = 0: 1 outside); m = 1 - s(t) |
+| `luminance` | `range` [lo, hi] ([0.5, 1], in 0...1, lo <= hi), `feather` f (0.1, in 0...1) | L = wr r + wg g + wb b of the step's input (clamped to [0, 1]; the working space's weights, 0.2126, 0.7152, 0.0722 in srgb and linear); t = clamp((lo - L) / f, 0, 1) below the range, clamp((L - hi) / f, 0, 1) above it, 0 within (with f = 0: 1 outside); m = 1 - s(t) |
 | `image` | `source` a reference (required), `channel` luminance \| alpha \| red \| green \| blue (luminance), `placement` as a blend's (centred, own size) | the channel of the placed image's straight colour, clamped to [0, 1]; 0 where it does not cover |
 
 So a radial mask is 1 inside radius (1 - feather) and fades to 0 at radius, a linear mask

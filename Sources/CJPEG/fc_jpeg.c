@@ -221,7 +221,7 @@ struct fc_jpeg_decoder {
     fc_error_mgr err;
     fc_jpeg_report report;
     int created, started, failed;
-    int cmyk, adobe;
+    int cmyk, adobe, inks;
     uint8_t *scratch;          // one CMYK row
     uint8_t *icc, *exif;
     size_t icc_length, exif_length;
@@ -414,6 +414,10 @@ fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
     return FC_JPEG_OK;
 }
 
+void fc_jpeg_decoder_keep_inks(fc_jpeg_decoder *d) {
+    if (!d->started) d->inks = 1;
+}
+
 // R = 255 (1 - C)(1 - K) and likewise G from M, B from Y, with C, M, Y, K in [0, 1] as ink
 // amounts. Adobe applications store the ink inverted (255 = no ink), which is what the
 // Adobe marker announces; otherwise 0 = no ink.
@@ -444,7 +448,15 @@ fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t str
             d->failed = 1;
             return FC_JPEG_FAILED;
         }
-        if (d->cmyk) {
+        if (d->cmyk && d->inks) {
+            uint8_t *out = dst + (size_t)done * stride;
+            JSAMPROW row = out;
+            if (jpeg_read_scanlines(&d->cinfo, &row, 1) != 1) continue;
+            if (d->adobe) {
+                for (size_t i = 0; i < (size_t)d->cinfo.output_width * 4; i++) out[i] = (uint8_t)(255 - out[i]);
+            }
+            done++;
+        } else if (d->cmyk) {
             JSAMPROW row = d->scratch;
             if (jpeg_read_scanlines(&d->cinfo, &row, 1) != 1) continue;
             fc_cmyk_to_rgb(d->scratch, dst + (size_t)done * stride, d->cinfo.output_width,

@@ -96,6 +96,48 @@ fc_lcms_profile *fc_lcms_profile_create_rgb(const double white_xy[2], const doub
     return p;
 }
 
+fc_lcms_profile *fc_lcms_profile_create_grey(int curve_type, const double *curve_params, fc_lcms_report *report) {
+    if (report != NULL) memset(report, 0, sizeof *report);
+    fc_lcms_profile *p = fc_lcms_profile_alloc();
+    if (p == NULL) { fc_lcms_fail(report, "out of memory"); return NULL; }
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(p->context, curve_type, curve_params);
+    if (curve != NULL) {
+        p->handle = cmsCreateGrayProfileTHR(p->context, cmsD50_xyY(), curve);
+        cmsFreeToneCurve(curve);
+    }
+    if (p->handle == NULL) {
+        if (p->report.error_count == 0) fc_lcms_fail(&p->report, "lcms2 could not make the profile");
+        fc_lcms_copy(report, &p->report);
+        fc_lcms_profile_free(p);
+        return NULL;
+    }
+    fc_lcms_copy(report, &p->report);
+    return p;
+}
+
+static int fc_lcms_set_mlu(fc_lcms_profile *p, cmsTagSignature tag, const char *text) {
+    cmsMLU *mlu = cmsMLUalloc(p->context, 1);
+    if (mlu == NULL) return 0;
+    int ok = cmsMLUsetASCII(mlu, "en", "US", text) && cmsWriteTag(p->handle, tag, mlu);
+    cmsMLUfree(mlu);
+    return ok;
+}
+
+int fc_lcms_profile_set_text(fc_lcms_profile *p, const char *description, const char *copyright) {
+    return fc_lcms_set_mlu(p, cmsSigProfileDescriptionTag, description)
+        && fc_lcms_set_mlu(p, cmsSigCopyrightTag, copyright);
+}
+
+size_t fc_lcms_profile_save(fc_lcms_profile *p, void *data, size_t capacity) {
+    cmsUInt32Number size = 0;
+    if (!cmsSaveProfileToMem(p->handle, NULL, &size)) return 0;
+    if (data == NULL) return size;
+    if (capacity < size) return 0;
+    cmsUInt32Number written = (cmsUInt32Number)capacity;
+    if (!cmsSaveProfileToMem(p->handle, data, &written)) return 0;
+    return written;
+}
+
 void fc_lcms_profile_free(fc_lcms_profile *p) {
     if (p == NULL) return;
     if (p->handle != NULL) cmsCloseProfile(p->handle);

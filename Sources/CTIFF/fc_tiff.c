@@ -21,7 +21,7 @@ struct fc_tiff_decoder {
     fc_tiff_info info;
     // The first image's layout.
     uint16_t bps, spp, photometric, planar, compression;
-    int tiled, colour_samples, alpha, associated, palette_grey;
+    int tiled, colour_samples, alpha, associated, palette_grey, inks;
     uint16_t *cmap[3];
     uint32_t band_h, tile_w;
     size_t row_bytes;          // one row of one plane (all samples when contiguous)
@@ -402,7 +402,9 @@ static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
         } else {
             for (int i = 0; i < needed; i++)
                 s[i] = max_in == max_out ? s[i] : (uint32_t)(((uint64_t)s[i] * max_out + max_in / 2) / max_in);
-            if (d->photometric == PHOTOMETRIC_SEPARATED) {
+            if (d->photometric == PHOTOMETRIC_SEPARATED && d->inks) {
+                for (int c = 0; c < 4; c++) out[n++] = s[c];
+            } else if (d->photometric == PHOTOMETRIC_SEPARATED) {
                 // As JPEG's CMYK: R = (1 - C)(1 - K), 0 = no ink, rounded to nearest.
                 uint64_t k = max_out - s[3];
                 for (int c = 0; c < 3; c++) out[n++] = (uint32_t)(((max_out - s[c]) * k + max_out / 2) / max_out);
@@ -424,6 +426,14 @@ static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
         if (d->info.depth == 8) for (int c = 0; c < out_channels; c++) dst[(size_t)x * out_channels + c] = (uint8_t)out[c];
         else for (int c = 0; c < out_channels; c++) ((uint16_t *)dst)[(size_t)x * out_channels + c] = (uint16_t)out[c];
     }
+}
+
+int fc_tiff_decoder_keep_inks(fc_tiff_decoder *d, fc_tiff_info *info) {
+    if (d->photometric != PHOTOMETRIC_SEPARATED || d->alpha || d->colour_samples != 4 || d->next_row != 0) return 0;
+    d->inks = 1;
+    d->info.channels = 4;
+    *info = d->info;
+    return 1;
 }
 
 fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {

@@ -171,12 +171,15 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
-    /// An image as 8-bit PNG bytes (zlib level 1: previews favour speed).
+    /// An image as 8-bit sRGB PNG bytes for the page (zlib level 1: previews favour speed).
+    /// A wide-gamut image is converted to sRGB (what the page's canvas and untagged images
+    /// are), tagged with the sRGB chunk and nothing else.
     func encodePNG(_ image: RasterImage) throws -> [UInt8] {
         let path = scratch + "/" + UUID().uuidString + ".png"
         defer { unlink(path) }
         _ = try renderer.render(Chain(), image: image, outputs: [
-            RenderOutput(step: 0, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1))),
+            RenderOutput(step: 0, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1,
+                                                                   stripMetadata: true, outputProfile: .srgb))),
         ])
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EditorError(status: 500, "cannot read the preview back")

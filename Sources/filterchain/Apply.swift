@@ -25,7 +25,7 @@ struct Apply: ParsableCommand {
               filterchain apply chain.json photos/*.png --output-dir out \\
                 --format jpeg --suffix=-edit --jobs 4
 
-            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list. `--threads N` renders on N threads (default: one per core), shared by the images in flight: N bounds the threads doing pixel work however many --jobs there are. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
+            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list; `--shard auto` takes the share from a Slurm array job or a Kubernetes Indexed Job. `--report r-{shard}.jsonl` appends a line per finished input, which `filterchain report merge` checks across shares. `--threads N` renders on N threads (default: one per core), shared by the images in flight: N bounds the threads doing pixel work however many --jobs there are. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
 
             No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
@@ -57,6 +57,9 @@ struct Apply: ParsableCommand {
     func validate() throws {
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
+        }
+        if batch.report != nil && !inPlace && !batch.isBatch {
+            throw ValidationError("--report records a batch; give --output-dir (or --in-place)")
         }
         if inPlace {
             if batch.outputDir != nil { throw ValidationError("--in-place replaces the inputs; it takes no --output-dir") }
@@ -121,8 +124,14 @@ struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Images processed at once (default: the number of threads). They share the --threads threads, never multiplying them.", valueName: "n"))
     var jobs: Int?
 
-    @Option(help: ArgumentHelp("Process only share I of N (1-based) of the input list, for splitting a batch across machines.", valueName: "I/N"))
+    @Option(help: ArgumentHelp("Process only share I of N (1-based) of the input list, for splitting a batch across machines; 'auto': from a Slurm array job's or a Kubernetes Indexed Job's environment.", valueName: "I/N|auto"))
     var shard: String?
+
+    @Option(name: .customLong("shard-count"), help: ArgumentHelp("With --shard auto: the number of shares (a Kubernetes Indexed Job's completions; default \(Shard.countVariable)); the scheduler's task index, from 0, is then the share.", valueName: "n"))
+    var shardCount: Int?
+
+    @Option(help: ArgumentHelp("Append one JSON line per input as it finishes to this file (input, output, status, error, seconds, shard); {shard} in the name becomes the share's number. 'filterchain report merge' checks the reports of every share.", valueName: "file"))
+    var report: String?
 
     @Flag(name: .customLong("skip-existing"), help: "Skip inputs whose output already exists (resumes a batch).")
     var skipExisting = false
@@ -137,14 +146,22 @@ struct BatchOptions: ParsableArguments {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be 1 or more") }
-        if shard != nil && parsedShard == nil { throw ValidationError("--shard: '\(shard!)'; write I/N with 1 <= I <= N, like 2/8") }
+        if let shard, shard != "auto" && Shard(parsing: shard) == nil {
+            throw ValidationError("--shard: '\(shard)'; write I/N with 1 <= I <= N, like 2/8, or auto")
+        }
+        if let shardCount {
+            if shard != "auto" { throw ValidationError("--shard-count goes with --shard auto") }
+            if shardCount < 1 { throw ValidationError("--shard-count: must be 1 or more") }
+        }
+        if let report, report.isEmpty { throw ValidationError("--report: give a file name") }
         if filesFrom != nil && outputDir == nil { throw ValidationError("--files-from needs --output-dir") }
     }
 
-    var parsedShard: (index: Int, count: Int)? {
+    /// The share to process: --shard I/N, or --shard auto from the scheduler's environment;
+    /// nil without --shard.
+    func resolvedShard(environment: [String: String] = Shard.processEnvironment) throws -> Shard? {
         guard let shard else { return nil }
-        let parts = shard.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else { return nil }
-        return (i, n)
+        if shard == "auto" { return try Shard.automatic(environment: environment, count: shardCount) }
+        return Shard(parsing: shard)
     }
 }

@@ -32,23 +32,27 @@ struct BatchRun {
 
     func inputs() throws -> [String] {
         var list = paths
-        if let filesFrom = options.filesFrom {
-            let text: String
-            if filesFrom == "-" {
-                text = String(decoding: readAll(STDIN_FILENO), as: UTF8.self)
-            } else {
-                guard let data = FileManager.default.contents(atPath: filesFrom) else {
-                    throw Failure.usage("\(filesFrom): cannot read the list of inputs")
-                }
-                text = String(decoding: data, as: UTF8.self)
-            }
-            list += text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
-        }
+        if let filesFrom = options.filesFrom { list += try Self.readList(filesFrom) }
         if list.isEmpty { throw Failure.usage("no inputs") }
         if list.contains("-") {
             throw Failure.usage("-: standard input works for one image, not with " + (inPlace ? "--in-place" : "--output-dir"))
         }
         return list
+    }
+
+    /// The input paths in a --files-from list, one a line ("-": standard input); blank lines
+    /// are skipped.
+    static func readList(_ path: String) throws -> [String] {
+        let text: String
+        if path == "-" {
+            text = String(decoding: readAll(STDIN_FILENO), as: UTF8.self)
+        } else {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw Failure.usage("\(path): cannot read the list of inputs")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        return text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
     /// Output paths for every input; clashes are an error before any work starts.
@@ -100,13 +104,16 @@ struct BatchRun {
     }
 
     func run() throws {
+        let shard = try options.resolvedShard()
         let inputs = try inputs()
         var planned = try inPlace ? planInPlace(inputs) : plan(inputs, into: options.outputDir!)
-        if let (index, count) = options.parsedShard {
-            planned = planned.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+        if let shard {
+            planned = planned.enumerated().filter { shard.contains(position: $0.offset) }.map(\.element)
+            if let origin = shard.origin, !options.quiet { Console.note("shard \(shard.text) (\(origin)): \(planned.count) of \(inputs.count) inputs") }
         }
         let items = planned
         if let folder = options.outputDir { try makeDirectory(folder) }
+        let report = try options.report.map { try BatchReport(path: BatchReport.path($0, shard: shard), shard: shard) }
         // The job threads only read headers and hand strips to the renderer's pool, whose
         // `threads` threads do the pixel work for every image in flight: more jobs than
         // threads adds images in memory, not threads working, so the default is one each.
@@ -126,6 +133,7 @@ struct BatchRun {
                     line.add("input", item.input)
                     line.add("output", item.output)
                     if skipExisting && fileExists(item.output) {
+                        report?.record(input: item.input, output: item.output, outcome: .skipped, error: nil, seconds: now() - started)
                         state.finished(.skipped)
                         if json {
                             line.add("status", "skipped")
@@ -141,6 +149,7 @@ struct BatchRun {
                                                          cancel: Signals.cancel, order: index)
                         if decode.lenient { for warning in result.warnings { Console.warning("\(item.input): \(warning)") } }
                         for note in result.notes { Console.warning(note) }
+                        report?.record(input: item.input, output: item.output, outcome: .done, error: nil, seconds: now() - started)
                         state.finished(.written)
                         line.add("status", "written")
                         line.add("error", nil as String?)
@@ -156,6 +165,7 @@ struct BatchRun {
                         state.finished(.cancelled)
                         continue
                     } catch {
+                        report?.record(input: item.input, output: item.output, outcome: .failed, error: "\(error)", seconds: now() - started)
                         state.finished(.failed)
                         Console.error("\(error)")
                         line.add("status", "failed")
@@ -176,6 +186,9 @@ struct BatchRun {
             Console.note(summary)
         }
         if Signals.cancel.isCancelled { throw Failure(message: "interrupted", status: Status.interrupted) }
+        if let report, let problem = report.writeFailure {
+            throw Failure(message: "\(report.path): cannot write the report: \(problem)", status: Status.failure)
+        }
         if counts.failed > 0 { throw ExitCodeFailure(status: Status.failure) }
     }
 }

@@ -15,6 +15,8 @@ enum Status {
     static let usage: Int32 = 64
     /// A chain file is invalid (EX_DATAERR).
     static let invalidChain: Int32 = 65
+    /// `report merge`: a report holds a line that is not a report line (EX_DATAERR too).
+    static let invalidReport: Int32 = 65
     /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT).
     static let interrupted: Int32 = 130
 }
@@ -78,9 +80,9 @@ enum Console {
         }
     }
 
-    static func output(_ line: String) {
+    static func output(_ line: String, newline: Bool = true) {
         locked {
-            writeAll(1, line + "\n")
+            writeAll(1, newline ? line + "\n" : line)
         }
     }
 

@@ -42,6 +42,12 @@ struct CodecOptions: ParsableArguments {
     @Flag(name: .customLong("strip-all"), help: "Drop all metadata, the colour profile too (a wide-gamut photo then looks different).")
     var stripAll = false
 
+    @Option(name: .customLong("output-profile"), help: ArgumentHelp("The colour outputs are written in: source (the input's own profile and colours; an untagged input stays untagged sRGB; CMYK becomes sRGB), srgb (tagged: PNG's sRGB chunk, a compact ICC profile elsewhere), displayP3, or an RGB or grey ICC profile file (written with the output).", valueName: "source|srgb|displayP3|FILE.icc"))
+    var outputProfile: String = "source"
+
+    @Option(help: ArgumentHelp("How colours the output profile cannot hold are mapped, with black-point compensation: perceptual, relative (colorimetric, clipped at the encode), saturation, absolute (colorimetric, with the source's white).", valueName: "perceptual|relative|saturation|absolute"))
+    var intent: String = "relative"
+
     @Option(help: ArgumentHelp("Colour transparent pixels are composited over for formats without alpha (\(listText(CodecRegistry.writable.filter { !$0.capabilities.alpha }.map(\.name)))): white, black, #rgb or #rrggbb.", valueName: "colour"))
     var background: String = "white"
 
@@ -120,6 +126,10 @@ struct CodecOptions: ParsableArguments {
             throw ValidationError("--background: '\(background)' is not a colour; use white, black, #rgb or #rrggbb")
         }
         if maxPixels < 0 { throw ValidationError("--max-pixels: must be 0 (no limit) or more") }
+        if CodecOptions.intents[intent] == nil {
+            throw ValidationError("--intent: '\(intent)' is not an intent; use perceptual, relative, saturation or absolute")
+        }
+        _ = try resolvedOutputProfile()
         if let format = imageFormat {
             if let problem = problem(with: format) { throw ValidationError(problem) }
         }
@@ -148,10 +158,34 @@ struct CodecOptions: ParsableArguments {
         return nil
     }
 
+    static let intents: [String: RenderingIntent] = [
+        "perceptual": .perceptual, "relative": .relative, "saturation": .saturation, "absolute": .absolute,
+    ]
+
+    /// `--output-profile` as the library takes it; a file is read (once: the result is kept).
+    func resolvedOutputProfile() throws -> OutputProfile {
+        switch outputProfile {
+        case "source": return .source
+        case "srgb": return .srgb
+        case "displayP3": return .displayP3
+        default:
+            if let cached = OutputProfileCache.shared.profile(for: outputProfile) { return cached }
+            do {
+                let profile = try OutputProfile.file(outputProfile)
+                OutputProfileCache.shared.keep(profile, for: outputProfile)
+                return profile
+            } catch {
+                throw ValidationError("--output-profile: \(outputProfile): \(error) (give source, srgb, displayP3 or an RGB or grey ICC profile file)")
+            }
+        }
+    }
+
     var encodeOptions: EncodeOptions {
         EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, settings: settings,
                       stripMetadata: strip || stripAll, stripColorProfile: stripAll,
-                      background: RGBColor(parsing: background) ?? .white)
+                      background: RGBColor(parsing: background) ?? .white,
+                      outputProfile: (try? resolvedOutputProfile()) ?? .source,
+                      intent: CodecOptions.intents[intent] ?? .relative)
     }
 
     var decodeOptions: DecodeOptions {
@@ -205,5 +239,22 @@ struct CodecOptions: ParsableArguments {
             kept[drop] = nil
         }
         return kept
+    }
+}
+
+/// The `--output-profile` file, read once per process (validation reads it first).
+final class OutputProfileCache: @unchecked Sendable {
+    static let shared = OutputProfileCache()
+    private var entries: [String: OutputProfile] = [:]
+    private let lock = Lock()
+
+    func profile(for path: String) -> OutputProfile? {
+        lock.lock(); defer { lock.unlock() }
+        return entries[path]
+    }
+
+    func keep(_ profile: OutputProfile, for path: String) {
+        lock.lock(); defer { lock.unlock() }
+        entries[path] = profile
     }
 }

@@ -104,9 +104,12 @@ struct Steps: ParsableCommand {
     func makeSheet(chain: Chain, from files: [String],
                    to output: (destination: ImageDestination, options: EncodeOptions, format: ImageFormat)) throws -> ImageWriter {
         var thumbnails: [RasterImage] = []
+        // The step files share their colour (the output profile's): the sheet says it too.
+        var colour = ImageMetadata.none
         for file in files {
             if Signals.cancel.isCancelled { throw RenderCancelled() }
             let reader = try ImageReader.open(.file(file), options: DecodeOptions(maxPixels: 0, autoOrient: false))
+            if file == files.first, reader.info.metadata.iccColorSpace != "GRAY" { colour = reader.info.metadata.keepingColourOnly }
             thumbnails.append(try ContactSheet.thumbnail(reading: reader))
         }
         let labels = files.indices.map { position in
@@ -114,7 +117,8 @@ struct Steps: ParsableCommand {
         }
         let image = try ContactSheet.make(thumbnails: thumbnails, labels: labels)
         let writer = try ImageWriter(output.destination, format: output.format,
-                                     header: EncodeHeader(width: image.width, height: image.height, format: image.format),
+                                     header: EncodeHeader(width: image.width, height: image.height, format: image.format,
+                                                          metadata: colour),
                                      options: output.options)
         do {
             try writer.write(image)

@@ -94,6 +94,21 @@ def wait(driver, condition, message):
     return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1).until(lambda d: condition(d), message)
 
 
+def settled_previews(driver, quiet=1.0):
+    """Both previews, once present and unchanged for `quiet` seconds (a loaded machine can
+    deliver a selected step's preview well after the click)."""
+    seen = {"value": None, "since": 0.0}
+
+    def check(d):
+        p = previews(d)
+        now = time.monotonic()
+        if not all(p) or p != seen["value"]:
+            seen["value"], seen["since"] = p, now
+            return None
+        return p if now - seen["since"] >= quiet else None
+    return wait(driver, check, "previews did not settle")
+
+
 def test_edit_a_parameter_and_save(editor, browser):
     with open(editor["chain"]) as f:
         before = json.load(f)
@@ -108,9 +123,7 @@ def test_edit_a_parameter_and_save(editor, browser):
     wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2"), "step 2 not selected")
     wait(browser, lambda d: d.find_element(By.ID, "left").get_attribute("src")
          and d.find_element(By.CSS_SELECTOR, "#param-list svg.curve"), "no curve editor")
-    time.sleep(0.5)
-    settled = wait(browser, lambda d: (lambda p: p if all(p) else None)(previews(d)), "previews not ready")
-    wait(browser, lambda d: previews(d) == settled, "previews did not settle")
+    settled = settled_previews(browser)
 
     # Change a parameter through its control: point 2 of the curve, up by 0.05 (five arrows).
     point = browser.find_element(By.CSS_SELECTOR, '#param-list svg.curve circle[data-index="1"]')

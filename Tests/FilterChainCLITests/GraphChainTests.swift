@@ -56,6 +56,33 @@ import FilterChain
         #expect(show.out.contains("input=source") && show.out.contains("mask={\"type\": \"radial\""))
     }
 
+    /// `steps` and `--sheet` on a graph: every node is written, the ones the final image does
+    /// not pass through too (soft is read only as a layer), each the same image `apply
+    /// --preview` gives for it, and the chain's images are found relative to the chain file.
+    @Test func stepsAndSheetShowEveryNodeOfAGraph() throws {
+        try makeGraph()
+        #expect(try run(["chain", "set", "c.json", "glow", "input=source", "mode=screen", "opacity=0.6"]).status == 0)
+        let steps = try run(["steps", "c.json", CLI.samples + "/coffee.png", "--output-dir", "s", "--sheet", "sheet.png"])
+        #expect(steps.status == 0, "\(steps.stderr)")
+        let names = ["00-input.png", "01-soft.png", "02-glow.png", "03-exposure.png"]
+        #expect(CLI.files(in: folder + "/s") == names)
+        for (position, name) in names.enumerated() {
+            let preview = try run(["apply", "c.json", CLI.samples + "/coffee.png", "out.png",
+                                   "--preview", String(position), "--preview-output", "p\(position).png"])
+            #expect(preview.status == 0, "\(preview.stderr)")
+            #expect(try CLI.pixels(folder + "/s/" + name).1 == CLI.pixels(folder + "/p\(position).png").1, "\(name)")
+            if position == 3 { #expect(try CLI.pixels(folder + "/s/" + name).1 == CLI.pixels(folder + "/out.png").1) }
+        }
+        // The blur is a node of its own, off the final image's path: neither the input nor the
+        // glow, which screens it over the input.
+        let soft = try CLI.pixels(folder + "/s/01-soft.png").1
+        let input = try CLI.pixels(folder + "/s/00-input.png").1, glow = try CLI.pixels(folder + "/s/02-glow.png").1
+        #expect(soft != input && soft != glow)
+        // Four cells of 256 px in one row.
+        let (sheet, _) = try CLI.pixels(folder + "/sheet.png")
+        #expect(sheet.width == 1024)
+    }
+
     /// soft (blur) <- glow (blend of soft), image logo read by the last step's mask.
     func makeGraph() throws {
         try FileManager.default.copyItem(atPath: CLI.samples + "/chelsea.png", toPath: folder + "/logo.png")

@@ -47,6 +47,17 @@ import FilterChain
         #expect(log == expected)
     }
 
+    /// README's "On a cluster" shows the sbatch recipe: the lines it shows are the file's.
+    @Test func readmesSbatchRecipeIsTheSampleFile() throws {
+        let readme = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("README.md").path, encoding: .utf8)
+        let recipe = try String(contentsOfFile: CLI.samples + "/cluster/filterchain.sbatch", encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "#SBATCH --job-name=filterchain"))
+        let shown = lines[start...].prefix { $0 != "```" }
+        #expect(shown.count >= 5)
+        #expect(recipe.hasSuffix(shown.joined(separator: "\n") + "\n"), "README's sbatch lines are not the end of samples/cluster/filterchain.sbatch")
+    }
+
     @Test func versionIsPrinted() throws {
         let r = try CLI.run(["--version"])
         #expect(r.status == 0)
@@ -55,7 +66,8 @@ import FilterChain
 
     static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
-                                       ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"]]
+                                       ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"],
+                                       ["report"], ["report", "merge"]]
 
     /// Wrapped lines are full: each continuation line's first word could not have fitted on
     /// the line before (ArgumentParser fills lines to 79 columns), so no line breaks

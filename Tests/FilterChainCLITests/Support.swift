@@ -31,12 +31,14 @@ enum CLI {
     }
 
     @discardableResult
-    /// Runs `executable` (by default the binary) with `arguments`.
+    /// Runs `executable` (by default the binary) with `arguments`; `environment` replaces the
+    /// inherited one when given.
     static func run(_ arguments: [String], in folder: String? = nil, stdin: Data? = nil,
-                    executable: String? = nil) throws -> Result {
+                    executable: String? = nil, environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? binary)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

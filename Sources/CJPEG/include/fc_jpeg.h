@@ -87,8 +87,12 @@ int fc_jpeg_decoder_is_parallel(const fc_jpeg_decoder *d);
 /// Stops what may still read the input (the entropy thread). Call before the input's memory
 /// or FILE goes away; fc_jpeg_decoder_free does it too.
 void fc_jpeg_decoder_release_input(fc_jpeg_decoder *d);
-/// Reads the next `rows` rows, `output_channels` bytes per pixel, into dst (rows `stride`
-/// bytes apart). CMYK and YCCK are converted to RGB here.
+/// Before the start, for a CMYK or YCCK image: read rows as C, M, Y, K ink amounts, 4 bytes a
+/// pixel, 0 = no ink (an Adobe file's inverted samples turned the right way), for a colour
+/// engine to convert; without it they are converted to RGB here by the naive formula.
+void fc_jpeg_decoder_keep_inks(fc_jpeg_decoder *d);
+/// Reads the next `rows` rows, `output_channels` bytes per pixel (4 with kept inks), into dst
+/// (rows `stride` bytes apart). CMYK and YCCK are converted to RGB here unless inks are kept.
 fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
                                     uint32_t rows);
 /// After the last row: reads to the end of the image (strict mode reports trailing damage).

@@ -64,6 +64,14 @@ fc_lcms_profile *fc_lcms_profile_open(const void *data, size_t size, fc_lcms_rep
 fc_lcms_profile *fc_lcms_profile_create_rgb(const double white_xy[2], const double primaries_xy[6],
                                             int curve_type, const double *curve_params,
                                             fc_lcms_report *report);
+/// A grey profile made by lcms2 (cmsCreateGrayProfile) with a D65 white and one parametric curve.
+fc_lcms_profile *fc_lcms_profile_create_grey(int curve_type, const double *curve_params, fc_lcms_report *report);
+/// Sets the profile's description (desc) and copyright (cprt) to `description` and
+/// `copyright` (ASCII): profiles filterchain writes say what they are.
+int fc_lcms_profile_set_text(fc_lcms_profile *p, const char *description, const char *copyright);
+/// The profile as ICC bytes (cmsSaveProfileToMem): with `data` NULL, the size it needs;
+/// else writes up to `capacity` bytes and returns the size. 0 on failure.
+size_t fc_lcms_profile_save(fc_lcms_profile *p, void *data, size_t capacity);
 void fc_lcms_profile_free(fc_lcms_profile *p);
 /// Messages lcms2 reported while this profile was read.
 const fc_lcms_report *fc_lcms_profile_report(const fc_lcms_profile *p);

@@ -61,6 +61,11 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info);
 /// decoder is freed.
 const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length);
 const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length);
+/// After the open, before the first read, for a CMYK (separated, 4 inks, no alpha) image:
+/// deliver the ink amounts as stored, 4 samples a pixel (0 = no ink), for a colour engine to
+/// convert, instead of RGB by the naive formula. Returns 1 if the image is such an image
+/// (`info->channels` becomes 4), else 0 and nothing changes.
+int fc_tiff_decoder_keep_inks(fc_tiff_decoder *d, fc_tiff_info *info);
 /// Decodes the next `rows` rows into dst, rows `stride` bytes apart.
 fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 

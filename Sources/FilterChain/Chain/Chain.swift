@@ -5,12 +5,21 @@ import Foundation
 #endif
 
 /// The colour space filters work in.
+/// The RGB space filters work in (see `WorkingSpace+Colorimetry.swift` for primaries, white
+/// and curve). Every input is converted into it once, after decoding, and every output out of
+/// it, before encoding: see "Colour management" in README.
 public enum WorkingSpace: String, Sendable, CaseIterable {
-    /// Filters see the stored (sRGB-encoded) values.
+    /// sRGB primaries, sRGB-encoded: for an sRGB or untagged input, the stored values.
     case srgb
-    /// Colour is decoded with the sRGB transfer function before the first filter and
-    /// encoded back for every image written.
+    /// sRGB primaries, linear light (colour decoded with the sRGB function).
     case linear
+    /// Display P3 primaries (Apple's), sRGB-encoded.
+    case displayP3
+    /// Display P3 primaries, linear light.
+    case linearDisplayP3
+    /// ITU-R BT.2020 primaries, linear light (darktable's default: wide enough that edits
+    /// of a wide-gamut photograph do not clip).
+    case linearRec2020
 }
 
 /// One step of a chain: a filter with its identity.

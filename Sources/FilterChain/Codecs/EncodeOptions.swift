@@ -19,6 +19,11 @@ public struct EncodeOptions: Sendable, Hashable {
     public var stripColorProfile: Bool
     /// For formats without alpha: transparent pixels are composited over this colour.
     public var background: RGBColor
+    /// The colour the output is written in (default: the input's own).
+    public var outputProfile: OutputProfile = .source
+    /// How colours the output's profile cannot hold are mapped (default: relative
+    /// colorimetric, with black-point compensation).
+    public var intent: RenderingIntent = .relative
 
     /// JPEG's declared default quality (90) and chroma subsampling (4:2:0).
     public static let defaultQuality = 90
@@ -30,8 +35,11 @@ public struct EncodeOptions: Sendable, Hashable {
                 progressive: Bool = false, chroma: ChromaSubsampling? = nil,
                 compressionLevel: Int? = nil, settings: [String: EncodeOptionValue] = [:],
                 stripMetadata: Bool = false, stripColorProfile: Bool = false,
-                background: RGBColor = .white) {
+                background: RGBColor = .white, outputProfile: OutputProfile = .source,
+                intent: RenderingIntent = .relative) {
         self.format = format
+        self.outputProfile = outputProfile
+        self.intent = intent
         self.depth = depth
         self.settings = settings
         self.stripMetadata = stripMetadata

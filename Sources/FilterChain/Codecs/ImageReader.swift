@@ -11,6 +11,10 @@ public struct DecodeOptions: Sendable, Hashable {
     public var autoOrient: Bool
     /// Decode damaged data as far as possible; the damage becomes warnings instead of errors.
     public var lenient: Bool
+    /// For a CMYK image that carries a CMYK ICC profile: deliver the ink amounts as stored
+    /// (`ImageInfo.inks`) for a colour engine to convert with the profile, instead of RGB by
+    /// the naive formula. The renderer sets it; its colour management converts them.
+    public var keepsInks = false
 
     public static let defaultMaxPixels = 178_956_970
 
@@ -31,6 +35,13 @@ public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
     public var sourceFormat: ImageFormat
     /// The EXIF orientation that was applied to the pixels (nil when they are as stored).
     public var appliedOrientation: Orientation?
+    /// The rows hold C, M, Y, K ink amounts (0: no ink), four 8-bit samples a pixel in
+    /// `format`'s RGBA layout, and the metadata's ICC profile is the CMYK profile that says
+    /// what they mean (`DecodeOptions.keepsInks`). `imageFormat` is what the image is.
+    public var inks = false
+
+    /// What the image is once its colour is converted: `format`, or 8-bit RGB for inks.
+    public var imageFormat: PixelFormat { inks ? PixelFormat(.rgb, .eight) : format }
 
     public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none,
                 sourceFormat: ImageFormat = .png, appliedOrientation: Orientation? = nil) {
@@ -60,6 +71,8 @@ protocol StoredDecoder: AnyObject {
     var metadata: ImageMetadata { get }
     /// Interlaced images can only be read whole.
     var readsWholeImageOnly: Bool { get }
+    /// The rows are CMYK ink amounts in an RGBA layout (see `ImageInfo.inks`).
+    var inks: Bool { get }
     func readRows(into: UnsafeMutableRawPointer, stride: Int, rows: Int) throws
     func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
     func finish() throws
@@ -81,6 +94,7 @@ protocol StoredDecoder: AnyObject {
 }
 
 extension StoredDecoder {
+    var inks: Bool { false }
     var canShrink: Bool { false }
     var orientationTag: Orientation? { nil }
     func shrink(by denominator: Int) throws {}
@@ -118,6 +132,7 @@ public final class ImageReader: @unchecked Sendable {
         info = ImageInfo(width: w, height: h, format: decoder.format, metadata: metadata,
                          sourceFormat: sourceFormat,
                          appliedOrientation: orientation == .up ? nil : orientation)
+        info.inks = decoder.inks
     }
 
     /// Opens an image, sniffing its format from its first bytes and checking its size

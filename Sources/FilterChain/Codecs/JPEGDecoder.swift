@@ -11,6 +11,7 @@ final class JPEGDecoder: StoredDecoder {
     let format: PixelFormat
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
+    let inks: Bool
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
         guard let d = fc_jpeg_decoder_new(options.lenient ? 0 : 1) else {
@@ -26,7 +27,6 @@ final class JPEGDecoder: StoredDecoder {
         guard header.output_channels == 1 || header.output_channels == 3 else {
             throw CodecError(input.name, .unsupported("unsupported JPEG colour space (\(header.components) components)"))
         }
-        format = PixelFormat(header.output_channels == 1 ? .grey : .rgb, .eight)
         var metadata = ImageMetadata()
         var length = 0
         if let icc = fc_jpeg_decoder_icc(d, &length), length > 0 {
@@ -35,11 +35,15 @@ final class JPEGDecoder: StoredDecoder {
         if let exif = fc_jpeg_decoder_exif(d, &length), length > 0 {
             metadata.exif = Array(UnsafeBufferPointer(start: exif, count: length))
         }
-        // A CMYK profile describes the inks, not the RGB we deliver: keep it out.
-        if header.color == FC_JPEG_COLOR_CMYK || header.color == FC_JPEG_COLOR_YCCK,
-           metadata.iccColorSpace != "RGB " {
+        let cmyk = header.color == FC_JPEG_COLOR_CMYK || header.color == FC_JPEG_COLOR_YCCK
+        // Inks are kept for a colour engine when the file says what they mean; otherwise a
+        // CMYK profile describes inks that are not delivered: it is kept out.
+        inks = cmyk && options.keepsInks && metadata.iccColorSpace == "CMYK"
+        if inks { fc_jpeg_decoder_keep_inks(d) }
+        if cmyk && !inks && metadata.iccColorSpace != "RGB " {
             metadata.iccProfile = nil
         }
+        format = inks ? PixelFormat(.rgba, .eight) : PixelFormat(header.output_channels == 1 ? .grey : .rgb, .eight)
         JPEGDecoder.readMarkers(d, into: &metadata)
         self.metadata = metadata
         try ImageReader.checkLimit(input.name, width: width, height: height, options: options)

@@ -15,6 +15,7 @@ final class TIFFDecoder: StoredDecoder {
     let format: PixelFormat
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
+    let inks: Bool
     let notices: [String]
     private(set) var warnings: [String] = []
     let orientationTag: Orientation?
@@ -35,6 +36,13 @@ final class TIFFDecoder: StoredDecoder {
         guard status == FC_TIFF_OK else { throw TIFFDecoder.failure(d, status, input.name) }
         width = Int(info.width)
         height = Int(info.height)
+        var metadata = ImageMetadata()
+        var length = 0
+        if let p = fc_tiff_decoder_icc(d, &length), length > 0 {
+            metadata.iccProfile = Array(UnsafeBufferPointer(start: p, count: length))
+        }
+        // CMYK with its profile: the inks as stored, for the colour engine (see DecodeOptions).
+        inks = options.keepsInks && metadata.iccColorSpace == "CMYK" && fc_tiff_decoder_keep_inks(d, &info) != 0
         let channels: Channels = switch info.channels {
         case 1: .grey
         case 2: .greyAlpha
@@ -43,11 +51,6 @@ final class TIFFDecoder: StoredDecoder {
         }
         format = PixelFormat(channels, info.depth == 16 ? .sixteen : .eight)
         orientationTag = Orientation(rawValue: Int(info.orientation))
-        var metadata = ImageMetadata()
-        var length = 0
-        if let p = fc_tiff_decoder_icc(d, &length), length > 0 {
-            metadata.iccProfile = Array(UnsafeBufferPointer(start: p, count: length))
-        }
         if let p = fc_tiff_decoder_xmp(d, &length), length > 0 {
             metadata.xmp = Array(UnsafeBufferPointer(start: p, count: length))
         }

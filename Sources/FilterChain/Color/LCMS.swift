@@ -35,7 +35,7 @@ final class LCMSProfile: @unchecked Sendable {
 
     /// A profile lcms2 makes for a working space (cmsCreateRGBProfile: D65 white adapted to
     /// D50 with Bradford, the space's primaries and curve).
-    static func make(_ space: ColorWorkingSpace) throws(ColorProfileError) -> LCMSProfile {
+    static func make(_ space: WorkingSpace) throws(ColorProfileError) -> LCMSProfile {
         guard case .parametric(let type, let params) = space.curve else { preconditionFailure("a working space's curve is parametric") }
         var report = fc_lcms_report()
         let white = [space.white.x, space.white.y]
@@ -47,6 +47,43 @@ final class LCMSProfile: @unchecked Sendable {
         }
         guard let made else { throw .unreadable(lcmsMessage(report)) }
         return LCMSProfile(pointer: made)
+    }
+
+    /// An RGB profile from primaries, a white (x, y) and one parametric curve (lcms2's type
+    /// and parameters), as cmsCreateRGBProfile makes it.
+    static func makeRGB(white: (Double, Double), primaries: [(Double, Double)], curveType: Int,
+                        curveParameters: [Double]) throws(ColorProfileError) -> LCMSProfile {
+        var report = fc_lcms_report()
+        let xy = primaries.flatMap { [$0.0, $0.1] }
+        var parameters = curveParameters + [Double](repeating: 0, count: max(0, 10 - curveParameters.count))
+        let made = parameters.withUnsafeMutableBufferPointer { q in
+            fc_lcms_profile_create_rgb([white.0, white.1], xy, Int32(curveType), q.baseAddress, &report)
+        }
+        guard let made else { throw .unreadable(lcmsMessage(report)) }
+        return LCMSProfile(pointer: made)
+    }
+
+    /// A grey profile with one parametric curve.
+    static func makeGrey(curveType: Int, curveParameters: [Double]) throws(ColorProfileError) -> LCMSProfile {
+        var report = fc_lcms_report()
+        var parameters = curveParameters + [Double](repeating: 0, count: max(0, 10 - curveParameters.count))
+        let made = parameters.withUnsafeMutableBufferPointer { q in
+            fc_lcms_profile_create_grey(Int32(curveType), q.baseAddress, &report)
+        }
+        guard let made else { throw .unreadable(lcmsMessage(report)) }
+        return LCMSProfile(pointer: made)
+    }
+
+    /// The profile as ICC bytes, with this description and copyright.
+    func iccData(description: String, copyright: String) -> [UInt8]? {
+        access { p -> [UInt8]? in
+            guard fc_lcms_profile_set_text(p, description, copyright) != 0 else { return nil }
+            let size = fc_lcms_profile_save(p, nil, 0)
+            guard size > 0 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            let written = bytes.withUnsafeMutableBytes { fc_lcms_profile_save(p, $0.baseAddress, size) }
+            return written == size ? bytes : nil
+        }
     }
 
     /// Evaluates curve `channel` (or lcms2's inverse of it) at `values`, as lcms2's float

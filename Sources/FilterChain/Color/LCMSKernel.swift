@@ -14,14 +14,14 @@ public struct LCMSKernel: PointKernel {
 
     /// The input leg of a LUT-based profile: into the working space with `intent` and
     /// black-point compensation.
-    public static func input(from profile: ColorProfile, to space: ColorWorkingSpace,
+    public static func input(from profile: ColorProfile, to space: WorkingSpace,
                              intent: RenderingIntent) throws(ColorProfileError) -> LCMSKernel {
         LCMSKernel(try LCMSTransform(from: profile, to: ColorProfile(workingSpace: space), intent: intent,
                                      blackPointCompensation: true))
     }
 
     /// The output leg to a profile lcms2 converts with (intent, black-point compensation).
-    public static func output(from space: ColorWorkingSpace, to profile: ColorProfile,
+    public static func output(from space: WorkingSpace, to profile: ColorProfile,
                               intent: RenderingIntent) throws(ColorProfileError) -> LCMSKernel {
         LCMSKernel(try LCMSTransform(from: ColorProfile(workingSpace: space), to: profile, intent: intent,
                                      blackPointCompensation: true))

@@ -31,7 +31,7 @@ public struct MatrixTRCKernel: PointKernel {
     /// The input leg: `profile`'s encoding to the working space's (colorimetric, as lcms2's
     /// relative intent without black-point compensation). nil unless the profile is
     /// matrix/TRC.
-    public static func input(from profile: ColorProfile, to space: ColorWorkingSpace) -> MatrixTRCKernel? {
+    public static func input(from profile: ColorProfile, to space: WorkingSpace) -> MatrixTRCKernel? {
         guard profile.kind == .matrixTRC, let toWorking = space.rgbToPCS.inverse,
               let inverse = space.curve.analyticInverse, let fromProfile = profileToPCS(profile) else { return nil }
         return MatrixTRCKernel(before: profile.curves, matrix: toWorking * fromProfile, after: [inverse])
@@ -39,7 +39,7 @@ public struct MatrixTRCKernel: PointKernel {
 
     /// The output leg: the working space's encoding to `profile`'s (colorimetric). nil unless
     /// the profile is matrix/TRC and its matrix can be inverted.
-    public static func output(from space: ColorWorkingSpace, to profile: ColorProfile) -> MatrixTRCKernel? {
+    public static func output(from space: WorkingSpace, to profile: ColorProfile) -> MatrixTRCKernel? {
         guard profile.kind == .matrixTRC else { return nil }
         let fromWorking = space.rgbToPCS
         let toProfile: Matrix3

@@ -19,7 +19,8 @@ public struct ColorControls: Filter {
         documentation: """
             For each colour channel c of a pixel (r, g, b), in this order:
 
-                L  = 0.2126 r + 0.7152 g + 0.0722 b      (Rec. 709 luma of the input)
+                L  = wr r + wg g + wb b                  (luminance: the working space's weights,
+                                                          0.2126, 0.7152, 0.0722 in srgb and linear)
                 c1 = L + s (c - L)                       (saturation s)
                 c2 = (c1 - 0.5) k + 0.5                  (contrast k, pivot 0.5)
                 out = c2 + b                             (brightness b)
@@ -33,20 +34,25 @@ public struct ColorControls: Filter {
             .number("contrast", \.contrast, in: 0...4, help: "scales the distance from mid-grey 0.5; 1 unchanged"),
         ])
 
-    public func operation() -> FilterOperation {
+    public func operation() -> FilterOperation { operation(in: .srgb) }
+
+    public func operation(in space: WorkingSpace) -> FilterOperation {
         if saturation == 1, brightness == 0, contrast == 1 { return .identity }
-        return .point(Kernel(s: Float(saturation), k: Float(contrast), b: Float(brightness)))
+        let w = space.lumaWeights
+        return .point(Kernel(s: Float(saturation), k: Float(contrast), b: Float(brightness),
+                             weights: (Float(w.x), Float(w.y), Float(w.z))))
     }
 
     public var keepsNeutralNeutral: Bool { true }
 
     struct Kernel: PointKernel {
         let s: Float, k: Float, b: Float
+        var weights: (Float, Float, Float) = (0.2126, 0.7152, 0.0722)
 
         func apply(_ p: PlanarPixels, count: Int) {
             let s = SIMD8<Float>(repeating: s), k = SIMD8<Float>(repeating: k), b = SIMD8<Float>(repeating: b)
             let half = SIMD8<Float>(repeating: 0.5)
-            let wr = SIMD8<Float>(repeating: 0.2126), wg = SIMD8<Float>(repeating: 0.7152), wb = SIMD8<Float>(repeating: 0.0722)
+            let wr = SIMD8<Float>(repeating: weights.0), wg = SIMD8<Float>(repeating: weights.1), wb = SIMD8<Float>(repeating: weights.2)
             var i = 0
             while i < count {
                 let r = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)

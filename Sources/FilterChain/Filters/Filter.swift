@@ -8,6 +8,10 @@ public protocol Filter: Sendable {
     init()
     /// What the filter does with its current parameters.
     func operation() -> FilterOperation
+    /// What it does in a chain whose working space is `space`: filters that weigh channels
+    /// by luminance use the space's weights (`WorkingSpace.lumaWeights`). By default,
+    /// `operation()`.
+    func operation(in space: WorkingSpace) -> FilterOperation
     /// True when pixels with R = G = B keep R = G = B (so grey images can stay grey).
     var keepsNeutralNeutral: Bool { get }
     /// True when the filter may write alpha (an opaque image then gains an alpha channel).
@@ -19,6 +23,7 @@ public protocol Filter: Sendable {
 }
 
 extension Filter {
+    public func operation(in space: WorkingSpace) -> FilterOperation { operation() }
     public var type: String { Self.declaration.type }
     public var changesAlpha: Bool { false }
 }

@@ -33,8 +33,11 @@ struct MaskKernel: Sendable {
     private let shape: Shape
     private let invert: Bool
     private let opacity: Float
+    /// The working space's luminance weights (`WorkingSpace.lumaWeights`).
+    private let weights: (Float, Float, Float)
 
-    init(_ mask: Mask) {
+    init(_ mask: Mask, weights: SIMD3<Double> = WorkingSpace.srgb.lumaWeights) {
+        self.weights = (Float(weights.x), Float(weights.y), Float(weights.z))
         switch mask.shape {
         case .linear(let from, let to):
             shape = .linear(from: from, to: to)
@@ -129,7 +132,7 @@ struct MaskKernel: Sendable {
         let reciprocal = SIMD8<Float>(repeating: hard ? 0 : 1 / feather)
         var i = 0
         while i < count {
-            let l = Self.luminance(ColorLanes(input, at: i))
+            let l = luminance(ColorLanes(input, at: i))
             let outside = lanesMax(lo - l, l - hi)
             let t = hard ? one.replacing(with: 0, where: outside .<= 0) : lanesUnit(outside * reciprocal)
             Self.store(one - t * t * (3 - 2 * t), m + i)
@@ -141,7 +144,7 @@ struct MaskKernel: Sendable {
         var i = 0
         while i < count {
             let v: SIMD8<Float> = switch channel {
-            case .luminance: Self.luminance(ColorLanes(layer, at: i))
+            case .luminance: luminance(ColorLanes(layer, at: i))
             case .alpha: lanesUnit(ColorLanes.load(layer.alpha + i))
             case .red: lanesUnit(ColorLanes.load(layer.red + i))
             case .green: lanesUnit(ColorLanes.load(layer.green + i))
@@ -152,11 +155,12 @@ struct MaskKernel: Sendable {
         }
     }
 
-    /// 0.2126 r + 0.7152 g + 0.0722 b of the clamped channels, clamped.
+    /// wr r + wg g + wb b of the clamped channels, clamped (sRGB's weights: 0.2126 r +
+    /// 0.7152 g + 0.0722 b).
     @inline(always)
-    private static func luminance(_ c: ColorLanes) -> SIMD8<Float> {
+    private func luminance(_ c: ColorLanes) -> SIMD8<Float> {
         let u = c.unit
-        return lanesUnit(0.2126 * u.r + 0.7152 * u.g + 0.0722 * u.b)
+        return lanesUnit(weights.0 * u.r + weights.1 * u.g + weights.2 * u.b)
     }
 
     /// out = in + m (result - in) on premultiplied colour and alpha, written back to `result`

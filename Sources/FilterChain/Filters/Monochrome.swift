@@ -14,7 +14,8 @@ public struct Monochrome: Filter {
         type: "monochrome",
         summary: "Replaces colour by a tint of the pixel's luma, blended with the original by intensity.",
         documentation: """
-            With L = 0.2126 r + 0.7152 g + 0.0722 b and luma(color) the same sum for the
+            With L = wr r + wg g + wb b (the working space's weights: 0.2126, 0.7152, 0.0722 in srgb
+            and linear) and luma(color) the same sum for the
             tint colour (it must be above 0):
 
                 m  = L color / luma(color)
@@ -28,11 +29,15 @@ public struct Monochrome: Filter {
             .number("intensity", \.intensity, in: 0...1, help: "0 unchanged, 1 fully tinted"),
         ])
 
-    public func operation() -> FilterOperation {
+    public func operation() -> FilterOperation { operation(in: .srgb) }
+
+    public func operation(in space: WorkingSpace) -> FilterOperation {
         if intensity == 0 { return .identity }
-        let t = intensity, luma = color.luma
+        let weights = space.lumaWeights
+        let w = [weights.x, weights.y, weights.z]
+        let t = intensity, luma = w[0] * color.red + w[1] * color.green + w[2] * color.blue
+        guard luma > 0 else { return .identity }
         let tint = [color.red, color.green, color.blue].map { $0 / luma }
-        let w = [0.2126, 0.7152, 0.0722]
         let m = (0..<3).map { i in (0..<3).map { j in (i == j ? 1 - t : 0) + t * tint[i] * w[j] } + [0] }
         return .point(MatrixKernel(rgb: m))
     }

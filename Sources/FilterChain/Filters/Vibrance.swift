@@ -12,7 +12,8 @@ public struct Vibrance: Filter {
         type: "vibrance",
         summary: "Raises (or lowers) the saturation of muted colours more than of vivid ones.",
         documentation: """
-            For each pixel (r, g, b), with L = 0.2126 r + 0.7152 g + 0.0722 b:
+            For each pixel (r, g, b), with L = wr r + wg g + wb b (the working space's weights:
+            0.2126, 0.7152, 0.0722 in srgb and linear):
 
                 s  = clamp(max(r, g, b) - min(r, g, b), 0, 1)
                 c' = L + (1 + amount (1 - s)) (c - L)
@@ -25,18 +26,22 @@ public struct Vibrance: Filter {
             .number("amount", \.amount, in: -1...1, help: "above 0 more colourful, below 0 less; 0 unchanged"),
         ])
 
-    public func operation() -> FilterOperation {
-        amount == 0 ? .identity : .point(Kernel(amount: Float(amount)))
+    public func operation() -> FilterOperation { operation(in: .srgb) }
+
+    public func operation(in space: WorkingSpace) -> FilterOperation {
+        let w = space.lumaWeights
+        return amount == 0 ? .identity : .point(Kernel(amount: Float(amount), weights: (Float(w.x), Float(w.y), Float(w.z))))
     }
 
     public var keepsNeutralNeutral: Bool { true }
 
     struct Kernel: PointKernel {
         let amount: Float
+        var weights: (Float, Float, Float) = (0.2126, 0.7152, 0.0722)
 
         func apply(_ p: PlanarPixels, count: Int) {
             let amount = SIMD8<Float>(repeating: amount), one = SIMD8<Float>(repeating: 1)
-            let wr = SIMD8<Float>(repeating: 0.2126), wg = SIMD8<Float>(repeating: 0.7152), wb = SIMD8<Float>(repeating: 0.0722)
+            let wr = SIMD8<Float>(repeating: weights.0), wg = SIMD8<Float>(repeating: weights.1), wb = SIMD8<Float>(repeating: weights.2)
             var i = 0
             while i < count {
                 let r = UnsafeRawPointer(p.red + i).load(as: SIMD8<Float>.self)

@@ -186,8 +186,10 @@ final class ImageRun: @unchecked Sendable {
     /// kernels find the pixels in cache.
     static let pointChunk = 2048
 
-    /// `images`: the chain's images, as the plan's image stages read them.
-    init(plan: Plan, source: PixelSource, images: [RasterImage] = [], sinks: [Sink], linear: Bool,
+    /// `images`: the chain's images, as the plan's image stages read them. `colour`: how the
+    /// source's and each image's samples come into the working space.
+    init(plan: Plan, source: PixelSource, images: [RasterImage] = [], sinks: [Sink],
+         colour: (source: InputLeg, images: [InputLeg]),
          pool: WorkerPool, order: Int, cancel: [CancellationFlag]) {
         self.source = source
         self.images = images
@@ -198,8 +200,8 @@ final class ImageRun: @unchecked Sendable {
         tapStages = plan.tapStages
         schedule = Schedule(stages: plan.stages, capacity: plan.ringRows)
         let info = source.info
-        inputConversion = InputConversion(format: info.format, linear: linear)
-        imageConversions = images.map { InputConversion(format: $0.format, linear: linear) }
+        inputConversion = InputConversion(format: info.format, leg: colour.source)
+        imageConversions = zip(images, colour.images).map { InputConversion(format: $0.format, leg: $1) }
         rowBytes = info.rowBytes
         let firstStrip = plan.stages[0].stripHeight
         decodeBuffers = (0..<2).map { _ in

@@ -21,18 +21,19 @@ enum SRGB {
 }
 
 /// Stored samples to planes of Float: 8-bit / 255, 16-bit / 65535; grey spread to R = G = B;
-/// a missing alpha is 1. In linear working space colour goes through the sRGB decoding
-/// function (alpha never does).
+/// a missing alpha is 1. Then the input leg's colour conversion into the working space (see
+/// `InputLeg`): on the fast path from sRGB into linear sRGB, colour goes through the sRGB
+/// decoding function by table (alpha never does).
 struct InputConversion: Sendable {
     let format: PixelFormat
-    let linear: Bool
+    let leg: InputLeg
     /// Colour values of the 256 8-bit samples, or of the 65536 16-bit ones when linear.
     private let colorTable: [Float]
 
-    init(format: PixelFormat, linear: Bool) {
+    init(format: PixelFormat, leg: InputLeg) {
         self.format = format
-        self.linear = linear
-        switch (format.depth, linear) {
+        self.leg = leg
+        switch (format.depth, leg.decodesSRGB) {
         case (.eight, false): colorTable = InputConversion.eightBit
         case (.eight, true): colorTable = InputConversion.eightBitLinear
         case (.sixteen, true): colorTable = InputConversion.sixteenBitLinear
@@ -53,15 +54,49 @@ struct InputConversion: Sendable {
     private static let sixteenBitLinear = table(levels: 65536, linear: true)
 
     /// Every value it writes is in 0...1 (integer samples over their maximum, through a
-    /// transfer function that keeps 0...1).
-    var givesUnitRange: Bool {
-        switch format.depth {
-        case .eight, .sixteen: true
+    /// transfer function that keeps 0...1, and no conversion to another space).
+    var givesUnitRange: Bool { leg.givesUnitRange }
+
+    /// Converts one row of `width` pixels (the planes' rows are padded to 8 pixels and
+    /// aligned, as point kernels need). `alpha` is written only when the input has alpha.
+    func convert(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
+        if let cmyk = leg.cmyk {
+            InputConversion.inks(source, sixteen: format.depth == .sixteen, width: width, through: cmyk, into: p)
+            return
+        }
+        samples(source, width: width, into: p)
+        leg.kernel?.apply(p, count: (width + 7) & ~7)
+    }
+
+    /// CMYK ink amounts (8 or 16 bits, 0: no ink) through lcms2 (whose float CMYK runs
+    /// 0...100) into the working space's RGB planes, in pieces of a row.
+    private static func inks(_ source: UnsafeRawPointer, sixteen: Bool, width: Int, through transform: LCMSTransform,
+                             into p: PlanarPixels) {
+        let piece = 512
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: piece * 7) { scratch in
+            let inks = scratch.baseAddress!, rgb = inks + piece * 4
+            var start = 0
+            while start < width {
+                let n = min(piece, width - start)
+                if sixteen {
+                    let from = source.assumingMemoryBound(to: UInt16.self) + start * 4
+                    for i in 0..<(n * 4) { inks[i] = Float(from[i]) * (100 / 65535) }
+                } else {
+                    let from = source.assumingMemoryBound(to: UInt8.self) + start * 4
+                    for i in 0..<(n * 4) { inks[i] = Float(from[i]) * (100 / 255) }
+                }
+                transform.run(inks, into: rgb, count: n)
+                for x in 0..<n {
+                    p.red[start + x] = rgb[3 * x]
+                    p.green[start + x] = rgb[3 * x + 1]
+                    p.blue[start + x] = rgb[3 * x + 2]
+                }
+                start += n
+            }
         }
     }
 
-    /// Converts one row of `width` pixels. `alpha` is written only when the input has alpha.
-    func convert(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
+    private func samples(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
         let n = format.channels.count
         let hasAlpha = format.channels.hasAlpha
         let grey = format.channels.isGrey
@@ -92,6 +127,7 @@ struct InputConversion: Sendable {
                 }
             } else {
                 let s = source.assumingMemoryBound(to: UInt16.self)
+                let linear = leg.decodesSRGB
                 let colour = { (v: UInt16) -> Float in linear ? table[Int(v)] : Float(v) / 65535 }
                 for x in 0..<width {
                     let base = s + x * n
@@ -110,15 +146,16 @@ struct InputConversion: Sendable {
     }
 }
 
-/// Planes of Float to the samples an output stores: clamped to [0, 1] and rounded to
-/// nearest, round(v * 255) or round(v * 65535) (exact halves to even); in linear working
-/// space colour is encoded with the sRGB function first (after clamping). Without alpha in
-/// the output but with alpha in the image, colour is composited over `background` (in the
-/// working space).
+/// Planes of Float to the samples an output stores: without alpha in the output but with
+/// alpha in the image, colour is first composited over `background` (in the working space);
+/// then the output leg's colour conversion (see `OutputLeg`: a kernel to the output's
+/// profile, or on the fast path from linear sRGB the sRGB encoding function by table, after
+/// clamping); then clamped to [0, 1] and rounded to nearest, round(v * 255) or
+/// round(v * 65535) (exact halves to even).
 struct OutputConversion: Sendable {
     let channels: Channels
     let depth: BitDepth
-    let linear: Bool
+    let leg: OutputLeg
     /// The background in the working space, when alpha is composited away.
     let background: (Float, Float, Float)?
     /// The sRGB encoding function sampled at `encodeCells` + 1 points of [0, 1], for linear
@@ -126,15 +163,13 @@ struct OutputConversion: Sendable {
     private let encodeTable: [Float]
     static let encodeCells = 65536
 
-    init(channels: Channels, depth: BitDepth, linear: Bool, composite: RGBColor?) {
+    /// `background`: the colour composited under transparency, already in the working space.
+    init(channels: Channels, depth: BitDepth, leg: OutputLeg, background: (Float, Float, Float)?) {
         self.channels = channels
         self.depth = depth
-        self.linear = linear
-        background = composite.map { c in
-            let f = { (v: Double) in Float(linear ? SRGB.decode(v) : v) }
-            return (f(c.red), f(c.green), f(c.blue))
-        }
-        encodeTable = linear ? OutputConversion.sharedEncodeTable : []
+        self.leg = leg
+        self.background = background
+        encodeTable = leg.encodesSRGB ? OutputConversion.sharedEncodeTable : []
     }
 
     /// Made once per process: every output of a linear chain uses it.
@@ -221,14 +256,20 @@ struct OutputConversion: Sendable {
 
     /// Converts one row of `width` pixels.
     func convert(_ p: PlanarPixels, hasAlpha: Bool, width: Int, into destination: UnsafeMutableRawPointer) {
-        if depth == .eight && !linear && (background == nil || !hasAlpha) && (channels == .rgb || channels == .rgba) {
+        let kernel = leg.kernel
+        if depth == .eight && !leg.encodesSRGB && kernel == nil && (background == nil || !hasAlpha)
+            && (channels == .rgb || channels == .rgba) {
             packEightBit(p, width: width, into: destination)
             return
         }
         let n = channels.count
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 4 * max(width, 1)) { scratch in
-            let r = scratch.baseAddress!, g = r + width, b = g + width, a = b + width
+        // Planes padded to 8 pixels and aligned to 32 bytes, as a kernel needs them.
+        let padded = (width + 7) & ~7
+        withUnsafeTemporaryAllocation(byteCount: 4 * max(padded, 8) * MemoryLayout<Float>.size, alignment: 64) { raw in
+            let r = raw.baseAddress!.bindMemory(to: Float.self, capacity: 4 * max(padded, 8))
+            let g = r + padded, b = g + padded, a = b + padded
             var red = UnsafePointer(p.red), green = UnsafePointer(p.green), blue = UnsafePointer(p.blue)
+            let composites = background != nil && hasAlpha
             if let bg = background, hasAlpha {
                 // Composite in the working space first: c a + bg (1 - a), alpha clamped.
                 for x in 0..<width {
@@ -240,8 +281,18 @@ struct OutputConversion: Sendable {
                 }
                 red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
             }
+            if let kernel {
+                // The tap's planes are read by others too: convert a copy.
+                if !composites {
+                    r.update(from: p.red, count: width); g.update(from: p.green, count: width)
+                    b.update(from: p.blue, count: width)
+                }
+                for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
+                kernel.apply(PlanarPixels(red: r, green: g, blue: b, alpha: a), count: padded)
+                red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
+            }
             encodeTable.withUnsafeBufferPointer { t in
-                let table = linear ? t.baseAddress : nil
+                let table = leg.encodesSRGB ? t.baseAddress : nil
                 prepare(red, r, width: width, colour: true, table: table)
                 if !channels.isGrey {
                     prepare(green, g, width: width, colour: true, table: table)

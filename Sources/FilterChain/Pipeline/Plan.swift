@@ -252,7 +252,7 @@ struct Plan {
             var logical = input.logical
             // The stage the step's result ends in.
             var j: Int
-            switch step.filter.operation() {
+            switch step.filter.operation(in: chain.workingSpace) {
             case .identity:
                 j = step.mask == nil ? input.stage : workingStage(on: input, label: name)
             case .point(let kernel):
@@ -331,7 +331,7 @@ struct Plan {
                     let value = values[resolved(chain.resolve(source, from: index) ?? .source)]!
                     layer = placed(value, placement, canvas: size, label: "the mask of \(name)")
                 }
-                append(.mask(MaskKernel(mask), input: input.stage, layer: layer), to: j)
+                append(.mask(MaskKernel(mask, weights: chain.workingSpace.lumaWeights), input: input.stage, layer: layer), to: j)
             }
             produce(.step(index), Value(stage: j, size: size, logical: logical, alpha: alpha))
         }

@@ -17,6 +17,8 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case stepFailed(position: Int, label: String, reason: String)
         /// An image of the chain was made without its pixels (`ChainImage.image` is nil).
         case imageNotLoaded(String)
+        /// A colour conversion cannot be made (an output profile that cannot be used).
+        case colour(String)
     }
 
     /// The image it happened to, when there was one.
@@ -43,6 +45,7 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .imageNotLoaded(let label):
             "the chain's image \(label) has no pixels: load the chain from its file, or set ChainImage.image"
         case .badOption(let what): what
+        case .colour(let what): what
         }
     }
 

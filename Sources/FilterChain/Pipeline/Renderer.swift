@@ -7,8 +7,8 @@ public struct RenderOutput: Sendable {
         /// Encoded to a file or standard output; appears only when the whole render succeeds.
         case file(ImageDestination, EncodeOptions)
         /// Returned as a RasterImage, laid out as a PNG output would be (`depth` nil follows
-        /// the input).
-        case memory(depth: BitDepth? = nil)
+        /// the input), in the colour `profile` says (the editor shows sRGB).
+        case memory(depth: BitDepth? = nil, profile: OutputProfile = .source)
     }
 
     /// The position in the chain: 0 is the decoded input, n the image after step n.
@@ -69,6 +69,9 @@ public final class Renderer: @unchecked Sendable {
         var shrunk = 1, parallel = false
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .relaxed) }
+        // CMYK inks come as stored, for the colour engine to convert with their profile.
+        var decode = decode
+        decode.keepsInks = true
         let open = { [self] () throws -> (PixelSource, ImageSize?) in
             let reader = try ImageReader.open(source, options: decode)
             let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
@@ -134,7 +137,7 @@ public final class Renderer: @unchecked Sendable {
 
 
     /// Shrink-on-load: when the chain's first enabled step is a geometry step that allows it
-    /// (a fast resize), the working space is sRGB (DCT scaling averages encoded values) and
+    /// (a fast resize), the working space is not linear (DCT scaling averages encoded values) and
     /// no output takes the image before that step, a JPEG is decoded at 1/2, 1/4 or 1/8 of
     /// its size, the largest reduction that keeps at least twice the resized size (before a
     /// cover crop) on both axes. Returns, when the decoder shrank the image, the size the
@@ -142,7 +145,7 @@ public final class Renderer: @unchecked Sendable {
     private func shrinkOnLoad(_ chain: Chain, reader: ImageReader, outputs: [RenderOutput]) throws
         -> (logicalSize: ImageSize, denominator: Int)?
     {
-        guard chain.workingSpace == .srgb,
+        guard !chain.workingSpace.isLinear,
               let first = chain.steps.firstIndex(where: \.enabled),
               outputs.allSatisfy({ $0.step > first }),
               chain.readsSourceOnlyAt(first),
@@ -166,7 +169,7 @@ public final class Renderer: @unchecked Sendable {
 
     private func policy(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: Chain,
                         gainsAlpha: Bool) -> OutputPolicy {
-        var input = info.format
+        var input = info.imageFormat
         if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
         // A blend whose layer is one of the chain's images in colour brings colour in.
         let colourImages = Set(chain.images.indices.filter { chain.images[$0].image?.format.channels.isGrey != true })
@@ -176,7 +179,7 @@ public final class Renderer: @unchecked Sendable {
                colourImages.contains(k) { return false }
             return step.filter.keepsNeutralNeutral
         }
-        let isGrey = info.format.channels.isGrey
+        let isGrey = info.imageFormat.channels.isGrey
         switch output.target {
         case .file(_, let options):
             let bg = options.background
@@ -185,7 +188,7 @@ public final class Renderer: @unchecked Sendable {
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: format, depth: options.depth,
                                                              background: bg, neutral: neutralKnown),
                                 greyIfNeutral: isGrey && !neutralKnown)
-        case .memory(let depth):
+        case .memory(let depth, _):
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: nil, depth: depth,
                                                              background: .white, neutral: keepsNeutral),
                                 greyIfNeutral: isGrey && !keepsNeutral)
@@ -200,15 +203,38 @@ public final class Renderer: @unchecked Sendable {
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var (reader, logicalSize) = try open()
         let info = reader.info
-        let linear = chain.workingSpace == .linear
         let images = try chain.images.map { image throws(RenderError) -> RasterImage in
             guard let raster = image.image else { throw RenderError(.imageNotLoaded(image.label)) }
             return raster
         }
+        // LUT-based input profiles (CMYK) are converted with the intent the outputs ask for
+        // (the first output's).
+        let inputIntent: RenderingIntent = outputs.lazy.compactMap { output -> RenderingIntent? in
+            if case .file(_, let options) = output.target { return options.intent }
+            return nil
+        }.first ?? .relative
+        let colour = try Self.inputColour(space: chain.workingSpace, metadata: info.metadata, format: info.imageFormat,
+                                          inks: info.inks, name: reader.name, images: chain.images, intent: inputIntent)
+        let colourLegs = (source: colour.sourceLeg, images: colour.imageLegs)
+        /// Each output's colour: its leg, the metadata written with it, its layout.
+        func outputColour(_ i: Int, layout: OutputLayout) throws(RenderError)
+            -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?) {
+            switch outputs[i].target {
+            case .file(_, let options):
+                let caps = formats[i]!.declaration.capabilities
+                return try Self.outputColour(options.outputProfile, intent: options.intent, input: colour,
+                                             metadata: info.metadata, layout: layout,
+                                             holdsColourChunks: caps.metadata.contains(.colourChunks),
+                                             holdsNCLX: caps.metadata.contains(.nclx))
+            case .memory(_, let profile):
+                return try Self.outputColour(profile, intent: .relative, input: colour, metadata: info.metadata,
+                                             layout: layout, holdsColourChunks: true, holdsNCLX: true)
+            }
+        }
         let plan: Plan
         do throws(Plan.StepFailure) {
             plan = try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),
-                            logicalSize: logicalSize, hasAlpha: info.format.channels.hasAlpha,
+                            logicalSize: logicalSize, hasAlpha: info.imageFormat.channels.hasAlpha,
                             images: images.map { (ImageSize(width: $0.width, height: $0.height), $0.format.channels.hasAlpha) },
                             taps: outputs.map(\.step), stripHeight: stripHeight)
         } catch {
@@ -218,7 +244,7 @@ public final class Renderer: @unchecked Sendable {
         }
         var policies = outputs.indices.map { i in
             policy(for: outputs[i], format: formats[i], info: info, chain: chain,
-                   gainsAlpha: plan.tapAlpha[i] && !info.format.channels.hasAlpha)
+                   gainsAlpha: plan.tapAlpha[i] && !info.imageFormat.channels.hasAlpha)
         }
         // Options that depend on the depth the image gets (TIFF's JPEG compression takes 8
         // bits), checked before any work.
@@ -237,8 +263,10 @@ public final class Renderer: @unchecked Sendable {
             return false
         }
         if !undecided.isEmpty {
+            var probeLegs: [OutputLeg] = []
+            for i in outputs.indices { probeLegs.append(try outputColour(i, layout: policies[i].layout).leg) }
             let neutral = readsOnce ? undecided.map { _ in false } : try neutrality(plan: plan, reader: reader, images: images, outputs: undecided, policies: policies,
-                                         linear: linear, cancel: cancel, order: order)
+                                         colour: (colourLegs, probeLegs, chain.workingSpace), cancel: cancel, order: order)
             for (i, isNeutral) in zip(undecided, neutral) {
                 let layout = policies[i].layout
                 policies[i] = OutputPolicy(layout: OutputLayout(format: PixelFormat(
@@ -248,25 +276,33 @@ public final class Renderer: @unchecked Sendable {
             if !readsOnce { (reader, logicalSize) = try open() }
         }
         var sinks: [Sink] = []
+        var colourNotes = colour.notes
         let budget = JobBudget(limit: 2 * pool.threadCount)
         do {
             for (i, output) in outputs.enumerated() {
                 let size = plan.size(ofOutput: i)
-                let rows = SinkRows(layout: policies[i].layout, width: size.width, height: size.height,
+                let out = try outputColour(i, layout: policies[i].layout)
+                if let note = out.note { colourNotes.append("\(reader.name): \(note)") }
+                let rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                                     stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
-                                    linear: linear, imageHasAlpha: plan.tapAlpha[i])
+                                    colour: (out.leg, chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
                 switch output.target {
                 case .file(let destination, let options):
                     let writer = try ImageWriter(destination, format: formats[i]!,
                                                  header: EncodeHeader(width: size.width, height: size.height,
-                                                                      format: rows.layout.format, metadata: info.metadata),
+                                                                      format: rows.layout.format, metadata: out.metadata),
                                                  options: options)
                     sinks.append(FileSink(writer: writer, rows: rows, budget: budget))
                 case .memory:
-                    sinks.append(MemorySink(rows: rows, greyIfNeutral: policies[i].greyIfNeutral, metadata: info.metadata))
+                    // Turned grey at the end if neutral, unless its profile describes colour only.
+                    var greyLayout = out.layout
+                    greyLayout.format.channels = Channels(grey: true, alpha: greyLayout.format.channels.hasAlpha)
+                    let greyAllowed = try outputColour(i, layout: greyLayout).layout.format.channels.isGrey
+                    sinks.append(MemorySink(rows: rows, greyIfNeutral: policies[i].greyIfNeutral && greyAllowed,
+                                            metadata: out.metadata))
                 }
             }
-            let run = ImageRun(plan: plan, source: reader, images: images, sinks: sinks, linear: linear,
+            let run = ImageRun(plan: plan, source: reader, images: images, sinks: sinks, colour: colourLegs,
                                pool: pool, order: order, cancel: [cancel].compactMap { $0 })
             try run.run()
             try pool.watching({ "image order \(order): completing its outputs" }) {
@@ -281,21 +317,22 @@ public final class Renderer: @unchecked Sendable {
         return RenderResult(info: info,
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(plan.size(ofOutput:)),
-                            notes: reader.notices + sinks.flatMap(\.notes),
+                            notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
                             warnings: reader.warnings)
     }
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would
     /// store is neutral (R = G = B). Stops as soon as none of them can be.
     private func neutrality(plan: Plan, reader: PixelSource, images: [RasterImage], outputs: [Int], policies: [OutputPolicy],
-                            linear: Bool, cancel: CancellationFlag?, order: Int) throws -> [Bool] {
+                            colour: (inputs: (source: InputLeg, images: [InputLeg]), outputs: [OutputLeg], space: WorkingSpace),
+                            cancel: CancellationFlag?, order: Int) throws -> [Bool] {
         let done = CancellationFlag()
         var probes: [NeutralityProbe] = []
         for i in plan.tapStages.indices {
             let size = plan.size(ofOutput: i)
             let rows = SinkRows(layout: policies[i].layout, width: size.width, height: size.height,
-                                stripHeight: plan.stages[plan.tapStages[i]].stripHeight, linear: linear,
-                                imageHasAlpha: plan.tapAlpha[i])
+                                stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
+                                colour: (colour.outputs[i], colour.space), imageHasAlpha: plan.tapAlpha[i])
             probes.append(NeutralityProbe(rows: rows, checks: outputs.contains(i)))
         }
         let watched = outputs.map { probes[$0] }
@@ -303,7 +340,7 @@ public final class Renderer: @unchecked Sendable {
         // Each probe's closure holds them all: break the cycle when the pass ends.
         defer { for probe in watched { probe.onFound = {} } }
         do {
-            try ImageRun(plan: plan, source: reader, images: images, sinks: probes, linear: linear, pool: pool, order: order,
+            try ImageRun(plan: plan, source: reader, images: images, sinks: probes, colour: colour.inputs, pool: pool, order: order,
                          cancel: [cancel, done].compactMap { $0 }).run()
         } catch is RenderCancelled where cancel?.isCancelled != true {
             // Every output is known to be in colour.

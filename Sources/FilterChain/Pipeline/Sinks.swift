@@ -15,14 +15,16 @@ struct SinkRows {
     let stripHeight: Int
     let imageHasAlpha: Bool
 
-    init(layout: OutputLayout, width: Int, height: Int, stripHeight: Int, linear: Bool, imageHasAlpha: Bool) {
+    /// `colour`: the output leg, and the working space (the background is converted into it).
+    init(layout: OutputLayout, width: Int, height: Int, stripHeight: Int, colour: (leg: OutputLeg, space: WorkingSpace),
+         imageHasAlpha: Bool) {
         self.layout = layout
         self.width = width
         self.height = height
         self.stripHeight = stripHeight
         self.imageHasAlpha = imageHasAlpha
-        conversion = OutputConversion(channels: layout.format.channels, depth: layout.format.depth,
-                                      linear: linear, composite: layout.background)
+        conversion = OutputConversion(channels: layout.format.channels, depth: layout.format.depth, leg: colour.leg,
+                                      background: layout.background.map { colour.space.values(ofSRGB: $0) })
     }
 
     var rowBytes: Int { width * layout.format.bytesPerPixel }

@@ -20,8 +20,8 @@ import Testing
 
     /// The working spaces' matrices are the ones lcms2 makes from the same primaries and
     /// white (cmsCreateRGBProfile, Bradford to D50).
-    @Test(arguments: ColorWorkingSpace.allCases)
-    func workingSpaceMatrixIsLCMS(space: ColorWorkingSpace) throws {
+    @Test(arguments: WorkingSpace.allCases)
+    func workingSpaceMatrixIsLCMS(space: WorkingSpace) throws {
         let made = try ColorProfile(workingSpace: space)
         let colorants = try #require(made.colorants)
         for (ours, theirs) in zip(space.rgbToPCS.m, colorants.m) {
@@ -35,12 +35,12 @@ import Testing
     /// Luminance weights: the Y row of RGB to XYZ, against the published figures (BT.709 /
     /// sRGB; SMPTE EG 432-1 for Display P3; BT.2020).
     @Test func luminanceWeights() {
-        let published: [(ColorWorkingSpace, SIMD3<Double>)] = [
+        let published: [(WorkingSpace, SIMD3<Double>)] = [
             (.srgb, SIMD3(0.2126, 0.7152, 0.0722)), (.linear, SIMD3(0.2126, 0.7152, 0.0722)),
             (.displayP3, SIMD3(0.2290, 0.6917, 0.0793)), (.linearDisplayP3, SIMD3(0.2290, 0.6917, 0.0793)),
             (.linearRec2020, SIMD3(0.2627, 0.6780, 0.0593)),
         ]
-        #expect(published.count == ColorWorkingSpace.allCases.count)
+        #expect(published.count == WorkingSpace.allCases.count)
         for (space, weights) in published {
             let w = space.luminanceWeights
             #expect(((w - weights) * (w - weights)).max() <= 5e-5 * 5e-5, "\(space): \(w)")
@@ -49,44 +49,57 @@ import Testing
         }
     }
 
-    /// Recognised by what they do, with the issue's thresholds (colorants and white within
-    /// 1e-4, curves within 1/65535): of the folder's profiles only sRGB-v4 passes. The near
-    /// misses, measured: colord's sRGB (colorants 2.2e-4 from sRGB's), the ICC's
-    /// black-scaled sRGB (colorants 1.8e-4), the compact v2 "magic" sRGB (its 182-point table
-    /// 2.3e-5 from the curve) and "micro" (42 points, 1.9e-4). No other space comes near.
+    /// Recognised by what they do (colorants within 5e-4, white within 1e-4, curves within
+    /// 3e-4; see `isSRGBEquivalent` for why not the issue's first guess of 1e-4 and 1/65535,
+    /// which only sRGB-v4 meets): the folder's five sRGB profiles, with their distances as
+    /// measured, and nothing else.
     @Test(arguments: ICCData.names)
     func srgbRecognition(name: String) throws {
         let profile = try ICCData.profile(name)
         ICCData.report("\(name): \(profile.srgbDistance.map { "\($0)" } ?? "-")")
-        #expect(profile.behavesAsSRGB == (name == "sRGB-v4.icc"))
-        let nearMisses: [String: (colorants: ClosedRange<Double>, curves: ClosedRange<Double>)] = [
+        let srgb: Set = ["sRGB-v4.icc", "colord-sRGB-v4.icc", "sRGB_IEC61966-2-1_black_scaled.icc",
+                         "sRGB-v2-magic.icc", "sRGB-v2-micro.icc"]
+        #expect(profile.behavesAsSRGB == srgb.contains(name))
+        let measured: [String: (colorants: ClosedRange<Double>, curves: ClosedRange<Double>)] = [
+            "sRGB-v4.icc": (0...1e-4, 0...1 / 65535),
             "colord-sRGB-v4.icc": (2e-4...2.5e-4, 0...1 / 65535),
             "sRGB_IEC61966-2-1_black_scaled.icc": (1.5e-4...2e-4, 0...1 / 65535),
             "sRGB-v2-magic.icc": (0...1e-4, 1.2 / 65535...2 / 65535),
             "sRGB-v2-micro.icc": (0...1e-4, 1e-4...3e-4),
         ]
-        if let miss = nearMisses[name] {
+        if let m = measured[name] {
             let d = try #require(profile.srgbDistance)
-            #expect(miss.colorants.contains(d.colorants) && miss.curves.contains(d.curves) && d.white <= 1e-4, "\(d)")
+            #expect(m.colorants.contains(d.colorants) && m.curves.contains(d.curves) && d.white <= 1e-4, "\(d)")
+        }
+        // The nearest profiles that are not sRGB are far from the thresholds.
+        if !srgb.contains(name), let d = profile.srgbDistance {
+            #expect(d.colorants > 0.05 || d.curves > 0.05, "\(name): \(d)")
         }
     }
 
-    /// A profile recognised as sRGB is one lcms2 converts to sRGB (made by lcms2 from the
-    /// primaries and D65) with no visible change: within half an 8-bit level over the grid.
-    /// (Colorants 1e-4 apart make 1e-3 in the darkest encoded values, where the curve is
-    /// steepest.)
+    /// What taking a recognised profile as sRGB leaves out, measured with lcms2 (to sRGB made
+    /// by lcms2 from the primaries and D65, over a grid of 8-bit colours): at most 1.5 8-bit
+    /// levels, all of it in the darkest tones where the curve is steepest (colord's profile,
+    /// the farthest: 1.41 measured); at most 0.75 of a level from 10% up (colord: 0.59).
     @Test func recognisedProfilesAreSRGBToLCMS() throws {
         let srgb = try ColorProfile(workingSpace: .srgb)
         var levels: [Float] = []
-        for i in stride(from: 0, through: 255, by: 15) { levels.append(Float(i) / 255) }
+        for i in stride(from: 0, through: 255, by: 5) { levels.append(Float(i) / 255) }
         var colours: [Float] = []
         for r in levels { for g in levels { for b in levels { colours += [r, g, b] } } }
         let recognised = try ICCData.names.filter { try ICCData.profile($0).behavesAsSRGB }
-        #expect(!recognised.isEmpty)
+        #expect(recognised.count == 5)
         for name in recognised {
             let out = try LCMSTransform(from: ICCData.profile(name), to: srgb, intent: .relative,
                                         blackPointCompensation: false).run(colours)
-            #expect(ICCData.maxDifference(out, colours).error <= 0.5 / 255, "\(name)")
+            var worst = 0.0, worstAbove = 0.0
+            for i in colours.indices {
+                let d = Double(abs(out[i] - colours[i])) * 255
+                worst = max(worst, d)
+                if colours[i] >= 0.1 { worstAbove = max(worstAbove, d) }
+            }
+            ICCData.report("\(name) as sRGB: worst \(worst) levels, \(worstAbove) from 10% up")
+            #expect(worst <= 1.5 && worstAbove <= 0.75, "\(name): \(worst), \(worstAbove) from 10% up")
         }
     }
 

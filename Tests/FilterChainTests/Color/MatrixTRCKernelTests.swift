@@ -31,8 +31,8 @@ import Testing
     static func reds(_ rgb: [Float]) -> [Float] { stride(from: 0, to: rgb.count, by: 3).map { rgb[$0] } }
     static func spread(_ grey: [Float]) -> [Float] { grey.flatMap { [$0, $0, $0] } }
 
-    @Test(arguments: matrixProfiles, ColorWorkingSpace.allCases)
-    func inputLegIsLCMS(name: String, space: ColorWorkingSpace) throws {
+    @Test(arguments: matrixProfiles, WorkingSpace.allCases)
+    func inputLegIsLCMS(name: String, space: WorkingSpace) throws {
         let profile = try ICCData.profile(name)
         let working = try ColorProfile(workingSpace: space)
         let kernel = try #require(MatrixTRCKernel.input(from: profile, to: space))
@@ -45,8 +45,8 @@ import Testing
         #expect(error <= Self.tolerance, "at \(colours[at / 3 * 3..<at / 3 * 3 + 3]): \(ours[at]) vs lcms2 \(theirs[at])")
     }
 
-    @Test(arguments: matrixProfiles, ColorWorkingSpace.allCases)
-    func outputLegIsLCMS(name: String, space: ColorWorkingSpace) throws {
+    @Test(arguments: matrixProfiles, WorkingSpace.allCases)
+    func outputLegIsLCMS(name: String, space: WorkingSpace) throws {
         let profile = try ICCData.profile(name)
         let working = try ColorProfile(workingSpace: space)
         let kernel = try #require(MatrixTRCKernel.output(from: space, to: profile))
@@ -78,8 +78,8 @@ import Testing
 
     /// In and out again: the kernels' round trip against lcms2's two transforms one after
     /// the other (not against the identity: a table curve clamps, and its inverse is sampled).
-    @Test(arguments: matrixProfiles, ColorWorkingSpace.allCases)
-    func roundTripIsLCMS(name: String, space: ColorWorkingSpace) throws {
+    @Test(arguments: matrixProfiles, WorkingSpace.allCases)
+    func roundTripIsLCMS(name: String, space: WorkingSpace) throws {
         let profile = try ICCData.profile(name)
         let working = try ColorProfile(workingSpace: space)
         let into = try #require(MatrixTRCKernel.input(from: profile, to: space))

@@ -28,7 +28,7 @@ import Testing
     @Test(arguments: [Channels.rgb, .rgba])
     func eightBitRowsOfEveryWidth(channels: Channels) {
         let n = channels.count
-        let conversion = OutputConversion(channels: channels, depth: .eight, linear: false, composite: nil)
+        let conversion = OutputConversion(channels: channels, depth: .eight, leg: .stored, background: nil)
         for width in 1...41 {
             let planes = (0..<4).map { Self.values(count: width, seed: UInt64(width * 4 + $0)) }
             var out = [UInt8](repeating: 0xAB, count: width * n + 8)

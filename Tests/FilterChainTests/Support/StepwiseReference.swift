@@ -48,7 +48,7 @@ enum StepwiseReference {
     /// The decoded image in the working space.
     static func input(_ image: RasterImage, linear: Bool) -> FloatImage {
         let out = FloatImage(width: image.width, height: image.height, alphaVaries: image.format.channels.hasAlpha)
-        let conversion = InputConversion(format: image.format, linear: linear)
+        let conversion = InputConversion(format: image.format, leg: linear ? .srgbToLinear : .stored)
         image.pixels.withUnsafeBytes { bytes in
             for y in 0..<image.height {
                 conversion.convert(bytes.baseAddress! + y * image.rowBytes, width: image.width, into: out.pixels(y))
@@ -221,7 +221,7 @@ enum StepwiseReference {
     /// RGBA 16-bit samples of an image, as an output stores them (clamped, rounded, encoded
     /// when linear).
     static func samples(_ image: FloatImage, linear: Bool) -> [Int] {
-        let conversion = OutputConversion(channels: .rgba, depth: .sixteen, linear: linear, composite: nil)
+        let conversion = OutputConversion(channels: .rgba, depth: .sixteen, leg: linear ? .linearToSRGB : .stored, background: nil)
         var out = [Int]()
         out.reserveCapacity(image.width * image.height * 4)
         let row = UnsafeMutablePointer<UInt16>.allocate(capacity: image.width * 4)

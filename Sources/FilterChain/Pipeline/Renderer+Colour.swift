@@ -1,0 +1,150 @@
+/// Colour at both ends of a render: every source (the input and the chain's images) comes
+/// into the chain's working space from what its metadata describes, and every output goes out
+/// to the colour its options ask for, with the description it is written with.
+extension Renderer {
+    /// How the sources come in.
+    struct InputColour {
+        let space: WorkingSpace
+        /// What the input's samples mean.
+        let source: ImageColour
+        let sourceLeg: InputLeg
+        let imageLegs: [InputLeg]
+        /// Descriptions that could not be used (sRGB was assumed), with the file named.
+        let notes: [String]
+    }
+
+    /// `format`: what the input is (`ImageInfo.imageFormat`); `inks`: its rows are CMYK.
+    static func inputColour(space: WorkingSpace, metadata: ImageMetadata, format: PixelFormat, inks: Bool, name: String,
+                            images: [ChainImage], intent: RenderingIntent = .relative) throws(RenderError) -> InputColour {
+        var notes: [String] = []
+        func leg(_ metadata: ImageMetadata, _ name: String, grey: Bool, inks: Bool) throws(RenderError) -> (ImageColour, InputLeg) {
+            var (colour, warning) = ImageColour.of(metadata)
+            if let warning { notes.append("\(name): \(warning)") }
+            // A profile must describe the samples there are.
+            if let p = colour.profile {
+                let fits = inks ? p.space == .cmyk : (grey ? p.space == .grey : p.space == .rgb)
+                if !fits {
+                    let what = inks ? "CMYK" : grey ? "grey" : "RGB"
+                    notes.append("\(name): its ICC profile is for \(p.space.rawValue.uppercased()) images, not \(what) ones; the pixels are taken as sRGB")
+                    colour = .srgb
+                }
+            }
+            if inks && colour.profile == nil {
+                throw RenderError(.colour("its CMYK samples have no usable CMYK profile"), file: name)
+            }
+            do {
+                return (colour, try InputLeg.into(space, from: colour, intent: intent))
+            } catch {
+                throw RenderError(.colour("cannot convert it into the working space \(space.rawValue): \(error)"), file: name)
+            }
+        }
+        let (source, sourceLeg) = try leg(metadata, name, grey: format.channels.isGrey, inks: inks)
+        var imageLegs: [InputLeg] = []
+        for image in images {
+            imageLegs.append(try leg(image.image?.metadata ?? .none, image.file,
+                                     grey: image.image?.format.channels.isGrey ?? false, inks: false).1)
+        }
+        return InputColour(space: space, source: source, sourceLeg: sourceLeg, imageLegs: imageLegs, notes: notes)
+    }
+
+    /// How an output goes out: its leg, the metadata it is written with (its colour
+    /// description replaced where its colour changes), and its layout (a grey layout becomes
+    /// RGB when the output's profile is an RGB one other than sRGB). `holdsColourChunks`,
+    /// `holdsNCLX`: what the output's format can hold.
+    static func outputColour(_ profile: OutputProfile, intent: RenderingIntent, input: InputColour,
+                             metadata: ImageMetadata, layout: OutputLayout,
+                             holdsColourChunks: Bool, holdsNCLX: Bool) throws(RenderError)
+        -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?)
+    {
+        var layout = layout
+        var note: String?
+        let grey = layout.format.channels.isGrey
+        func rgb() {
+            layout = OutputLayout(format: PixelFormat(Channels(grey: false, alpha: layout.format.channels.hasAlpha),
+                                                      layout.format.depth), background: layout.background)
+        }
+        enum Description { case keep, srgb, icc([UInt8]), derived(ColorProfile) }
+        let target: ImageColour
+        let description: Description
+        switch profile {
+        case .source:
+            switch input.source {
+            case .srgb:
+                target = .srgb
+                description = .keep
+            case .profile(let p, _):
+                switch p.space {
+                case .cmyk:
+                    target = .srgb
+                    description = .srgb
+                case .grey where !grey:
+                    // A grey profile cannot describe colour: the chain brought colour in.
+                    target = .srgb
+                    description = .srgb
+                    note = "its grey ICC profile cannot describe the colours the chain made; written as sRGB"
+                case .rgb where grey:
+                    rgb()
+                    target = input.source
+                    description = .derived(p)
+                default:
+                    target = input.source
+                    description = .derived(p)
+                }
+            }
+        case .srgb:
+            target = .srgb
+            description = .srgb
+        case .displayP3:
+            if grey { rgb() }
+            target = .profile(.displayP3, origin: "Display P3")
+            description = .icc(ColorProfile.displayP3.iccData ?? [])
+        case .icc(let name, let data):
+            let p: ColorProfile
+            do { p = try ProfileCache.shared.profile(data) } catch {
+                throw RenderError(.colour("the output profile \(name): \(error)"))
+            }
+            switch p.space {
+            case .cmyk:
+                throw RenderError(.colour("the output profile \(name) is a CMYK profile; filterchain writes RGB and grey images"))
+            case .grey where !grey:
+                throw RenderError(.colour("the output profile \(name) is a grey profile, but the image is in colour"))
+            case .rgb where grey: rgb()
+            default: break
+            }
+            target = .profile(p, origin: name)
+            description = .icc(data)
+        }
+        let leg: OutputLeg
+        do { leg = try OutputLeg.from(input.space, to: target, intent: intent) } catch {
+            throw RenderError(.colour("cannot convert from the working space \(input.space.rawValue) to \(profile): \(error)"))
+        }
+        var out = metadata
+        switch description {
+        case .keep:
+            break
+        case .srgb:
+            out.nclx = nil
+            if holdsColourChunks {
+                out.iccProfile = nil
+                out.pngColor = PNGColorChunks(srgbIntent: 0)
+            } else {
+                out.pngColor = nil
+                out.iccProfile = layout.format.channels.isGrey ? ColorProfile.srgbGrey.iccData : ColorProfile.srgb.iccData
+            }
+        case .icc(let data):
+            out.iccProfile = data
+            out.pngColor = nil
+            out.nclx = nil
+        case .derived(let p):
+            // The input's own description, kept as it came where the format holds it (an
+            // ICC profile always; cHRM/gAMA in PNG; nclx in HEIF/AVIF), else as the ICC
+            // profile made from it.
+            if out.iccProfile == nil {
+                let chunksKept = holdsColourChunks && out.pngColor.map { !$0.isEmpty } == true
+                let nclxKept = holdsNCLX && out.nclx != nil
+                if !chunksKept && !nclxKept { out.iccProfile = p.iccData }
+            }
+        }
+        return (leg, out, layout, note)
+    }
+}
