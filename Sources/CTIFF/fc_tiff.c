@@ -29,8 +29,6 @@ struct fc_tiff_decoder {
     uint8_t *band;             // band_h rows of each plane
     uint8_t *tile;             // one tile (tiled files)
     uint32_t band_first, band_rows, next_row;
-    uint8_t *exif;
-    size_t exif_length;
 };
 
 // ---- messages -----------------------------------------------------------------------------
@@ -121,7 +119,6 @@ void fc_tiff_decoder_free(fc_tiff_decoder *d) {
     if (d->opts) TIFFOpenOptionsFree(d->opts);
     free(d->band);
     free(d->tile);
-    free(d->exif);
     free(d);
 }
 
@@ -131,13 +128,6 @@ static uint16_t fc_get16(const uint8_t *p, int big) { return big ? (uint16_t)(p[
 static uint32_t fc_get32(const uint8_t *p, int big) {
     return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
                : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-static void fc_put32(uint8_t *p, uint32_t v, int big) {
-    for (int i = 0; i < 4; i++) p[big ? 3 - i : i] = (uint8_t)(v >> (8 * i));
-}
-static void fc_put16(uint8_t *p, uint16_t v, int big) {
-    p[big ? 1 : 0] = (uint8_t)v;
-    p[big ? 0 : 1] = (uint8_t)(v >> 8);
 }
 
 // Counts the images in a classic TIFF's directory chain, stopping at a loop or at an offset
@@ -165,60 +155,6 @@ static void fc_tiff_walk(fc_tiff_decoder *d) {
 done:
     free(seen);
     d->info.pages = count < 1 ? 1 : count;
-}
-
-// The Exif IFD at `offset` copied into a TIFF structure of its own, in the file's byte order.
-static void fc_tiff_copy_exif(fc_tiff_decoder *d, uint64_t offset) {
-    static const int type_size[14] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4 };
-    if (d->size < 8 || fc_get16(d->data + 2, d->data[0] == 'M') != 42) return;
-    int big = d->data[0] == 'M';
-    if (offset + 2 > d->size) return;
-    uint16_t entries = fc_get16(d->data + offset, big);
-    if (offset + 2 + 12u * entries + 4 > d->size) return;
-    // Room: header 8, IFD0 18, the Exif IFD, its values (each at most the file's size).
-    size_t values = 0;
-    for (uint16_t i = 0; i < entries; i++) {
-        const uint8_t *e = d->data + offset + 2 + 12u * i;
-        uint16_t type = fc_get16(e + 2, big);
-        uint64_t bytes = type < 14 ? (uint64_t)type_size[type] * fc_get32(e + 4, big) : 0;
-        if (bytes > 4 && bytes <= d->size) values += (size_t)bytes + 1;
-    }
-    size_t capacity = 8 + 18 + 2 + 12u * entries + 4 + values;
-    if (capacity > d->max_alloc) return;
-    uint8_t *out = calloc(1, capacity);
-    if (!out) return;
-    memcpy(out, d->data, 4);
-    fc_put32(out + 4, 8, big);
-    fc_put16(out + 8, 1, big);
-    fc_put16(out + 10, 34665, big);
-    fc_put16(out + 12, 4, big);  // LONG
-    fc_put32(out + 14, 1, big);
-    fc_put32(out + 18, 26, big);
-    fc_put32(out + 22, 0, big);
-    size_t ifd = 26, kept = 0;
-    size_t data_at = ifd + 2 + 12u * entries + 4;
-    for (uint16_t i = 0; i < entries; i++) {
-        const uint8_t *e = d->data + offset + 2 + 12u * i;
-        uint16_t tag = fc_get16(e, big), type = fc_get16(e + 2, big);
-        if (type == 0 || type >= 14 || tag == 0xA005) continue;  // unknown types; the Interop IFD pointer
-        uint64_t bytes = (uint64_t)type_size[type] * fc_get32(e + 4, big);
-        uint8_t *o = out + ifd + 2 + 12 * kept;
-        memcpy(o, e, 12);
-        if (bytes > 4) {
-            uint32_t from = fc_get32(e + 8, big);
-            if (bytes > d->size || from + bytes > d->size) continue;  // the value lies outside the file
-            data_at += data_at & 1;
-            memcpy(out + data_at, d->data + from, (size_t)bytes);
-            fc_put32(o + 8, (uint32_t)data_at, big);
-            data_at += (size_t)bytes;
-        }
-        kept++;
-    }
-    fc_put16(out + ifd, (uint16_t)kept, big);
-    // The next-IFD offset after the kept entries, then the values stay where they were written.
-    fc_put32(out + ifd + 2 + 12 * kept, 0, big);
-    d->exif = out;
-    d->exif_length = data_at;
 }
 
 static const char *fc_tiff_photometric_name(uint16_t p) {
@@ -361,8 +297,6 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     d->row_bytes = (size_t)((samples_per_row * d->bps + 7) / 8);
 
     fc_tiff_walk(d);
-    uint64_t exif_offset = 0;
-    if (TIFFGetField(tif, TIFFTAG_EXIFIFD, &exif_offset) && exif_offset) fc_tiff_copy_exif(d, exif_offset);
     *info = d->info;
     return FC_TIFF_OK;
 }
@@ -381,11 +315,6 @@ const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length) {
     if (!d->tif || !TIFFGetField(d->tif, TIFFTAG_XMLPACKET, &n, &p) || !p) return NULL;
     *length = n;
     return p;
-}
-
-const uint8_t *fc_tiff_decoder_exif(fc_tiff_decoder *d, size_t *length) {
-    *length = d->exif_length;
-    return d->exif;
 }
 
 // Decodes the band holding row `row`.
@@ -447,6 +376,14 @@ static inline uint32_t fc_sample(const uint8_t *row, size_t index, unsigned bps)
 }
 
 static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
+    // Rows stored as delivered (8 or 16 bits, grey or RGB, unassociated alpha or none, no
+    // other samples, one plane): a copy.
+    if (d->planes == 1 && (d->bps == 8 || d->bps == 16) && d->spp == d->info.channels && !d->associated
+        && (d->photometric == PHOTOMETRIC_MINISBLACK || d->photometric == PHOTOMETRIC_RGB
+            || (d->photometric == PHOTOMETRIC_YCBCR && d->compression == COMPRESSION_JPEG))) {
+        memcpy(dst, d->band + r * d->row_bytes, (size_t)d->info.width * d->spp * (d->bps / 8));
+        return;
+    }
     unsigned bps = d->bps;
     uint32_t max_in = (1u << bps) - 1, max_out = d->info.depth == 16 ? 65535 : 255;
     int out_channels = d->info.channels;

@@ -33,7 +33,7 @@ struct EditCommand: ParsableCommand {
     @Flag(name: .customLong("no-browser"), help: "Do not open the default browser.")
     var noBrowser = false
 
-    @Option(help: "Where Export writes the full-size image (PNG or JPEG by extension).")
+    @Option(help: ArgumentHelp("Where Export writes the full-size image, in the format its extension names (\(CodecRegistry.writable.flatMap(\.extensions).map { "." + $0 }.joined(separator: ", "))).", valueName: "path"))
     var output: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads that render the previews and the export, 1 or more (default: the number of cores).", valueName: "n"))

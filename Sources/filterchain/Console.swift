@@ -30,6 +30,9 @@ struct Failure: Error {
     static func chain(_ error: ChainError) -> Failure { Failure(message: error.description, status: Status.invalidChain) }
     static func image(_ error: any Error) -> Failure {
         if error is RenderCancelled { return Failure(message: "interrupted", status: Status.interrupted) }
+        // An option the image turned out not to take (TIFF's jpeg compression for a 16-bit
+        // input), found before any work: the command line's mistake.
+        if let e = error as? RenderError, case .badOption = e.reason { return Failure(message: "\(error)", status: Status.usage) }
         return Failure(message: "\(error)", status: Status.failure)
     }
 }

@@ -30,7 +30,10 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
     var alphaQuality: Int?
 
-    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
+    @Option(name: .customLong("tiff-compression"), help: CodecOptions.help("tiffCompression"))
+    var tiffCompression: String?
+
+    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))); by default that of the input, so 16-bit stays 16-bit.", valueName: "8|16"))
     var depth: Int?
 
     @Flag(help: "Drop metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour profile (ICC, PNG sRGB/gAMA/cHRM), which changes how the image looks.")
@@ -67,6 +70,7 @@ struct CodecOptions: ParsableArguments {
         if lossless { s["lossless"] = .boolean(true) }
         if let effort { s["effort"] = .integer(effort) }
         if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
+        if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
         return s
     }
 
@@ -148,7 +152,9 @@ struct CodecOptions: ParsableArguments {
             let flag = takers[0].option(named: name)!.flag
             return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
         }
-        if options, let problem = declaration.combinationProblem(settings) { return problem }
+        if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
+            return problem
+        }
         return nil
     }
 
@@ -209,10 +215,30 @@ struct CodecOptions: ParsableArguments {
             }
             throw Failure.usage("\(error)")
         }
-        if let problem = problem(with: format, options: !ownFormat || options.format != nil) {
+        let ownOptions = !ownFormat || options.format != nil
+        if let problem = problem(with: format, options: ownOptions) {
             throw Failure.usage("\(path): \(problem)")
         }
+        if !ownOptions { options.settings = CodecOptions.fitting(options.settings, format.declaration, depth: options.depth) }
         return (destination, options, format)
+    }
+
+    /// What of `settings` an output in a format of its own takes: the options it declares,
+    /// less any that do not go together for it (a TIFF preview beside a JPEG output drops
+    /// the JPEG's --quality, which TIFF would take only with --tiff-compression jpeg).
+    static func fitting(_ settings: [String: EncodeOptionValue], _ declaration: FormatDeclaration,
+                        depth: BitDepth?) -> [String: EncodeOptionValue] {
+        var kept = settings.filter { declaration.option(named: $0.key) != nil }
+        while declaration.combinationProblem(kept, depth: depth) != nil, let first = kept.keys.sorted().first {
+            // The setting whose removal alone fits, else the first.
+            let drop = kept.keys.sorted().first { name in
+                var without = kept
+                without[name] = nil
+                return declaration.combinationProblem(without, depth: depth) == nil
+            } ?? first
+            kept[drop] = nil
+        }
+        return kept
     }
 }
 

@@ -42,11 +42,16 @@ import FilterChain
     }
 
     /// A preview in a format of its own takes what of the options fits it.
-    @Test func aPreviewInAnotherFormatIgnoresTheMainOutputsOptions() throws {
+    /// (TIFF takes --quality with its jpeg compression only: a TIFF preview drops it.)
+    @Test(arguments: ["p.png", "p.tif"])
+    func aPreviewInAnotherFormatIgnoresTheMainOutputsOptions(preview: String) throws {
         let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "out.jpg", "--quality", "70",
-                             "--preview", "1", "--preview-output", "p.png"], in: folder)
+                             "--preview", "1", "--preview-output", preview], in: folder)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(CLI.files(in: folder) == ["out.jpg", "p.png"])
+        #expect(CLI.files(in: folder) == ["out.jpg", preview])
+        let sheet = try CLI.run(["steps", CLI.lookChain, CLI.samples + "/chelsea.png", "--output-dir", "s", "--format", "jpeg",
+                                 "--quality", "70", "--sheet", "s/sheet." + preview.split(separator: ".").last!], in: folder)
+        #expect(sheet.status == 0, "\(sheet.stderr)")
     }
 
     /// Batch --json reports the format and every option used.

@@ -293,8 +293,9 @@ import Testing
         #expect(response.text == JSONWriter.compact(JSONNode(.array(FilterRegistry.infos.map(\.jsonNode)))) + "\n")
     }
 
-    @Test func exportWritesTheFullSizeImage() async throws {
-        let e = try await Running(output: "out.png")
+    @Test(arguments: ["out.png", "out.tif"])
+    func exportWritesTheFullSizeImage(output: String) async throws {
+        let e = try await Running(output: output)
         defer { Task { await e.stop() } }
         let edited = e.fileText.replacingOccurrences(of: "\"sigma\": 2", with: "\"sigma\": 1")
         #expect(try await e.request("PUT", "/api/chain", body: Array(edited.utf8)).status == 200)
@@ -307,11 +308,19 @@ import Testing
             usleep(50_000)
         }
         #expect(state == "done")
-        let written = try Renderer(threads: 1).render(Chain(), source: .file(e.folder + "/out.png"),
+        let written = try Renderer(threads: 1).render(Chain(), source: .file(e.folder + "/" + output),
                                                      outputs: [RenderOutput(step: 0, .memory())]).images[0]!
         let chain = try Chain.parse(Array(edited.utf8), file: "edited")
         let reference = try Renderer(threads: 2).apply(chain, to: e.editor.image)
-        #expect(written == reference)
+        if output.hasSuffix(".png") {
+            #expect(written == reference)
+        } else {
+            // TIFF keeps the resolution per centimetre (PNG's is per metre): the same density.
+            #expect(written.pixels == reference.pixels && written.format == reference.format)
+            #expect(written.metadata.iccProfile == reference.metadata.iccProfile && written.metadata.xmp == reference.metadata.xmp)
+            #expect(written.metadata.resolution == Resolution(x: 28.35, y: 28.35, unit: .perCentimetre))
+            #expect(reference.metadata.resolution == Resolution(x: 2835, y: 2835, unit: .perMetre))
+        }
         let none = try await Running()
         defer { Task { await none.stop() } }
         #expect(try await none.request("POST", "/api/export").status == 404)

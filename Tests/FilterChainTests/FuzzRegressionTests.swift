@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    /// What the tiff harness does next: a small decoded image written back as TIFF with its
+    /// metadata, and read again.
+    @Test(arguments: files("tiff"))
+    func tiffsDecodedAreWrittenBack(_ path: String) throws {
+        guard let reader = try? ImageReader.open(.bytes(try Self.bytes(path), name: "fuzz"),
+                                                 options: DecodeOptions(maxPixels: 1 << 16, lenient: true)),
+              let pixels = try? reader.readAll() else { return }
+        let info = reader.info
+        let buffer = OutputBuffer()
+        let writer = try ImageWriter(.memory(buffer), format: .tiff,
+                                     header: EncodeHeader(width: info.width, height: info.height, format: info.format, metadata: info.metadata))
+        try pixels.withUnsafeBytes { try writer.writeNow(rows: $0.baseAddress!, stride: info.rowBytes, count: info.height) }
+        try writer.finish()
+        let again = try ImageReader.open(.bytes(buffer.bytes, name: "again"))
+        #expect(again.info.format == info.format)
+        #expect(try again.readAll() == pixels || again.info.appliedOrientation != nil)
+    }
+
     @Test(arguments: files("chain"))
     func chainsParseAndWriteBackOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)

@@ -8,11 +8,17 @@
 // (or tile row by tile row) with TIFFReadEncodedStrip/Tile, never TIFFReadRGBA*, and
 // delivered as 8- or 16-bit grey, grey+alpha, RGB or RGBA rows. All state lives in the
 // decoder object, so any number run on different threads.
+//
+// Writing (fc_tiff_encoder.c): the strips are compressed apart from the file, each by
+// libtiff's own codec in a TIFF of its own in memory (fc_tiff_compress_strip, on any thread),
+// and the encoder writes their bytes into the file in order with TIFFWriteRawStrip: the
+// output is the same whichever thread compressed what. The encoder's messages name the file.
 #ifndef FC_TIFF_H
 #define FC_TIFF_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define FC_TIFF_MESSAGE_MAX 300
 
@@ -21,6 +27,7 @@ typedef enum {
     FC_TIFF_FAILED = 1,       // damaged: the reason is in the report
     FC_TIFF_UNSUPPORTED = 2,  // a valid file filterchain does not read: the reason is in the report
     FC_TIFF_NO_MEMORY = 3,
+    FC_TIFF_WRITE_FAILED = 4, // writing the file failed: fc_tiff_encoder_errno says why
 } fc_tiff_status;
 
 typedef struct {
@@ -54,10 +61,6 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info);
 /// decoder is freed.
 const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length);
 const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length);
-/// The Exif sub-IFD (tag 34665) as a TIFF structure of its own (what JPEG's APP1 holds after
-/// "Exif\0\0"): IFD0 with one entry pointing at a copy of the Exif IFD and its values.
-/// NULL when absent or unreadable. Valid until the decoder is freed.
-const uint8_t *fc_tiff_decoder_exif(fc_tiff_decoder *d, size_t *length);
 /// After the open, before the first read, for a CMYK (separated, 4 inks, no alpha) image:
 /// deliver the ink amounts as stored, 4 samples a pixel (0 = no ink), for a colour engine to
 /// convert, instead of RGB by the naive formula. Returns 1 if the image is such an image
@@ -65,5 +68,68 @@ const uint8_t *fc_tiff_decoder_exif(fc_tiff_decoder *d, size_t *length);
 int fc_tiff_decoder_keep_inks(fc_tiff_decoder *d, fc_tiff_info *info);
 /// Decodes the next `rows` rows into dst, rows `stride` bytes apart.
 fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
+
+// ---- writing ------------------------------------------------------------------------------
+
+typedef enum {
+    FC_TIFF_COMPRESS_NONE = 0,
+    FC_TIFF_COMPRESS_LZW = 1,     // with the horizontal predictor
+    FC_TIFF_COMPRESS_DEFLATE = 2, // with the horizontal predictor
+    FC_TIFF_COMPRESS_ZSTD = 3,    // with the horizontal predictor
+    FC_TIFF_COMPRESS_JPEG = 4,    // 8 bits only; RGB as YCbCr 4:2:0, other layouts as stored
+} fc_tiff_compression;
+
+/// What the encoder and every strip agree on.
+typedef struct {
+    uint32_t width, height;
+    uint32_t rows_per_strip;  // a multiple of 16 (JPEG's 4:2:0 blocks), or the height
+    int channels;             // 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA (unassociated alpha)
+    int depth;                // 8 or 16 bits, samples in host byte order
+    fc_tiff_compression compression;
+    int quality;              // JPEG, 1 to 100
+} fc_tiff_layout;
+
+typedef struct {
+    const uint8_t *icc;       // ICC profile (tag 34675), or NULL
+    size_t icc_length;
+    const uint8_t *xmp;       // XMP packet (tag 700), or NULL
+    size_t xmp_length;
+    int resolution_unit;      // 0: no resolution written; else ResolutionUnit (1 none, 2 inch, 3 cm)
+    double x_resolution, y_resolution;
+    int orientation;          // 0: no Orientation tag; else its value
+} fc_tiff_metadata;
+
+typedef struct fc_tiff_encoder fc_tiff_encoder;
+
+/// An encoder writing to `file` (which must be seekable and outlive the encoder's last call;
+/// the encoder never closes it). `name` names the file in messages.
+fc_tiff_encoder *fc_tiff_encoder_new(const char *name, FILE *file);
+/// Frees the encoder without writing anything more to the file.
+void fc_tiff_encoder_free(fc_tiff_encoder *e);
+const fc_tiff_report *fc_tiff_encoder_report(const fc_tiff_encoder *e);
+/// The errno of the write or seek that failed (0 when none did).
+int fc_tiff_encoder_errno(const fc_tiff_encoder *e);
+/// Writes the header and sets IFD0's tags: the layout's, then the metadata's.
+fc_tiff_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *layout, const fc_tiff_metadata *metadata);
+/// An ASCII tag of IFD0 (ImageDescription, Make, Model, Software, DateTime, Artist, ...).
+fc_tiff_status fc_tiff_encoder_set_text(fc_tiff_encoder *e, uint16_t tag, const char *text);
+/// Where bytes appended now would start: the end of the file, made even.
+fc_tiff_status fc_tiff_encoder_end(fc_tiff_encoder *e, uint64_t *offset);
+/// Appends bytes laid out by the caller (an Exif or GPS IFD) at the offset fc_tiff_encoder_end
+/// gave, before any strip is written.
+fc_tiff_status fc_tiff_encoder_append(fc_tiff_encoder *e, const uint8_t *bytes, size_t length);
+/// Points IFD0's tag 34665 (Exif) or 34853 (GPS) at an IFD appended before.
+fc_tiff_status fc_tiff_encoder_set_ifd(fc_tiff_encoder *e, uint16_t tag, uint64_t offset);
+/// Writes strip `index` as compressed by fc_tiff_compress_strip (strips in order).
+fc_tiff_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const uint8_t *bytes, size_t length);
+/// After the last strip: writes IFD0 and links it from the header.
+fc_tiff_status fc_tiff_encoder_finish(fc_tiff_encoder *e);
+
+/// Compresses `count` rows (contiguous, `layout`'s samples) as one strip of `layout`, with
+/// libtiff's codec, on any thread. On success *bytes (freed with fc_tiff_free) holds
+/// *length bytes, what the strip is in the file.
+fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *layout, uint8_t *rows, uint32_t count,
+                                      uint8_t **bytes, size_t *length, fc_tiff_report *report);
+void fc_tiff_free(void *p);
 
 #endif

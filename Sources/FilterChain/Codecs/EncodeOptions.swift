@@ -92,8 +92,9 @@ public struct EncodeOptions: Sendable, Hashable {
         }
     }
 
-    /// Like `validate()`, and each setting `format` takes is checked against its declaration.
-    public func validate(for format: ImageFormat) throws(RenderError) {
+    /// Like `validate()`, and each setting `format` takes is checked against its declaration,
+    /// for an output of `depth` bits (nil: `self.depth`, or not yet known).
+    public func validate(for format: ImageFormat, depth: BitDepth? = nil) throws(RenderError) {
         try validate()
         let declaration = format.declaration
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
@@ -101,7 +102,9 @@ public struct EncodeOptions: Sendable, Hashable {
                 throw RenderError(.badOption("\(declaration.name) \(problem)"))
             }
         }
-        if let problem = declaration.combinationProblem(settings) { throw RenderError(.badOption(problem)) }
+        if let problem = declaration.combinationProblem(settings, depth: depth ?? self.depth) {
+            throw RenderError(.badOption(problem))
+        }
     }
 
     /// Every option of `format` with the value an output of it gets for a source with

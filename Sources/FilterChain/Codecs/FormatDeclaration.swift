@@ -21,9 +21,9 @@ public struct FormatDeclaration: Sendable {
     /// An option's default taken from the source image (a JPEG source's own quality for a
     /// JPEG output), before the declared default.
     let sourceDefault: (@Sendable (_ option: String, _ source: ImageMetadata) -> EncodeOptionValue?)?
-    /// Rules across the options given: what is wrong with a combination ("--quality is for
-    /// lossy WebP"), with option names as flags.
-    let check: (@Sendable ([String: EncodeOptionValue]) -> String?)?
+    /// Rules across the options given and the output's depth (nil when not yet known): what
+    /// is wrong with a combination ("--quality is for lossy WebP"), with option names as flags.
+    let check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> String?)?
     let decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?
     let encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?
 
@@ -31,7 +31,7 @@ public struct FormatDeclaration: Sendable {
          capabilities: FormatCapabilities, options: [EncodeOption],
          signature: @escaping @Sendable ([UInt8]) -> Bool,
          sourceDefault: (@Sendable (String, ImageMetadata) -> EncodeOptionValue?)? = nil,
-         check: (@Sendable ([String: EncodeOptionValue]) -> String?)? = nil,
+         check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> String?)? = nil,
          decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?,
          encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
@@ -59,8 +59,11 @@ public struct FormatDeclaration: Sendable {
 
     func matches(_ prefix: [UInt8]) -> Bool { signature(prefix) }
 
-    /// What is wrong with these settings together for this format, or nil.
-    public func combinationProblem(_ settings: [String: EncodeOptionValue]) -> String? { check?(settings) }
+    /// What is wrong with these settings together for this format, for an output of `depth`
+    /// bits (nil: not yet known), or nil.
+    public func combinationProblem(_ settings: [String: EncodeOptionValue], depth: BitDepth? = nil) -> String? {
+        check?(settings, depth)
+    }
 
     /// True when `prefix` holds `bytes` at `offset`.
     static func starts(_ prefix: [UInt8], with bytes: [UInt8], at offset: Int = 0) -> Bool {

@@ -56,6 +56,24 @@ final class OpenedInput {
     /// whole file, as libwebp's container parser does).
     func bytesInMemory() throws -> UnsafeRawBufferPointer {
         if let file {
+            // A regular file is read in one allocation of its size (its bytes are not held
+            // twice); a read that finds it changed falls back to reading in pieces.
+            var st = stat()
+            if fstat(fileno(file), &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0, ftello(file) == 0 {
+                let size = Int(st.st_size)
+                let m = UnsafeMutableRawBufferPointer.allocate(byteCount: size + 1, alignment: 16)
+                let n = fread(m.baseAddress, 1, size + 1, file)
+                if n == size {
+                    fclose(file)
+                    self.file = nil
+                    memory = UnsafeMutableRawBufferPointer(rebasing: m[0..<size])
+                    memoryOwner = m
+                    return UnsafeRawBufferPointer(memory!)
+                }
+                m.deallocate()
+                if ferror(file) != 0 { throw CodecError(name, .readFailed(String(cString: strerror(errno)))) }
+                rewind(file)
+            }
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {

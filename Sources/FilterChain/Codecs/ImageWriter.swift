@@ -50,7 +50,7 @@ public final class ImageWriter: @unchecked Sendable {
         if !declaration.capabilities.holds(header.format) {
             throw RenderError(.mismatch("\(declaration.name) does not hold \(header.format) rows"))
         }
-        try options.validate(for: format)
+        try options.validate(for: format, depth: header.format.depth)
         if let side = declaration.capabilities.maxSide, header.width > side || header.height > side {
             throw CodecError(destination.name, .unsupported(
                 "\(declaration.name) holds at most \(side) pixels on a side; this image is \(header.width) x \(header.height)"))

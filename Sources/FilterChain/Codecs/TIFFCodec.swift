@@ -1,17 +1,36 @@
-/// TIFF, declared once: libtiff through the fc_tiff shim reads it (writing is not done yet).
+/// TIFF, declared once: libtiff through the fc_tiff shim reads and writes it.
 enum TIFFCodec {
     static let declaration = FormatDeclaration(
         format: .tiff, name: "TIFF",
-        summary: "grey, grey+alpha, RGB, RGBA, palette and CMYK, 1 to 16 bits, strips or tiles, none/LZW/deflate/PackBits/JPEG/zstd/CCITT; the first page",
+        summary: "grey, grey+alpha, RGB, RGBA, palette and CMYK, 1 to 16 bits, strips or tiles, none/LZW/deflate/PackBits/JPEG/zstd/CCITT; the first page; written as 8 or 16 bits, deflate by default",
         extensions: ["tif", "tiff"], mediaType: "image/tiff",
         capabilities: FormatCapabilities(
-            alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp],
+            alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .resolution],
             exifOrientation: true),
-        options: [],
+        options: [
+            EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",
+                         help: "how the strips are compressed: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),
+            EncodeOption("quality", .integer(1...100), default: 75,
+                         help: "quality of --tiff-compression jpeg, 1 to 100"),
+        ],
         // Classic TIFF, little- or big-endian ("II*\0", "MM\0*").
         signature: {
             FormatDeclaration.starts($0, with: [0x49, 0x49, 0x2A, 0x00]) || FormatDeclaration.starts($0, with: [0x4D, 0x4D, 0x00, 0x2A])
         },
+        check: { settings, depth in
+            let jpeg = settings["tiffCompression"]?.choice == TIFFEncoder.Compression.jpeg.rawValue
+            if !jpeg && settings["quality"] != nil {
+                return "--quality is for TIFF's jpeg compression (--tiff-compression jpeg); the others are lossless"
+            }
+            if jpeg && depth == .sixteen {
+                return "--tiff-compression jpeg holds 8-bit samples only, and this output is 16-bit: add --depth 8, or choose another --tiff-compression"
+            }
+            return nil
+        },
         decoder: { input, options in try TIFFDecoder(input, options: options) },
-        encoder: nil)
+        encoder: { output, header, metadata, settings in
+            try TIFFEncoder(output, header: header, metadata: metadata,
+                            compression: TIFFEncoder.Compression(rawValue: settings.choice("tiffCompression"))!,
+                            quality: settings.integer("quality"))
+        })
 }

@@ -1,7 +1,8 @@
 import CTIFF
 
 /// libtiff through the fc_tiff shim: the first image of the file, strip by strip (or one row
-/// of tiles at a time), as 8- or 16-bit grey, grey+alpha, RGB or RGBA. libtiff needs to seek,
+/// of tiles at a time), as 8- or 16-bit grey, grey+alpha, RGB or RGBA; its ICC profile, XMP,
+/// resolution and EXIF (see ``TIFFExif``). libtiff needs to seek,
 /// so the file is read whole first (the bytes, not the pixels: the size limit is checked
 /// before any pixel memory). libtiff's messages are kept by the shim, never printed; no
 /// single allocation may exceed `TIFFDecoder.maxSingleAllocation`.
@@ -53,9 +54,9 @@ final class TIFFDecoder: StoredDecoder {
         if let p = fc_tiff_decoder_xmp(d, &length), length > 0 {
             metadata.xmp = Array(UnsafeBufferPointer(start: p, count: length))
         }
-        if let p = fc_tiff_decoder_exif(d, &length), length > 0 {
-            metadata.exif = Array(UnsafeBufferPointer(start: p, count: length))
-        }
+        // EXIF: IFD0's descriptive tags and the Exif and GPS sub-IFDs, gathered into EXIF data.
+        metadata.exif = TIFFExif.exifData(fromTIFF: bytes)
+        metadata.resolution = TIFFExif.resolution(fromTIFF: bytes)
         var notices: [String] = []
         if info.pages > 1 {
             notices.append("a file of \(info.pages) pages: only the first page was read")

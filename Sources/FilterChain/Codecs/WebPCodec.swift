@@ -22,7 +22,7 @@ enum WebPCodec {
         ],
         // "RIFF", the size, "WEBP".
         signature: { FormatDeclaration.starts($0, with: Array("RIFF".utf8)) && FormatDeclaration.starts($0, with: Array("WEBP".utf8), at: 8) },
-        check: { settings in
+        check: { settings, _ in
             settings["lossless"]?.boolean == true && settings["quality"] != nil
                 ? "--quality is for lossy WebP; lossless WebP takes --effort" : nil
         },

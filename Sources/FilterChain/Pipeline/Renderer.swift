@@ -246,6 +246,15 @@ public final class Renderer: @unchecked Sendable {
             policy(for: outputs[i], format: formats[i], info: info, chain: chain,
                    gainsAlpha: plan.tapAlpha[i] && !info.imageFormat.channels.hasAlpha)
         }
+        // Options that depend on the depth the image gets (TIFF's JPEG compression takes 8
+        // bits), checked before any work.
+        for (i, output) in outputs.enumerated() {
+            if case .file(let destination, let options) = output.target, let format = formats[i] {
+                do { try options.validate(for: format, depth: policies[i].layout.format.depth) } catch {
+                    throw RenderError(error.reason, file: destination.name)
+                }
+            }
+        }
         // Files from grey inputs whose chain may not keep pixels neutral: a first pass finds
         // out (it stops at the first pixel that is not), then the image is read again. Memory
         // stays fixed; only such images pay for the extra pass.

@@ -1,0 +1,241 @@
+import CTIFF
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes TIFF through libtiff (the fc_tiff shim): 8- or 16-bit grey, grey+alpha, RGB or RGBA
+/// (unassociated alpha), in strips of about 256 KiB streamed as the rows arrive. Each strip is
+/// compressed on its own (in parallel when the caller runs the jobs on several threads) by
+/// libtiff's codec, and written in order; strip boundaries depend only on the image's width
+/// and layout, so the bytes are the same however the jobs are scheduled. ICC, XMP, resolution
+/// and EXIF go where TIFF keeps them (EXIF as IFD0 tags and Exif and GPS sub-IFDs: see
+/// ``TIFFExif``).
+final class TIFFEncoder: RowEncoder {
+    enum Compression: String, CaseIterable {
+        case none, lzw, deflate, zstd, jpeg
+
+        var shim: fc_tiff_compression {
+            switch self {
+            case .none: FC_TIFF_COMPRESS_NONE
+            case .lzw: FC_TIFF_COMPRESS_LZW
+            case .deflate: FC_TIFF_COMPRESS_DEFLATE
+            case .zstd: FC_TIFF_COMPRESS_ZSTD
+            case .jpeg: FC_TIFF_COMPRESS_JPEG
+            }
+        }
+    }
+
+    /// About this many bytes of rows per strip: enough that the pieces compress in parallel
+    /// with little overhead, small enough that a few in flight cost little memory.
+    static let stripBytes = 1 << 18
+
+    private let output: OutputFile
+    private let handle: CHandle
+    private var e: OpaquePointer { handle.pointer }
+    private let layout: fc_tiff_layout
+    private let rowBytes: Int
+    private let rowsPerStrip: Int
+    private let height: Int
+    private var strip: TIFFStrip?
+    private var rowsTaken = 0
+    private var stripsMade = 0
+    private var pending: [TIFFStrip] = []
+    private var spare: [UnsafeMutableRawPointer] = []
+    private(set) var notes: [String] = []
+
+    /// Rows per strip for rows of `rowBytes` bytes: about `stripBytes`, a multiple of 16 (the
+    /// height of JPEG's 4:2:0 blocks), or the whole image when it is shorter.
+    static func rowsPerStrip(rowBytes: Int, height: Int) -> Int {
+        let rows = (max(1, stripBytes / max(1, rowBytes)) + 15) / 16 * 16
+        return min(rows, height)
+    }
+
+    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, compression: Compression, quality: Int) throws {
+        precondition(compression != .jpeg || header.format.depth == .eight, "TIFF's JPEG compression takes 8-bit rows")
+        self.output = output
+        rowBytes = header.width * header.format.bytesPerPixel
+        height = header.height
+        rowsPerStrip = TIFFEncoder.rowsPerStrip(rowBytes: rowBytes, height: header.height)
+        layout = fc_tiff_layout(width: UInt32(header.width), height: UInt32(header.height), rows_per_strip: UInt32(rowsPerStrip),
+                                channels: Int32(header.format.channels.count), depth: Int32(header.format.depth.rawValue),
+                                compression: compression.shim, quality: Int32(quality))
+        guard let e = output.name.withCString({ fc_tiff_encoder_new($0, output.file) }) else {
+            throw CodecError(output.name, .outOfMemory)
+        }
+        handle = CHandle(e, free: fc_tiff_encoder_free)
+        try writeHead(metadata)
+    }
+
+    deinit { for b in spare { b.deallocate() } }
+
+    private func check(_ status: fc_tiff_status) throws {
+        guard status != FC_TIFF_OK else { return }
+        throw TIFFEncoder.failure(status, report: fc_tiff_encoder_report(e).pointee, errno: fc_tiff_encoder_errno(e), name: output.name)
+    }
+
+    static func failure(_ status: fc_tiff_status, report: fc_tiff_report, errno code: Int32, name: String) -> CodecError {
+        let message = reportString(report.message)
+        switch status {
+        case FC_TIFF_NO_MEMORY: return CodecError(name, .outOfMemory)
+        case FC_TIFF_WRITE_FAILED where code != 0: return CodecError(name, .writeFailed(String(cString: strerror(code))))
+        case FC_TIFF_UNSUPPORTED: return CodecError(name, .unsupported("TIFF: \(message)"))
+        default: return CodecError(name, .writeFailed(message.isEmpty ? "libtiff failed" : message))
+        }
+    }
+
+    /// The header and IFD0's tags; the Exif and GPS sub-IFDs go right after the header.
+    private func writeHead(_ metadata: ImageMetadata) throws {
+        var placement = TIFFExif.Placement()
+        if let exif = metadata.exif {
+            if let p = TIFFExif.placement(of: exif) {
+                placement = p
+            } else {
+                notes.append("the EXIF data is not a TIFF structure and was not written")
+            }
+        }
+        var m = fc_tiff_metadata()
+        if let r = metadata.resolution ?? placement.resolution {
+            switch r.unit {
+            case .aspectRatio: (m.resolution_unit, m.x_resolution, m.y_resolution) = (1, r.x, r.y)
+            case .perInch: (m.resolution_unit, m.x_resolution, m.y_resolution) = (2, r.x, r.y)
+            case .perCentimetre: (m.resolution_unit, m.x_resolution, m.y_resolution) = (3, r.x, r.y)
+            case .perMetre: (m.resolution_unit, m.x_resolution, m.y_resolution) = (3, r.x / 100, r.y / 100)
+            }
+        }
+        m.orientation = Int32(placement.orientation ?? 0)
+        let icc = metadata.iccProfile ?? [], xmp = metadata.xmp ?? []
+        let status = icc.withUnsafeBufferPointer { i in
+            xmp.withUnsafeBufferPointer { x in
+                m.icc = icc.isEmpty ? nil : i.baseAddress
+                m.icc_length = icc.count
+                m.xmp = xmp.isEmpty ? nil : x.baseAddress
+                m.xmp_length = xmp.count
+                return withUnsafePointer(to: layout) { fc_tiff_encoder_open(e, $0, &m) }
+            }
+        }
+        try check(status)
+        for (tag, bytes) in placement.texts {
+            try check((bytes + [0]).withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { fc_tiff_encoder_set_text(e, tag, $0.baseAddress) }
+            })
+        }
+        for (tag, directory) in [(TIFFDirectory.exifPointer, placement.exif), (TIFFDirectory.gpsPointer, placement.gps)] {
+            guard let directory else { continue }
+            var offset: UInt64 = 0
+            try check(fc_tiff_encoder_end(e, &offset))
+            let bytes = directory.encoded(at: Int(offset), bigEndian: UInt16(1).bigEndian == 1)
+            try check(bytes.withUnsafeBufferPointer { fc_tiff_encoder_append(e, $0.baseAddress, $0.count) })
+            try check(fc_tiff_encoder_set_ifd(e, tag, offset))
+        }
+        if !placement.dropped.isEmpty {
+            let tags = placement.dropped.map { "0x" + String($0, radix: 16, uppercase: true) }
+            notes.append("EXIF IFD0 tag\(tags.count == 1 ? "" : "s") \(CodecRegistry.list(tags)) ha\(tags.count == 1 ? "s" : "ve") no place in a TIFF's IFD0; not written")
+        }
+        var dropped: [String] = []
+        if !metadata.comments.isEmpty || metadata.pngChunks.contains(where: { $0.text?.keyword == "Comment" }) {
+            dropped.append("comments")
+        }
+        if metadata.pngChunks.contains(where: { $0.text != nil && $0.text?.keyword != "Comment" }) { dropped.append("text") }
+        if metadata.extendedXMP != nil { dropped.append("the extended XMP") }
+        if !dropped.isEmpty {
+            notes.append("TIFF has no place for \(CodecRegistry.list(dropped)); not written")
+        }
+    }
+
+    func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+        var jobs: [EncoderJob] = []
+        var done = 0
+        while done < count {
+            if strip == nil {
+                let rows = min(rowsPerStrip, height - rowsTaken)
+                let buffer = spare.popLast() ?? UnsafeMutableRawPointer.allocate(byteCount: max(1, rowsPerStrip * rowBytes), alignment: 64)
+                strip = TIFFStrip(index: stripsMade, rows: rows, buffer: buffer, layout: layout, name: output.name)
+                stripsMade += 1
+            }
+            let s = strip!
+            let n = min(count - done, s.rows - s.filled)
+            for r in 0..<n {
+                (s.buffer + (s.filled + r) * rowBytes).copyMemory(from: source + (done + r) * stride, byteCount: rowBytes)
+            }
+            s.filled += n
+            done += n
+            rowsTaken += n
+            if s.filled == s.rows {
+                jobs.append(s)
+                pending.append(s)
+                strip = nil
+            }
+        }
+        return jobs
+    }
+
+    func flush() throws {
+        while let first = pending.first, first.isComplete {
+            pending.removeFirst()
+            defer { spare.append(first.handBackBuffer()) }
+            guard first.status == FC_TIFF_OK else {
+                throw TIFFEncoder.failure(first.status, report: first.report, errno: 0, name: output.name)
+            }
+            try check(fc_tiff_encoder_write_strip(e, UInt32(first.index), first.bytes, first.length))
+        }
+    }
+
+    func finish() throws {
+        precondition(pending.isEmpty && strip == nil, "TIFF strips left unwritten")
+        try check(fc_tiff_encoder_finish(e))
+    }
+}
+
+/// One strip of a TIFF: its rows, compressed by `run()` into what the file stores.
+final class TIFFStrip: EncoderJob, @unchecked Sendable {
+    let index: Int
+    let rows: Int
+    let buffer: UnsafeMutableRawPointer
+    let layout: fc_tiff_layout
+    let name: String
+    var filled = 0
+    private(set) var bytes: UnsafeMutablePointer<UInt8>?
+    private(set) var length = 0
+    private(set) var status = FC_TIFF_FAILED
+    private(set) var report = fc_tiff_report()
+    private let completed = Atomic<Bool>(false)
+    private var handedBack = false
+
+    init(index: Int, rows: Int, buffer: UnsafeMutableRawPointer, layout: fc_tiff_layout, name: String) {
+        self.index = index
+        self.rows = rows
+        self.buffer = buffer
+        self.layout = layout
+        self.name = name
+    }
+
+    deinit {
+        fc_tiff_free(bytes)
+        if !handedBack { buffer.deallocate() }
+    }
+
+    var isComplete: Bool { completed.load(ordering: .acquiring) }
+
+    func run() {
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var report = fc_tiff_report()
+        let status = withUnsafePointer(to: layout) { l in
+            name.withCString { fc_tiff_compress_strip($0, l, buffer.assumingMemoryBound(to: UInt8.self), UInt32(rows), &bytes, &length, &report) }
+        }
+        self.bytes = bytes
+        self.length = length
+        self.status = status
+        self.report = report
+        completed.store(true, ordering: .releasing)
+    }
+
+    /// Hands the row buffer back for another strip (once the strip is written).
+    func handBackBuffer() -> UnsafeMutableRawPointer {
+        handedBack = true
+        return buffer
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import FilterChain
+
+/// TIFF writing: every layout through every compression (the lossless ones exact, JPEG within
+/// a stated error), the tags as the tests' own walker reads them, the strips as stored read
+/// independently of libtiff, and the same bytes however the strips' jobs are scheduled.
+@Suite struct TIFFWriteTests {
+    static let layouts: [PixelFormat] = Channels.allCases.flatMap { c in BitDepth.allCases.map { PixelFormat(c, $0) } }
+    static let lossless = ["none", "lzw", "deflate", "zstd"]
+
+    static func encode(_ p: Pixels, _ settings: [String: EncodeOptionValue] = [:], metadata: ImageMetadata = .none) throws -> [UInt8] {
+        let buffer = OutputBuffer()
+        try p.write(to: .memory(buffer), format: .tiff, metadata: metadata, options: EncodeOptions(settings: settings))
+        return buffer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> (Pixels, ImageInfo) {
+        let reader = try ImageReader.open(.bytes(bytes, name: "x.tif"))
+        let data = try reader.readAll()
+        return (Pixels(bytes: data, width: reader.info.width, height: reader.info.height, format: reader.info.format), reader.info)
+    }
+
+    /// TIFF's numbers for each compression (TIFF 6, and 50000 for zstd).
+    static let compressionTag = ["none": 1, "lzw": 5, "deflate": 8, "zstd": 50000, "jpeg": 7]
+
+    /// Lossless compressions give back every sample; the tags say what the file holds:
+    /// unassociated alpha (ExtraSamples 2), the horizontal predictor for LZW, deflate and zstd.
+    /// 600 x 500 takes several strips in every layout.
+    @Test(arguments: layouts, lossless)
+    func losslessCompressionsAreExact(format: PixelFormat, compression: String) throws {
+        for (w, h) in [(1, 1), (37, 23), (600, 500)] {
+            let original = Pixels.random(width: w, height: h, format: format, seed: UInt64(w + format.bytesPerPixel))
+            let bytes = try Self.encode(original, ["tiffCompression": .choice(compression)])
+            let (decoded, info) = try Self.decode(bytes)
+            #expect(info.sourceFormat == .tiff && info.format == format)
+            #expect(decoded == original, "\(format) \(compression) \(w)x\(h)")
+
+            let ifd = try #require(TestTIFFWalker(bytes)).ifd0
+            #expect(ifd.number(256) == w && ifd.number(257) == h)
+            #expect(ifd.numbers(258) == [Int](repeating: format.depth.rawValue, count: format.channels.count))
+            #expect(ifd.number(277) == format.channels.count)
+            #expect(ifd.number(262) == (format.channels.isGrey ? 1 : 2))
+            #expect(ifd.number(338) == (format.channels.hasAlpha ? 2 : nil))
+            #expect(ifd.number(259) == Self.compressionTag[compression])
+            #expect(ifd.number(317) == (compression == "none" ? nil : 2))
+            #expect(ifd.number(284) ?? 1 == 1)
+            let rows = try #require(ifd.number(278))
+            #expect(rows == h || rows % 16 == 0)
+            #expect(ifd.numbers(273)?.count == (h + rows - 1) / rows)
+            if w == 600 { #expect(rows < h, "several strips") }
+        }
+    }
+
+    /// Uncompressed strips hold the samples as TIFF 6 says: rows top to bottom, samples
+    /// interleaved, 16-bit ones in the file's byte order (read here without libtiff).
+    @Test(arguments: layouts)
+    func uncompressedStripsHoldTheSamplesAsStored(format: PixelFormat) throws {
+        let original = Pixels.random(width: 301, height: 257, format: format, seed: 9)
+        let bytes = try Self.encode(original, ["tiffCompression": "none"])
+        let walker = try #require(TestTIFFWalker(bytes))
+        let stored = walker.strips.flatMap { $0 }
+        #expect(stored.count == original.samples.count * format.depth.rawValue / 8)
+        let samples: [Int] = format.depth == .eight ? stored.map(Int.init) : stride(from: 0, to: stored.count, by: 2).map { i in
+            walker.bigEndian ? Int(stored[i]) << 8 | Int(stored[i + 1]) : Int(stored[i + 1]) << 8 | Int(stored[i])
+        }
+        #expect(samples == original.samples)
+    }
+
+    /// A smooth picture in each 8-bit layout through JPEG compression: RGB stored as YCbCr
+    /// 4:2:0, the others as they are. At quality 90 every sample is within 8 of the original
+    /// and PSNR is over 40 dB (libjpeg at this quality); a lower quality makes a smaller file.
+    @Test(arguments: Channels.allCases)
+    func jpegCompressionIsCloseAndQualitySetsTheSize(channels: Channels) throws {
+        let w = 97, h = 61
+        var samples: [Int] = []
+        for y in 0..<h {
+            for x in 0..<w {
+                let all = [x * 255 / w, y * 255 / h, (x + y) * 255 / (w + h), 255 - x * 2]
+                samples += channels.isGrey ? [all[0]] + (channels.hasAlpha ? [all[3]] : []) : Array(all.prefix(channels.count))
+            }
+        }
+        let smooth = Pixels(width: w, height: h, format: PixelFormat(channels, .eight), samples: samples)
+        let high = try Self.encode(smooth, ["tiffCompression": "jpeg", "quality": 90])
+        let low = try Self.encode(smooth, ["tiffCompression": "jpeg", "quality": 20])
+        let (decoded, info) = try Self.decode(high)
+        #expect(info.format == smooth.format)
+        let errors = zip(decoded.samples, smooth.samples).map { abs($0 - $1) }
+        let mse = Double(errors.map { $0 * $0 }.reduce(0, +)) / Double(errors.count)
+        #expect(errors.max()! <= 8, "\(channels): max error \(errors.max()!)")
+        #expect(10 * log10(255 * 255 / mse) > 40, "\(channels): MSE \(mse)")
+        #expect(low.count < high.count)
+        let ifd = try #require(TestTIFFWalker(high)).ifd0
+        #expect(ifd.number(259) == 7)
+        #expect(ifd.number(262) == (channels == .rgb ? 6 : channels.isGrey ? 1 : 2))
+        if channels == .rgb { #expect(ifd.numbers(530) == [2, 2]) }
+        #expect(ifd.number(317) == nil)
+    }
+
+    /// JPEG compression takes 8-bit samples: a 16-bit image with it is refused before anything
+    /// is written, and the default quality (75) is TIFF's own, whatever a JPEG source had.
+    @Test func jpegCompressionRefusesSixteenBitsAndDefaultsToQuality75() throws {
+        let deep = Pixels.random(width: 8, height: 8, format: PixelFormat(.rgb, .sixteen))
+        #expect(throws: RenderError.self) { try Self.encode(deep, ["tiffCompression": "jpeg"]) }
+        #expect(throws: RenderError.self) { try EncodeOptions(depth: .sixteen, settings: ["tiffCompression": "jpeg"]).validate(for: .tiff) }
+        #expect(throws: RenderError.self) { try EncodeOptions(settings: ["quality": 80]).validate(for: .tiff) }
+        let p = Pixels.random(width: 40, height: 40, format: PixelFormat(.rgb, .eight), seed: 4)
+        var fromJPEG = ImageMetadata()
+        fromJPEG.sourceJPEG = JPEGEncoding(quality: 95, chroma: .yuv444)
+        let implicit = try Self.encode(p, ["tiffCompression": "jpeg"], metadata: fromJPEG)
+        #expect(implicit == (try Self.encode(p, ["tiffCompression": "jpeg", "quality": 75])))
+        #expect(implicit != (try Self.encode(p, ["tiffCompression": "jpeg", "quality": 95])))
+        let used = Dictionary(uniqueKeysWithValues: EncodeOptions().settingsUsed(by: .tiff, source: fromJPEG).map { ($0.name, $0.value) })
+        #expect(used["tiffCompression"] == "deflate" && used["quality"] == 75)
+    }
+
+    /// The default is deflate with the horizontal predictor.
+    @Test func theDefaultIsDeflateWithThePredictor() throws {
+        let p = Pixels.random(width: 50, height: 20, format: PixelFormat(.rgba, .sixteen), seed: 2)
+        let bytes = try Self.encode(p)
+        #expect(bytes == (try Self.encode(p, ["tiffCompression": "deflate"])))
+        let ifd = try #require(TestTIFFWalker(bytes)).ifd0
+        #expect(ifd.number(259) == 8 && ifd.number(317) == 2)
+    }
+
+    /// Strips compressed in any order, on any thread, give the same file as strips
+    /// compressed one by one as the rows arrive, whichever way the rows are handed over.
+    @Test(arguments: ["deflate", "jpeg", "zstd"])
+    func theBytesDoNotDependOnHowTheStripsAreScheduled(compression: String) throws {
+        let format = PixelFormat(.rgb, .eight)
+        let p = Pixels.random(width: 700, height: 650, format: format, seed: 6)
+        let reference = try Self.encode(p, ["tiffCompression": .choice(compression)])
+        let buffer = OutputBuffer()
+        let writer = try ImageWriter(.memory(buffer), format: .tiff, header: EncodeHeader(width: p.width, height: p.height, format: format),
+                                     options: EncodeOptions(settings: ["tiffCompression": .choice(compression)]))
+        let rows = p.bytes
+        let rowBytes = p.width * 3
+        var jobs: [EncoderJob] = []
+        var y = 0
+        for count in [1, 2, 300, 7, 340] {
+            try rows.withUnsafeBytes { jobs += try writer.write(rows: $0.baseAddress! + y * rowBytes, stride: rowBytes, count: count) }
+            y += count
+        }
+        #expect(y == p.height && jobs.count > 2)
+        // The last jobs first, on several threads at once.
+        let group = DispatchGroup()
+        for job in jobs.reversed() { DispatchQueue.global().async(group: group) { job.run() } }
+        group.wait()
+        try writer.flush()
+        try writer.finish()
+        #expect(buffer.bytes == reference)
+    }
+
+    /// Resolution in each unit TIFF has (pixels per metre is written per centimetre).
+    @Test func resolutionIsKept() throws {
+        let p = Pixels.random(width: 4, height: 4, format: PixelFormat(.grey, .eight))
+        for (given, read) in [(Resolution(x: 300, y: 150, unit: .perInch), Resolution(x: 300, y: 150, unit: .perInch)),
+                              (Resolution(x: 2, y: 1, unit: .aspectRatio), Resolution(x: 2, y: 1, unit: .aspectRatio)),
+                              (Resolution(x: 11811, y: 11811, unit: .perMetre), Resolution(x: 118.11, y: 118.11, unit: .perCentimetre))] {
+            let bytes = try Self.encode(p, metadata: ImageMetadata(resolution: given))
+            let ifd = try #require(TestTIFFWalker(bytes)).ifd0
+            #expect(ifd.number(296) == [.aspectRatio: 1, .perInch: 2, .perCentimetre: 3][read.unit])
+            // libtiff stores the values as floats; they read back as the decimals written.
+            #expect(try Self.decode(bytes).1.metadata.resolution == read)
+        }
+        #expect(try Self.decode(Self.encode(p)).1.metadata.resolution == nil)
+    }
+}
