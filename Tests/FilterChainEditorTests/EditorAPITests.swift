@@ -275,6 +275,29 @@ import Testing
         #expect(try await e.request("GET", "/api/render").status == 400)
     }
 
+    /// A graph (samples/chains/glow.json: a blur read only as a layer, a blend that reads the
+    /// source, a masked exposure): every node previews as the renderer gives it, the blur
+    /// too, which the final image does not pass through; by position and by name.
+    @Test func rendersEveryNodeOfAGraph() async throws {
+        let glow = Self.root.appendingPathComponent("samples/chains/glow.json").path
+        let e = try await Running(chainText: try String(contentsOfFile: glow, encoding: .utf8))
+        defer { Task { await e.stop() } }
+        let chain = try Chain.load(e.chainPath)
+        #expect(chain.usesGraph)
+        let renderer = Renderer(threads: 2)
+        for position in 0...chain.steps.count {
+            let reference = try renderer.apply(chain, to: e.editor.image, step: position, depth: .eight)
+            let names = position == 0 ? ["0", "source"] : ["\(position)", chain.steps[position - 1].name!]
+            for text in names {
+                let response = try await e.request("GET", "/api/render?step=\(text)")
+                #expect(response.status == 200, "step \(text)")
+                let image = try renderer.apply(Chain(), to: try Self.decode(response.body))
+                let difference = zip(image.samples, reference.samples).map { abs($0 - $1) }.max() ?? 99
+                #expect(image.width == reference.width && difference <= 1, "step \(text): \(difference)")
+            }
+        }
+    }
+
     static func decode(_ png: [UInt8]) throws -> RasterImage {
         try Renderer(threads: 1).render(Chain(), source: .bytes(png, name: "response"),
                                         outputs: [RenderOutput(step: 0, .memory())]).images[0]!
