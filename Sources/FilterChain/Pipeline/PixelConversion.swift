@@ -334,6 +334,11 @@ struct OutputConversion: Sendable {
                 for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
                 kernel.apply(PlanarPixels(red: r, green: g, blue: b, alpha: a), count: padded)
                 red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
+                if depth == .eight && !leg.encodesSRGB && (channels == .rgb || channels == .rgba) {
+                    // Converted: packed as the common case is (alpha, when kept, as it was).
+                    packEightBit(PlanarPixels(red: r, green: g, blue: b, alpha: p.alpha), width: width, into: destination)
+                    return
+                }
             }
             encodeTable.withUnsafeBufferPointer { t in
                 let table = leg.encodesSRGB ? t.baseAddress : nil
