@@ -68,6 +68,18 @@ fc_lcms_profile *fc_lcms_profile_open(const void *data, size_t size, fc_lcms_rep
     return p;
 }
 
+// A profile just made (or not): its messages copied out; freed when lcms2 made nothing.
+static fc_lcms_profile *fc_lcms_made(fc_lcms_profile *p, fc_lcms_report *report) {
+    if (p->handle == NULL) {
+        if (p->report.error_count == 0) fc_lcms_fail(&p->report, "lcms2 could not make the profile");
+        fc_lcms_copy(report, &p->report);
+        fc_lcms_profile_free(p);
+        return NULL;
+    }
+    fc_lcms_copy(report, &p->report);
+    return p;
+}
+
 fc_lcms_profile *fc_lcms_profile_create_rgb(const double white_xy[2], const double primaries_xy[6],
                                             int curve_type, const double *curve_params,
                                             fc_lcms_report *report) {
@@ -86,14 +98,7 @@ fc_lcms_profile *fc_lcms_profile_create_rgb(const double white_xy[2], const doub
         p->handle = cmsCreateRGBProfileTHR(p->context, &white, &primaries, curves);
         cmsFreeToneCurve(curve);
     }
-    if (p->handle == NULL) {
-        if (p->report.error_count == 0) fc_lcms_fail(&p->report, "lcms2 could not make the profile");
-        fc_lcms_copy(report, &p->report);
-        fc_lcms_profile_free(p);
-        return NULL;
-    }
-    fc_lcms_copy(report, &p->report);
-    return p;
+    return fc_lcms_made(p, report);
 }
 
 fc_lcms_profile *fc_lcms_profile_create_grey(int curve_type, const double *curve_params, fc_lcms_report *report) {
@@ -105,14 +110,7 @@ fc_lcms_profile *fc_lcms_profile_create_grey(int curve_type, const double *curve
         p->handle = cmsCreateGrayProfileTHR(p->context, cmsD50_xyY(), curve);
         cmsFreeToneCurve(curve);
     }
-    if (p->handle == NULL) {
-        if (p->report.error_count == 0) fc_lcms_fail(&p->report, "lcms2 could not make the profile");
-        fc_lcms_copy(report, &p->report);
-        fc_lcms_profile_free(p);
-        return NULL;
-    }
-    fc_lcms_copy(report, &p->report);
-    return p;
+    return fc_lcms_made(p, report);
 }
 
 static int fc_lcms_set_mlu(fc_lcms_profile *p, cmsTagSignature tag, const char *text) {

@@ -134,12 +134,7 @@ final class TIFFEncoder: RowEncoder {
             let tags = placement.dropped.map { "0x" + String($0, radix: 16, uppercase: true) }
             notes.append("EXIF IFD0 tag\(tags.count == 1 ? "" : "s") \(CodecRegistry.list(tags)) ha\(tags.count == 1 ? "s" : "ve") no place in a TIFF's IFD0; not written")
         }
-        var dropped: [String] = []
-        if !metadata.comments.isEmpty || metadata.pngChunks.contains(where: { $0.text?.keyword == "Comment" }) {
-            dropped.append("comments")
-        }
-        if metadata.pngChunks.contains(where: { $0.text != nil && $0.text?.keyword != "Comment" }) { dropped.append("text") }
-        if metadata.extendedXMP != nil { dropped.append("the extended XMP") }
+        let dropped = metadata.withoutPlaceInBinaryFormats
         if !dropped.isEmpty {
             notes.append("TIFF has no place for \(CodecRegistry.list(dropped)); not written")
         }

@@ -28,12 +28,7 @@ final class WebPEncoder: RowEncoder {
         self.alphaQuality = alphaQuality
         rowBytes = header.width * header.format.bytesPerPixel
         pixels = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, rowBytes * header.height), alignment: 16)
-        var dropped: [String] = []
-        if !metadata.comments.isEmpty || metadata.pngChunks.contains(where: { $0.text?.keyword == "Comment" }) {
-            dropped.append("comments")
-        }
-        if metadata.pngChunks.contains(where: { $0.text != nil && $0.text?.keyword != "Comment" }) { dropped.append("text") }
-        if metadata.extendedXMP != nil { dropped.append("the extended XMP") }
+        let dropped = metadata.withoutPlaceInBinaryFormats
         if !dropped.isEmpty {
             notes.append("WebP has no place for \(dropped.joined(separator: ", ")); not written")
         }

@@ -49,6 +49,17 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
 
     public static let none = ImageMetadata()
 
+    /// What of this metadata a format that holds neither comments nor text nor extended XMP
+    /// (WebP, TIFF, AVIF) must leave out: "comments", "text", "the extended XMP", in that
+    /// order; encoders say it in a note.
+    var withoutPlaceInBinaryFormats: [String] {
+        var dropped: [String] = []
+        if !comments.isEmpty || pngChunks.contains(where: { $0.text?.keyword == "Comment" }) { dropped.append("comments") }
+        if pngChunks.contains(where: { $0.text != nil && $0.text?.keyword != "Comment" }) { dropped.append("text") }
+        if extendedXMP != nil { dropped.append("the extended XMP") }
+        return dropped
+    }
+
     /// What is present, with sizes, never the bytes: "ICC profile (RGB, 3144 bytes), EXIF (220 bytes)".
     public var description: String {
         var parts: [String] = []
