@@ -1,3 +1,4 @@
+#define _GNU_SOURCE  // RTLD_NEXT
 #include "fc_avif.h"
 
 #include <errno.h>
@@ -5,6 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <avif/avif.h>
+
+// dav1d, libavif's AV1 decoder, prints a line on stderr for each bitstream error ("Error
+// parsing frame header", "Frame size 128x128 exceeds limit ...") through its default logger,
+// and libavif 0.11 never replaces that logger. This definition comes before libdav1d's for
+// the dynamic linker (an executable's symbols do, on ELF systems), so libavif's dav1d
+// decoders get dav1d's own defaults with the logger off; the error itself still reaches
+// libavif, which reports it. Elsewhere (no dav1d header, Mach-O's two-level names) nothing
+// changes.
+#if defined(__ELF__) && __has_include(<dav1d/dav1d.h>)
+#include <dlfcn.h>
+#include <dav1d/dav1d.h>
+void dav1d_default_settings(Dav1dSettings *s) {
+    // libdav1d is loaded when anything calls this (libavif links it).
+    void (*next)(Dav1dSettings *) = (void (*)(Dav1dSettings *))dlsym(RTLD_NEXT, "dav1d_default_settings");
+    if (next) {
+        next(s);
+    } else {
+        memset(s, 0, sizeof *s);  // not reached: only for a caller without libdav1d
+    }
+    s->logger.callback = NULL;
+}
+#endif
 
 // 0.11 renamed imir's `axis` to `mode` and inverted it; older versions are not read.
 #if AVIF_VERSION < 110000

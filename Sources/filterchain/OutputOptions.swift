@@ -65,23 +65,30 @@ struct CodecOptions: ParsableArguments {
     }
 
     /// An option's help from the registry: what it does, the formats that take it, the
-    /// values allowed and each format's default.
+    /// values allowed and each format's default. Formats that say it differently (their own
+    /// ranges, their library's terms) are each given their own sentence.
     static func help(_ name: String) -> ArgumentHelp {
         let takers = CodecRegistry.formats(taking: name)
         precondition(!takers.isEmpty, "no format declares \(name)")
-        let first = takers[0].option(named: name)!
-        let defaults = takers.map { d -> String in
-            let o = d.option(named: name)!
-            return (takers.count > 1 ? d.name + " " : "") + (o.defaultNote.map { "\($0); else " } ?? "") + o.defaultValue.description
+        let options = takers.map { $0.option(named: name)! }
+        func defaultText(_ o: EncodeOption) -> String { (o.defaultNote.map { "\($0); else " } ?? "") + o.defaultValue.description }
+        let text: String
+        if Set(options.map(\.help)).count == 1 {
+            let defaults = zip(takers, options).map { d, o in (takers.count > 1 ? d.name + " " : "") + defaultText(o) }
+            text = "\(listText(takers.map(\.name))): \(options[0].help) (default: \(defaults.joined(separator: "; ")))."
+        } else {
+            text = zip(takers, options).map { d, o in "\(d.name): \(o.help) (default: \(defaultText(o)))." }.joined(separator: " ")
         }
-        let text = "\(listText(takers.map(\.name))): \(first.help) (default: \(defaults.joined(separator: "; ")))."
         let value: String
-        switch first.kind {
-        case .integer(let r):
-            let low = takers.map { d -> Int in if case .integer(let r) = d.option(named: name)!.kind { r.lowerBound } else { 0 } }.min()!
-            let high = takers.map { d -> Int in if case .integer(let r) = d.option(named: name)!.kind { r.upperBound } else { 0 } }.max()!
-            value = low == r.lowerBound && high == r.upperBound ? "\(low)-\(high)" : "n"
-        case .choice(let values): value = values.joined(separator: "|")
+        switch options[0].kind {
+        case .integer:
+            let ranges = options.compactMap { o -> ClosedRange<Int>? in if case .integer(let r) = o.kind { r } else { nil } }
+            value = Set(ranges.map { "\($0.lowerBound)-\($0.upperBound)" }).count == 1
+                ? "\(ranges[0].lowerBound)-\(ranges[0].upperBound)" : "n"
+        case .choice:
+            var values: [String] = []
+            for o in options { if case .choice(let v) = o.kind { values += v.filter { !values.contains($0) } } }
+            value = values.sorted().joined(separator: "|")
         default: value = "value"
         }
         return ArgumentHelp(text, valueName: value)
@@ -137,6 +144,14 @@ struct CodecOptions: ParsableArguments {
             let takers = CodecRegistry.formats(taking: name)
             let flag = takers[0].option(named: name)!.flag
             return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
+        }
+        // A value another format allows but this one does not (`--chroma 4:2:2` for AVIF).
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) where options {
+            if let option = declaration.option(named: name), option.problem(with: value) != nil {
+                let others = CodecRegistry.formats(taking: name).filter { $0.format != format && $0.option(named: name)!.problem(with: value) == nil }
+                return "\(option.flag) \(value): \(declaration.name) output takes \(option.allowed)"
+                    + (others.isEmpty ? "" : " (\(value) is for \(listText(others.map(\.name))))")
+            }
         }
         if options, let problem = declaration.combinationProblem(settings) { return problem }
         return nil

@@ -8,10 +8,8 @@ import CAVIF
 /// libavif through the fc_avif shim, with libaom. libavif encodes a whole image, so the rows
 /// are gathered as handed over (grey, grey+alpha, RGB or RGBA, 8 or 16 bits) and encoded at
 /// the end: 8-bit rows as 8-bit AVIF, 16-bit rows as 10-bit AVIF. ICC, EXIF and XMP go in as
-/// libavif places them; the colour is described by an nclx box: the source's primaries and
-/// transfer when it had an nclx, else sRGB's (1/13), unless an ICC profile is written (then
-/// the profile alone, as libavif does). What AVIF has no place for (comments, text,
-/// resolution) is said in a note.
+/// libavif places them; an nclx box describes the colour too (see `colour`). What AVIF has no
+/// place for (comments, text, resolution) is said in a note.
 final class AVIFEncoder: RowEncoder {
     private let output: OutputFile
     private let header: EncodeHeader
@@ -70,11 +68,16 @@ final class AVIFEncoder: RowEncoder {
     /// BT.601, BT.2020 NCL); others become BT.601 (6), libavif's default.
     static let keptMatrices: Set<UInt16> = [1, 5, 6, 9]
 
-    /// The nclx code points written: (primaries, transfer, matrix).
+    /// The nclx code points written (libavif writes them in an nclx box, beside the ICC
+    /// profile when there is one, and in the AV1 sequence header): (primaries, transfer,
+    /// matrix). The source's primaries and transfer when it had an nclx; else unspecified
+    /// (2/2) when an ICC profile describes the colour; else sRGB's (1/13). The matrix is the
+    /// one the RGB is converted with: identity (0) for lossless colour, else the source's
+    /// when libavif converts with it, else BT.601 (6).
     static func colour(source: NCLXColor?, icc: Bool, lossless: Bool, grey: Bool) -> (UInt16, UInt16, UInt16) {
         let matrix: UInt16 = lossless && !grey ? 0 : source.map(\.matrixCoefficients).flatMap { keptMatrices.contains($0) ? $0 : nil } ?? 6
-        if icc { return (2, 2, matrix) }
         if let source { return (source.colourPrimaries, source.transferCharacteristics, matrix) }
+        if icc { return (2, 2, matrix) }
         return (1, 13, matrix)
     }
 
