@@ -190,8 +190,16 @@ struct CodecOptions: ParsableArguments {
             }
             throw Failure.usage("\(error)")
         }
-        if let problem = problem(with: format, options: !ownFormat || options.format != nil) {
+        let checked = !ownFormat || options.format != nil
+        if let problem = problem(with: format, options: checked) {
             throw Failure.usage("\(path): \(problem)")
+        }
+        if !checked {
+            // A preview or sheet in a format of its own takes what of the options fits it:
+            // values its format does not allow are left out, and all of them when they clash.
+            let declaration = format.declaration
+            options.settings = options.settings.filter { declaration.option(named: $0.key)?.problem(with: $0.value) == nil }
+            if declaration.combinationProblem(options.settings) != nil { options.settings = [:] }
         }
         return (destination, options, format)
     }
