@@ -100,7 +100,10 @@ final class AVIFEncoder: RowEncoder {
                     o.quantizer = Self.quantizer(quality: quality)
                     o.alpha_quantizer = Self.quantizer(quality: alphaQuality)
                     o.speed = Int32(9 - effort)
-                    o.threads = Int32(clamping: WorkerPool.availableCores)
+                    // libaom's own threads, one per core: its row-based multithreading (on
+                    // from 2 threads) gives the same bytes for every count from 2 up, so a
+                    // single core still gets 2, and the file is the same on every machine.
+                    o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
                     o.colour_primaries = primaries
                     o.transfer_characteristics = transfer
                     o.matrix_coefficients = matrix

@@ -171,6 +171,11 @@ import Testing
         let source = AVIFConformanceTests.path("files/gen_avifenc_10bit_422_pq_limited.avif")
         let again = try RasterImage(contentsOf: source).encoded(as: .avif)
         #expect(try AVIFContainer(again).nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
+        // --strip keeps it (a colour description), --strip-all drops it: sRGB's then.
+        let stripped = try RasterImage(contentsOf: source).encoded(as: .avif, options: EncodeOptions(stripMetadata: true))
+        #expect(try AVIFContainer(stripped).nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
+        let all = try RasterImage(contentsOf: source).encoded(as: .avif, options: EncodeOptions(stripMetadata: true, stripColorProfile: true))
+        #expect(try AVIFContainer(all).nclx == .init(primaries: 1, transfer: 13, matrix: 6, fullRange: true))
         // A matrix libavif does not convert with is replaced by BT.601.
         pq.nclx?.matrixCoefficients = 14
         #expect(try AVIFContainer(Self.encode(p, metadata: pq)).nclx?.matrix == 6)
