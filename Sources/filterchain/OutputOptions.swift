@@ -30,7 +30,7 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
     var alphaQuality: Int?
 
-    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
+    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
     @Flag(help: "Drop metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour profile (ICC, PNG sRGB/gAMA/cHRM), which changes how the image looks.")
