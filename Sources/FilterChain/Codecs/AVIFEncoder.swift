@@ -27,6 +27,12 @@ final class AVIFEncoder: RowEncoder {
          chroma: ChromaSubsampling, alphaQuality: Int) throws {
         self.output = output
         self.header = header
+        var metadata = metadata
+        // libavif refuses the whole file for EXIF data without a TIFF header: that EXIF alone is left out.
+        if let exif = metadata.exif, !Exif.isTIFF(exif) {
+            metadata.exif = nil
+            notes.append("the EXIF data does not start with a TIFF header; not written")
+        }
         self.metadata = metadata
         self.quality = quality
         self.effort = effort

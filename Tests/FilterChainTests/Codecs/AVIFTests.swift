@@ -231,6 +231,16 @@ import Testing
         let writer = try ImageWriter(.memory(OutputBuffer()), format: .avif,
                                      header: EncodeHeader(width: 2, height: 2, format: PixelFormat(.rgb, .eight), metadata: commented))
         #expect(writer.notes == ["AVIF has no place for comments; not written"])
+        // EXIF data that is not TIFF data (libavif would refuse the file) is left out, said in a note.
+        let buffer = OutputBuffer()
+        let bad = try ImageWriter(.memory(buffer), format: .avif,
+                                  header: EncodeHeader(width: 2, height: 2, format: PixelFormat(.rgb, .eight),
+                                                       metadata: ImageMetadata(exif: [1, 2, 3, 4, 5, 6, 7, 8], xmp: xmp)))
+        #expect(bad.notes == ["the EXIF data does not start with a TIFF header; not written"])
+        try bad.writeNow(rows: [UInt8](repeating: 128, count: 12), stride: 6, count: 2)
+        try bad.finish()
+        let written = try AVIFContainer(buffer.bytes)
+        #expect(written.exif == nil && written.xmp == xmp)
     }
 
     /// An EXIF Orientation kept in the metadata (the pixels as stored, --no-auto-orient) is
