@@ -271,6 +271,28 @@ import Testing
         }
     }
 
+    /// An ftyp box naming avif or avis, as major or compatible brand, is AVIF's; one that
+    /// names neither (heic, mif1 alone) is not (HEIF's rule, issue 21).
+    @Test func sniffedByTheFtypBrands() {
+        func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
+            let body = Array(major.utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
+            return MetadataTests.be32(UInt32(8 + body.count)) + Array("ftyp".utf8) + body + [0, 0, 0, 8] + Array("meta".utf8)
+        }
+        #expect(AVIFCodec.isAVIF(ftyp("avif", ["mif1", "miaf"])))
+        #expect(AVIFCodec.isAVIF(ftyp("avis", [])))
+        #expect(AVIFCodec.isAVIF(ftyp("mif1", ["miaf", "MA1B", "avif"])))
+        #expect(AVIFCodec.isAVIF(ftyp("heic", ["mif1", "avif"])))
+        #expect(!AVIFCodec.isAVIF(ftyp("heic", ["mif1", "heic"])))
+        #expect(!AVIFCodec.isAVIF(ftyp("mif1", ["mif1", "miaf"])))
+        // The minor version is not a brand; a brand past the box's end is not one either.
+        #expect(!AVIFCodec.isAVIF(ftyp("mif1", []).prefix(12) + Array("avif".utf8) + [0, 0, 0, 0]))
+        var short = ftyp("mif1", ["miaf"])
+        short += Array("avif".utf8)
+        #expect(!AVIFCodec.isAVIF(short))
+        #expect(!AVIFCodec.isAVIF(Array("RIFF\0\0\0\0WEBPavif".utf8)))
+        #expect((try? ImageFormat.sniff(Array(ftyp("mif1", ["avif"]).prefix(32))).get()) == .avif)
+    }
+
     // MARK: Reading
 
     static func fixture(_ name: String) -> String { TestData.fixtures.appendingPathComponent("avif/" + name).path }
