@@ -19,8 +19,8 @@ let package = Package(
     ],
     targets: [
         // The system libraries, found through pkg-config (Debian: libpng-dev libjpeg-dev zlib1g-dev
-        // libwebp-dev liblcms2-dev libtiff-dev; macOS: brew install libpng jpeg-turbo webp little-cms2 libtiff
-        // pkg-config).
+        // libwebp-dev liblcms2-dev libtiff-dev libavif-dev; macOS: brew install libpng jpeg-turbo webp
+        // little-cms2 libtiff libavif pkg-config).
         .systemLibrary(name: "SystemPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "SystemJPEG", pkgConfig: "libjpeg",
@@ -36,6 +36,9 @@ let package = Package(
         // libtiff 4.5 or newer (TIFFOpenOptions).
         .systemLibrary(name: "SystemTIFF", pkgConfig: "libtiff-4",
                        providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        // libavif 0.11 or newer, with its AV1 codecs (Debian 12: dav1d and libaom among them).
+        .systemLibrary(name: "SystemAVIF", pkgConfig: "libavif",
+                       providers: [.apt(["libavif-dev"]), .brew(["libavif"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
@@ -49,7 +52,8 @@ let package = Package(
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
         .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CKernels", "CLCMS"]),
+        .target(name: "CAVIF", dependencies: ["SystemAVIF"]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CAVIF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -33,7 +33,7 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("tiff-compression"), help: CodecOptions.help("tiffCompression"))
     var tiffCompression: String?
 
-    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits (\(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)))); by default that of the input, so 16-bit stays 16-bit.", valueName: "8|16"))
+    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
     @Flag(help: "Drop metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour profile (ICC, PNG sRGB/gAMA/cHRM), which changes how the image looks.")
@@ -75,23 +75,30 @@ struct CodecOptions: ParsableArguments {
     }
 
     /// An option's help from the registry: what it does, the formats that take it, the
-    /// values allowed and each format's default.
+    /// values allowed and each format's default. Formats that say it differently (their own
+    /// ranges, their library's terms) are each given their own sentence.
     static func help(_ name: String) -> ArgumentHelp {
         let takers = CodecRegistry.formats(taking: name)
         precondition(!takers.isEmpty, "no format declares \(name)")
-        let first = takers[0].option(named: name)!
-        let defaults = takers.map { d -> String in
-            let o = d.option(named: name)!
-            return (takers.count > 1 ? d.name + " " : "") + (o.defaultNote.map { "\($0); else " } ?? "") + o.defaultValue.description
+        let options = takers.map { $0.option(named: name)! }
+        func defaultText(_ o: EncodeOption) -> String { (o.defaultNote.map { "\($0); else " } ?? "") + o.defaultValue.description }
+        let text: String
+        if Set(options.map(\.help)).count == 1 {
+            let defaults = zip(takers, options).map { d, o in (takers.count > 1 ? d.name + " " : "") + defaultText(o) }
+            text = "\(listText(takers.map(\.name))): \(options[0].help) (default: \(defaults.joined(separator: "; ")))."
+        } else {
+            text = zip(takers, options).map { d, o in "\(d.name): \(o.help) (default: \(defaultText(o)))." }.joined(separator: " ")
         }
-        let text = "\(listText(takers.map(\.name))): \(first.help) (default: \(defaults.joined(separator: "; ")))."
         let value: String
-        switch first.kind {
-        case .integer(let r):
-            let low = takers.map { d -> Int in if case .integer(let r) = d.option(named: name)!.kind { r.lowerBound } else { 0 } }.min()!
-            let high = takers.map { d -> Int in if case .integer(let r) = d.option(named: name)!.kind { r.upperBound } else { 0 } }.max()!
-            value = low == r.lowerBound && high == r.upperBound ? "\(low)-\(high)" : "n"
-        case .choice(let values): value = values.joined(separator: "|")
+        switch options[0].kind {
+        case .integer:
+            let ranges = options.compactMap { o -> ClosedRange<Int>? in if case .integer(let r) = o.kind { r } else { nil } }
+            value = Set(ranges.map { "\($0.lowerBound)-\($0.upperBound)" }).count == 1
+                ? "\(ranges[0].lowerBound)-\(ranges[0].upperBound)" : "n"
+        case .choice:
+            var values: [String] = []
+            for o in options { if case .choice(let v) = o.kind { values += v.filter { !values.contains($0) } } }
+            value = values.sorted().joined(separator: "|")
         default: value = "value"
         }
         return ArgumentHelp(text, valueName: value)
@@ -151,6 +158,14 @@ struct CodecOptions: ParsableArguments {
             let takers = CodecRegistry.formats(taking: name)
             let flag = takers[0].option(named: name)!.flag
             return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
+        }
+        // A value another format allows but this one does not (`--chroma 4:2:2` for AVIF).
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) where options {
+            if let option = declaration.option(named: name), option.problem(with: value) != nil {
+                let others = CodecRegistry.formats(taking: name).filter { $0.format != format && $0.option(named: name)!.problem(with: value) == nil }
+                return "\(option.flag) \(value): \(declaration.name) output takes \(option.allowed)"
+                    + (others.isEmpty ? "" : " (\(value) is for \(listText(others.map(\.name))))")
+            }
         }
         if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
             return problem
@@ -223,12 +238,13 @@ struct CodecOptions: ParsableArguments {
         return (destination, options, format)
     }
 
-    /// What of `settings` an output in a format of its own takes: the options it declares,
-    /// less any that do not go together for it (a TIFF preview beside a JPEG output drops
-    /// the JPEG's --quality, which TIFF would take only with --tiff-compression jpeg).
+    /// What of `settings` an output in a format of its own takes: the options it declares
+    /// with values it allows (an AVIF sheet beside a JPEG output drops `--chroma 4:2:2`), less
+    /// any that do not go together for it (a TIFF preview beside a JPEG output drops the
+    /// JPEG's --quality, which TIFF would take only with --tiff-compression jpeg).
     static func fitting(_ settings: [String: EncodeOptionValue], _ declaration: FormatDeclaration,
                         depth: BitDepth?) -> [String: EncodeOptionValue] {
-        var kept = settings.filter { declaration.option(named: $0.key) != nil }
+        var kept = settings.filter { name, value in declaration.option(named: name).map { $0.problem(with: value) == nil } ?? false }
         while declaration.combinationProblem(kept, depth: depth) != nil, let first = kept.keys.sorted().first {
             // The setting whose removal alone fits, else the first.
             let drop = kept.keys.sorted().first { name in

@@ -15,7 +15,7 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Drop the metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour
     /// description (ICC profile, PNG sRGB/gAMA/cHRM), which changes how the image looks.
     public var stripMetadata: Bool
-    /// Drop the colour description too (ICC profile, PNG sRGB/gAMA/cHRM).
+    /// Drop the colour description too (ICC profile, PNG sRGB/gAMA/cHRM, nclx).
     public var stripColorProfile: Bool
     /// For formats without alpha: transparent pixels are composited over this colour.
     public var background: RGBColor

@@ -64,6 +64,7 @@ public final class ImageWriter: @unchecked Sendable {
         if options.stripColorProfile {
             metadata.iccProfile = nil
             metadata.pngColor = nil
+            metadata.nclx = nil
         }
         if let space = metadata.iccColorSpace {
             let wanted = header.format.channels.isGrey ? "GRAY" : "RGB "

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CAVIF
+
+/// libavif through the fc_avif shim, with libaom. libavif encodes a whole image, so the rows
+/// are gathered as handed over (grey, grey+alpha, RGB or RGBA, 8 or 16 bits) and encoded at
+/// the end: 8-bit rows as 8-bit AVIF, 16-bit rows as 10-bit AVIF. ICC, EXIF and XMP go in as
+/// libavif places them; an nclx box describes the colour too (see `colour`). What AVIF has no
+/// place for (comments, text, resolution) is said in a note.
+final class AVIFEncoder: RowEncoder {
+    private let output: OutputFile
+    private let header: EncodeHeader
+    private let metadata: ImageMetadata
+    private let quality: Int
+    private let effort: Int
+    private let chroma: ChromaSubsampling
+    private let alphaQuality: Int
+    private let pixels: UnsafeMutableRawBufferPointer
+    private let rowBytes: Int
+    private var rows = 0
+    private(set) var notes: [String] = []
+
+    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, effort: Int,
+         chroma: ChromaSubsampling, alphaQuality: Int) throws {
+        self.output = output
+        self.header = header
+        var metadata = metadata
+        // libavif refuses the whole file for EXIF data without a TIFF header: that EXIF alone is left out.
+        if let exif = metadata.exif, !Exif.isTIFF(exif) {
+            metadata.exif = nil
+            notes.append("the EXIF data does not start with a TIFF header; not written")
+        }
+        self.metadata = metadata
+        self.quality = quality
+        self.effort = effort
+        self.chroma = chroma
+        self.alphaQuality = alphaQuality
+        rowBytes = header.width * header.format.bytesPerPixel
+        // The whole image, counted before anything is written: malloc's failure is an error,
+        // where Swift's allocation would end the process.
+        let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
+        guard !overflow, let memory = malloc(max(1, total)) else { throw CodecError(output.name, .outOfMemory) }
+        pixels = UnsafeMutableRawBufferPointer(start: memory, count: max(1, total))
+        var dropped: [String] = []
+        if !metadata.comments.isEmpty || metadata.pngChunks.contains(where: { $0.text?.keyword == "Comment" }) {
+            dropped.append("comments")
+        }
+        if metadata.pngChunks.contains(where: { $0.text != nil && $0.text?.keyword != "Comment" }) { dropped.append("text") }
+        if metadata.extendedXMP != nil { dropped.append("the extended XMP") }
+        if !dropped.isEmpty {
+            notes.append("AVIF has no place for \(dropped.joined(separator: ", ")); not written")
+        }
+    }
+
+    deinit { free(pixels.baseAddress) }
+
+    func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+        for r in 0..<count {
+            (pixels.baseAddress! + (rows + r) * rowBytes).copyMemory(from: source + r * stride, byteCount: rowBytes)
+        }
+        rows += count
+        return []
+    }
+
+    func flush() throws {}
+
+    /// libavif's quantizer for a quality, 0 (lossless) to 63, as libavif 1.x and libheif map it.
+    static func quantizer(quality: Int) -> Int32 { Int32(((100 - quality) * 63 + 50) / 100) }
+
+    /// Matrices libavif converts RGB with, kept from a source's nclx (BT.709, BT.470BG,
+    /// BT.601, BT.2020 NCL); others become BT.601 (6), libavif's default.
+    static let keptMatrices: Set<UInt16> = [1, 5, 6, 9]
+
+    /// The nclx code points written (libavif writes them in an nclx box, beside the ICC
+    /// profile when there is one, and in the AV1 sequence header): (primaries, transfer,
+    /// matrix). The source's primaries and transfer when it had an nclx; else unspecified
+    /// (2/2) when an ICC profile describes the colour; else sRGB's (1/13). The matrix is the
+    /// one the RGB is converted with: identity (0) for lossless colour, else the source's
+    /// when libavif converts with it, else BT.601 (6).
+    static func colour(source: NCLXColor?, icc: Bool, lossless: Bool, grey: Bool) -> (UInt16, UInt16, UInt16) {
+        let matrix: UInt16 = lossless && !grey ? 0 : source.map(\.matrixCoefficients).flatMap { keptMatrices.contains($0) ? $0 : nil } ?? 6
+        if let source { return (source.colourPrimaries, source.transferCharacteristics, matrix) }
+        if icc { return (2, 2, matrix) }
+        return (1, 13, matrix)
+    }
+
+    func finish() throws {
+        let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
+        let grey = header.format.channels.isGrey
+        let lossless = quality == 100
+        let (primaries, transfer, matrix) = Self.colour(source: metadata.nclx, icc: !icc.isEmpty, lossless: lossless, grey: grey)
+        var report = fc_avif_report()
+        let status = icc.withUnsafeBufferPointer { i in
+            exif.withUnsafeBufferPointer { e in
+                xmp.withUnsafeBufferPointer { x in
+                    var o = fc_avif_encode_options()
+                    o.width = UInt32(header.width)
+                    o.height = UInt32(header.height)
+                    o.channels = Int32(header.format.channels.count)
+                    o.sample_bytes = header.format.depth == .sixteen ? 2 : 1
+                    o.depth = header.format.depth == .sixteen ? 10 : 8
+                    o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
+                    o.quantizer = Self.quantizer(quality: quality)
+                    o.alpha_quantizer = Self.quantizer(quality: alphaQuality)
+                    o.speed = Int32(9 - effort)
+                    // libaom's own threads, one per core: its row-based multithreading (on
+                    // from 2 threads) gives the same bytes for every count from 2 up, so a
+                    // single core still gets 2, and the file is the same on every machine.
+                    o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
+                    o.colour_primaries = primaries
+                    o.transfer_characteristics = transfer
+                    o.matrix_coefficients = matrix
+                    o.icc = icc.isEmpty ? nil : i.baseAddress
+                    o.icc_length = icc.count
+                    o.exif = exif.isEmpty ? nil : e.baseAddress
+                    o.exif_length = exif.count
+                    o.xmp = xmp.isEmpty ? nil : x.baseAddress
+                    o.xmp_length = xmp.count
+                    return fc_avif_encode(&o, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), rowBytes,
+                                          output.file, &report)
+                }
+            }
+        }
+        switch status {
+        case FC_AVIF_OK: return
+        case FC_AVIF_NO_MEMORY: throw CodecError(output.name, .outOfMemory)
+        case FC_AVIF_WRITE_FAILED: throw output.writeError("write error")
+        case FC_AVIF_UNSUPPORTED: throw CodecError(output.name, .unsupported("AVIF: \(reportString(report.message))"))
+        default: throw CodecError(output.name, .writeFailed(reportString(report.message)))
+        }
+    }
+}
