@@ -44,12 +44,7 @@ final class AVIFEncoder: RowEncoder {
         let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
         guard !overflow, let memory = malloc(max(1, total)) else { throw CodecError(output.name, .outOfMemory) }
         pixels = UnsafeMutableRawBufferPointer(start: memory, count: max(1, total))
-        var dropped: [String] = []
-        if !metadata.comments.isEmpty || metadata.pngChunks.contains(where: { $0.text?.keyword == "Comment" }) {
-            dropped.append("comments")
-        }
-        if metadata.pngChunks.contains(where: { $0.text != nil && $0.text?.keyword != "Comment" }) { dropped.append("text") }
-        if metadata.extendedXMP != nil { dropped.append("the extended XMP") }
+        let dropped = metadata.withoutPlaceInBinaryFormats
         if !dropped.isEmpty {
             notes.append("AVIF has no place for \(dropped.joined(separator: ", ")); not written")
         }
