@@ -144,15 +144,20 @@ import Testing
 
     /// Within 1 level (8-bit) of the definition in Double; premultiplied where alpha is below 1.
     static func compare(_ out: Pixels, _ ref: Reference.Image, linear: Bool = false) -> (max: Double, problems: [String]) {
+        compare(out, ref, space: linear ? .linear : .srgb)
+    }
+
+    /// As above, the reference's values in `space` (an untagged image's output is sRGB).
+    static func compare(_ out: Pixels, _ ref: Reference.Image, space: WorkingSpace) -> (max: Double, problems: [String]) {
         let o = out.rgba.map { Double($0) / Double(out.format.depth.maxValue) }
         #expect(out.width == ref.width && out.height == ref.height)
         var worst = 0.0
         var problems: [String] = []
         for i in 0..<(ref.width * ref.height) {
             let a = min(max(ref.a[i], 0), 1), oa = o[i * 4 + 3]
-            for (c, rv) in [ref.r[i], ref.g[i], ref.b[i]].enumerated() {
-                var r = min(max(rv, 0), 1)
-                if linear { r = Reference.srgbEncode(r) }
+            let srgb = space == .srgb ? [ref.r[i], ref.g[i], ref.b[i]] : Reference.fromWorking([ref.r[i], ref.g[i], ref.b[i]], space)
+            for (c, rv) in srgb.enumerated() {
+                let r = min(max(rv, 0), 1)
                 let ours = o[i * 4 + c]
                 let d = a < 1 ? abs(ours * oa - r * a) * 255 : abs(ours - r) * 255
                 worst = max(worst, d)
@@ -180,7 +185,7 @@ import Testing
                 // 16-bit output, so that the output's own rounding does not hide an error.
                 let out = try Self.renderer.apply(chain, to: input.raster, depth: .sixteen)
                 let ref = Reference.apply(chain, to: input)
-                let (worst, problems) = Self.compare(Pixels(out), ref, linear: space == .linear)
+                let (worst, problems) = Self.compare(Pixels(out), ref, space: space)
                 #expect(problems.isEmpty, "\(format) \(space): max \(worst) levels: \(problems)")
             }
             // 8-bit output: within 1 level of the definition (rounding included).

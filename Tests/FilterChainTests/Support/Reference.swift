@@ -15,7 +15,77 @@ enum Reference {
     static func srgbDecode(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
     static func srgbEncode(_ v: Double) -> Double { v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055 }
 
+    /// Linear RGB to XYZ for primaries and a white given as chromaticities (Y of white = 1):
+    /// the columns are the primaries' XYZ scaled so that they sum to the white's.
+    static func rgbToXYZ(_ primaries: [(Double, Double)], white: (Double, Double)) -> [[Double]] {
+        let p = primaries.map { [$0.0 / $0.1, 1, (1 - $0.0 - $0.1) / $0.1] }
+        let w = [white.0 / white.1, 1, (1 - white.0 - white.1) / white.1]
+        let m = [[p[0][0], p[1][0], p[2][0]], [p[0][1], p[1][1], p[2][1]], [p[0][2], p[1][2], p[2][2]]]
+        let s = solve(m, w)
+        return m.map { row in (0..<3).map { row[$0] * s[$0] } }
+    }
+
+    /// x with m x = v (Cramer's rule).
+    static func solve(_ m: [[Double]], _ v: [Double]) -> [Double] {
+        func det(_ a: [[Double]]) -> Double {
+            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+        }
+        let d = det(m)
+        return (0..<3).map { c in det(m.enumerated().map { i, row in row.enumerated().map { j, x in j == c ? v[i] : x } }) / d }
+    }
+
+    static func multiply(_ m: [[Double]], _ v: [Double]) -> [Double] { m.map { zip($0, v).map(*).reduce(0, +) } }
+
+    static let srgbPrimaries = [(0.64, 0.33), (0.30, 0.60), (0.15, 0.06)]
+    static let d65 = (0.3127, 0.3290)
+
+    /// A working space's primaries and whether its values are linear.
+    static func primaries(_ space: WorkingSpace) -> (primaries: [(Double, Double)], linear: Bool) {
+        switch space {
+        case .srgb: (srgbPrimaries, false)
+        case .linear: (srgbPrimaries, true)
+        case .displayP3: ([(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)], false)
+        case .linearDisplayP3: ([(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)], true)
+        case .linearRec2020: ([(0.708, 0.292), (0.170, 0.797), (0.131, 0.046)], true)
+        }
+    }
+
+    /// sRGB values (an untagged image's) as the working space's: decoded with the sRGB curve,
+    /// through XYZ (both whites D65) into the space's primaries, encoded again unless linear.
+    static func toWorking(_ c: [Double], _ space: WorkingSpace) -> [Double] {
+        switch space {
+        case .srgb: return c
+        case .linear: return c.map(srgbDecode)
+        default:
+            let (prim, linear) = primaries(space)
+            let xyz = multiply(rgbToXYZ(srgbPrimaries, white: d65), c.map(srgbDecode))
+            let target = rgbToXYZ(prim, white: d65)
+            let v = (0..<3).map { i in solve(target, xyz)[i] }
+            // The curve extends as lcms2 extends it: linearly below 0, the power above 1.
+            return linear ? v : v.map(srgbEncode)
+        }
+    }
+
+    /// The working space's values as sRGB values, clamped to [0, 1] only after the conversion.
+    static func fromWorking(_ c: [Double], _ space: WorkingSpace) -> [Double] {
+        switch space {
+        case .srgb: return c
+        case .linear: return c.map { srgbEncode(min(max($0, 0), 1)) }
+        default:
+            let (prim, linear) = primaries(space)
+            let lin = linear ? c : c.map(srgbDecode)
+            let xyz = multiply(rgbToXYZ(prim, white: d65), lin)
+            let v = solve(rgbToXYZ(srgbPrimaries, white: d65), xyz)
+            return v.map { srgbEncode(min(max($0, 0), 1)) }
+        }
+    }
+
     static func decode(_ p: Pixels, linear: Bool) -> Image {
+        decode(p, space: linear ? .linear : .srgb)
+    }
+
+    static func decode(_ p: Pixels, space: WorkingSpace) -> Image {
         let n = p.format.channels.count
         let m = Double(p.format.depth.maxValue)
         let count = p.width * p.height
@@ -29,7 +99,8 @@ enum Reference {
             case .rgb: (r, g, b) = (s[0], s[1], s[2])
             case .rgba: (r, g, b, a) = (s[0], s[1], s[2], s[3])
             }
-            if linear { (r, g, b) = (srgbDecode(r), srgbDecode(g), srgbDecode(b)) }
+            let w = toWorking([r, g, b], space)
+            (r, g, b) = (w[0], w[1], w[2])
             img.r.append(r); img.g.append(g); img.b.append(b); img.a.append(a)
         }
         return img
@@ -61,8 +132,7 @@ enum Reference {
     }
 
     static func apply(_ chain: Chain, to p: Pixels, through position: Int? = nil) -> Image {
-        let linear = chain.workingSpace == .linear
-        var img = decode(p, linear: linear)
+        var img = decode(p, space: chain.workingSpace)
         for step in chain.steps.prefix(position ?? chain.steps.count) where step.enabled {
             img = Reference.step(img, step.filter)
         }
