@@ -36,6 +36,10 @@ let package = Package(
         // libtiff 4.5 or newer (TIFFOpenOptions).
         .systemLibrary(name: "SystemTIFF", pkgConfig: "libtiff-4",
                        providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        // libheif 1.15 or newer, with its HEVC (libde265) and AV1 decoders (Debian: libheif-dev; macOS:
+        // brew install libheif).
+        .systemLibrary(name: "SystemHEIF", pkgConfig: "libheif",
+                       providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
@@ -49,7 +53,8 @@ let package = Package(
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
         .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CKernels", "CLCMS"]),
+        .target(name: "CHEIF", dependencies: ["SystemHEIF"]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -6,6 +6,7 @@ public enum CodecRegistry {
         JPEGCodec.declaration,
         WebPCodec.declaration,
         TIFFCodec.declaration,
+        HEIFCodec.declaration,
     ]
 
     /// The declaration of a registered format.
