@@ -57,8 +57,12 @@ static fc_heif_status fc_heif_say(fc_heif_decoder *d, fc_heif_status status, con
 // that owns the text goes away; its limits are said to be its own.
 static fc_heif_status fc_heif_error(fc_heif_decoder *d, struct heif_error e) {
     const char *text = e.message && e.message[0] ? e.message : "unknown error";
-    if (e.code == heif_error_Memory_allocation_error && e.subcode == heif_suberror_Security_limit_exceeded)
-        return fc_heif_say(d, FC_HEIF_LIMIT, "over libheif's security limit: %s", text);
+    if (e.code == heif_error_Memory_allocation_error && e.subcode == heif_suberror_Security_limit_exceeded) {
+        // "Memory allocation error: Security limit exceeded: Image size ... exceeds ...": the
+        // last part says what.
+        const char *what = strstr(text, "Security limit exceeded: ");
+        return fc_heif_say(d, FC_HEIF_LIMIT, "over libheif's security limit: %s", what ? what + 25 : text);
+    }
     if (e.code == heif_error_Memory_allocation_error) return fc_heif_say(d, FC_HEIF_NO_MEMORY, "%s", text);
     if (e.code == heif_error_Unsupported_feature || e.code == heif_error_Unsupported_filetype)
         return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "%s", text);
@@ -299,8 +303,12 @@ fc_heif_status fc_heif_decoder_decode(fc_heif_decoder *d, int strict, fc_heif_la
         return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "HEIF: libheif delivered colour space %d, chroma %d, which is not read",
                            (int)space, (int)chroma);
     }
-    if (!ok) return fc_heif_say(d, FC_HEIF_FAILED, "libheif delivered planes smaller than the image (%u x %u) or of an unknown depth",
-                                d->full_width, d->full_height);
+    if (!ok) {
+        enum heif_channel first = space == heif_colorspace_monochrome ? heif_channel_Y : heif_channel_R;
+        return fc_heif_say(d, FC_HEIF_FAILED, "the coded image is %d x %d (%d bits), its header says %u x %u (%d bits)",
+                           heif_image_get_width(d->image, first), heif_image_get_height(d->image, first),
+                           heif_image_get_bits_per_pixel_range(d->image, first), d->full_width, d->full_height, d->info.bits);
+    }
     d->alpha = fc_heif_take_plane(d, heif_channel_Alpha, &d->planes[d->colour_planes]);
     if (d->alpha && d->colour_planes == 3 && fc_heif_neutral(d)) {
         d->planes[1] = d->planes[3];

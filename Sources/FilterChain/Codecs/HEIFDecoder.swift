@@ -85,7 +85,7 @@ final class HEIFDecoder: StoredDecoder {
         if message.isEmpty { message = "unknown error" }
         switch status {
         case FC_HEIF_UNSUPPORTED: return CodecError(name, .unsupported(message.hasPrefix("HEIF") ? message : "HEIF: \(message)"))
-        case FC_HEIF_LIMIT: return CodecError(name, .unsupported("HEIF image \(message)"))
+        case FC_HEIF_LIMIT: return CodecError(name, .unsupported("the image is \(message)"))
         default: return CodecError(name, .corrupt(format: .heif, message))
         }
     }
