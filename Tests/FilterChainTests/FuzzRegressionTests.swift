@@ -16,7 +16,7 @@ import Testing
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff"))
+    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif"))
     func imagesDecodeOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
         for lenient in [false, true] {
@@ -98,7 +98,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "chain", "step", "cube", "render"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "chain", "step", "cube", "render"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

@@ -126,6 +126,28 @@ import Testing
         #expect(decoded.samples == reference.samples)
     }
 
+    /// Two files with the same coded image (mdat), one saying its colour is premultiplied by
+    /// alpha: that one is delivered straight, round(stored * 255 / alpha), where the other
+    /// gives the stored samples (Tests/Fixtures/heif/README.md says how they were made).
+    @Test func premultipliedAlphaIsUndone() throws {
+        let fixtures = TestData.fixtures.appendingPathComponent("heif")
+        func mdat(_ name: String) throws -> [UInt8] {
+            let bytes = Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))
+            return Array(bytes[try #require(Self.find(Array("mdat".utf8), in: bytes))...])
+        }
+        #expect(try mdat("premultiplied.heic") == mdat("straight.heic"))
+        let (decoded, info) = try Pixels.read(fixtures.appendingPathComponent("premultiplied.heic").path)
+        let (stored, storedInfo) = try Pixels.read(fixtures.appendingPathComponent("straight.heic").path)
+        #expect(info.format == PixelFormat(.rgba, .eight) && storedInfo.format == info.format)
+        var expected = stored.samples
+        for i in stride(from: 0, to: expected.count, by: 4) {
+            let a = stored.samples[i + 3]
+            for c in 0..<3 { expected[i + c] = a == 0 ? 0 : min(255, (stored.samples[i + c] * 255 + a / 2) / a) }
+        }
+        #expect(stored.samples.enumerated().contains { $0.offset % 4 == 3 && $0.element > 0 && $0.element < 255 })
+        #expect(decoded.samples == expected)
+    }
+
     /// Orientation boxes are applied once: the iPhone-like file (irot 270, EXIF Orientation 6)
     /// is shown 872 x 1000; the EXIF Orientation without irot is not applied at all. Either
     /// way the kept EXIF says 1, so nothing downstream turns the pixels, and is otherwise the
