@@ -389,16 +389,27 @@ static void fc_heif_row_copy8(const fc_heif_decoder *d, uint8_t *dst, uint32_t y
     }
 }
 
-// 8-bit planes into 8-bit rows, no alpha, reduced by averaging n x n blocks.
+// 8-bit planes into 8-bit rows, no alpha, reduced by averaging n x n blocks (n = 2, 4, 8: a
+// whole block's mean is a shift; the blocks cut by the right and bottom edges divide).
 static void fc_heif_row_shrink8(const fc_heif_decoder *d, uint8_t *dst, uint32_t oy) {
     const uint32_t n = (uint32_t)d->denominator, channels = (uint32_t)d->layout.channels;
     const uint32_t w = d->layout.width, full_w = d->full_width;
     const uint32_t y0 = oy * n, rows = y0 + n < d->full_height ? n : d->full_height - y0;
     const uint32_t whole = full_w / n;  // output columns with a whole block
+    const uint32_t shift = n == 2 ? 2 : n == 4 ? 4 : 6;
     uint32_t sums[1024];
     for (uint32_t c = 0; c < channels; c++) {
         const fc_heif_plane *p = &d->planes[c];
         uint8_t *out = dst + c;
+        if (n == 2 && rows == 2) {
+            const uint8_t *a = p->data + (size_t)y0 * p->stride, *b = a + p->stride;
+            for (uint32_t ox = 0; ox < whole; ox++) {
+                const uint32_t x = 2 * ox;
+                out[(size_t)ox * channels] = (uint8_t)((a[x] + a[x + 1] + b[x] + b[x + 1] + 2) >> 2);
+            }
+            if (whole < w) out[(size_t)whole * channels] = (uint8_t)((a[full_w - 1] + b[full_w - 1] + 1) >> 1);
+            continue;
+        }
         for (uint32_t start = 0; start < w; start += 1024) {
             const uint32_t end = start + 1024 < w ? start + 1024 : w;
             memset(sums, 0, sizeof sums);
@@ -412,8 +423,13 @@ static void fc_heif_row_shrink8(const fc_heif_decoder *d, uint8_t *dst, uint32_t
                 }
             }
             for (uint32_t ox = start; ox < end; ox++) {
-                const uint32_t count = rows * ((ox < whole ? n : full_w - ox * n));
-                out[(size_t)ox * channels] = (uint8_t)((sums[ox - start] + count / 2) / count);
+                const uint32_t sum = sums[ox - start];
+                if (rows == n && ox < whole) {
+                    out[(size_t)ox * channels] = (uint8_t)((sum + (1u << (shift - 1))) >> shift);
+                } else {
+                    const uint32_t count = rows * (ox < whole ? n : full_w - ox * n);
+                    out[(size_t)ox * channels] = (uint8_t)((sum + count / 2) / count);
+                }
             }
         }
     }
