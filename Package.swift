@@ -36,8 +36,9 @@ let package = Package(
         // libtiff 4.5 or newer (TIFFOpenOptions).
         .systemLibrary(name: "SystemTIFF", pkgConfig: "libtiff-4",
                        providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
-        // libheif 1.15 or newer, with its HEVC (libde265) and AV1 decoders (Debian: libheif-dev; macOS:
-        // brew install libheif).
+        // libheif 1.15 or newer, with its AV1 decoder, and libde265 (linked by name: fc_heif drives it
+        // as its own HEVC plugin) (Debian: libheif-dev, which brings libde265-dev; macOS: brew install
+        // libheif).
         .systemLibrary(name: "SystemHEIF", pkgConfig: "libheif",
                        providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
@@ -53,7 +54,7 @@ let package = Package(
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
         .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
-        .target(name: "CHEIF", dependencies: ["SystemHEIF"]),
+        .target(name: "CHEIF", dependencies: ["SystemHEIF"], linkerSettings: [.linkedLibrary("de265")]),
         .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",

@@ -1,4 +1,5 @@
 #include "fc_heif.h"
+#include "fc_heif_hevc.h"
 
 #include <libheif/heif.h>
 #include <stdarg.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 
 #define FC_HEIF_MAX_METADATA_BLOCKS 256
+// libheif 1.15's own number of threads for the tiles of a grid.
+#define FC_HEIF_LIBHEIF_TILE_THREADS 4
 
 typedef struct {
     const uint8_t *data;
@@ -29,6 +32,8 @@ struct fc_heif_decoder {
     size_t icc_length, exif_block_length, xmp_length;
     size_t exif_offset, exif_length;  // the TIFF structure inside exif_block
     int exif_damaged;
+    int strict, threads, layout_known;
+    fc_heif_status failed;
     // The decoded image.
     fc_heif_plane planes[4];  // colour (1 or 3), then alpha
     int colour_planes, alpha, premultiplied;
@@ -159,6 +164,8 @@ static void fc_heif_read_metadata(fc_heif_decoder *d) {
 fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
     d->ctx = heif_context_alloc();
     if (!d->ctx) return FC_HEIF_NO_MEMORY;
+    struct heif_error registered = heif_register_decoder(d->ctx, &fc_heif_hevc_plugin);
+    if (registered.code != heif_error_Ok) return fc_heif_error(d, registered);
     struct heif_error e = heif_context_read_from_memory_without_copy(d->ctx, d->data, d->size, NULL);
     if (e.code != heif_error_Ok) return fc_heif_error(d, e);
     e = heif_context_get_primary_image_handle(d->ctx, &d->handle);
@@ -264,69 +271,150 @@ static void fc_heif_collect_warnings(fc_heif_decoder *d) {
         size_t used = strlen(d->report.warnings);
         char line[FC_HEIF_MESSAGE_MAX];
         snprintf(line, sizeof line, "%s", warnings[i].message && warnings[i].message[0] ? warnings[i].message : "a decoding warning");
-        size_t n = strlen(line);
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' ')) line[--n] = 0;
+        size_t length = strlen(line);
+        while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == ' ')) line[--length] = 0;
         for (char *c = line; *c; c++) if (*c == '\n' || *c == '\r') *c = ' ';
         snprintf(d->report.warnings + used, sizeof d->report.warnings - used, "%s%s", used ? "\n" : "", line);
     }
 }
 
-fc_heif_status fc_heif_decoder_decode(fc_heif_decoder *d, int strict, fc_heif_layout *layout) {
-    if (!d->handle || d->image) return fc_heif_say(d, FC_HEIF_FAILED, "decode called out of order");
+// Decodes the primary image once, with its transformations, into planes of the colour space
+// the layout wants (`grey`: monochrome, or YCbCr's luma with alpha, since libheif 1.15 turns
+// a monochrome image with alpha into RGB; else RGB), or, with no layout yet, its own.
+static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
     struct heif_decoding_options *options = heif_decoding_options_alloc();
     if (!options) return FC_HEIF_NO_MEMORY;
     options->ignore_transformations = 0;
     if (options->version >= 2) options->convert_hdr_to_8bit = 0;
-    if (options->version >= 3) options->strict_decoding = strict ? 1 : 0;
-    // The image's own colour space: monochrome stays monochrome, YCbCr becomes planar RGB
-    // (the same samples as libheif's interleaved RGB, interleaved here row by row).
-    struct heif_error e = heif_decode_image(d->handle, &d->image, heif_colorspace_undefined, heif_chroma_undefined, options);
+    if (options->version >= 3) options->strict_decoding = d->strict ? 1 : 0;
+    const int grey = d->layout_known && d->layout.channels <= 2;
+    const int alpha = d->info.alpha;
+    // Undefined: monochrome stays monochrome, YCbCr becomes planar RGB (the same samples as
+    // libheif's interleaved RGB, interleaved here row by row).
+    enum heif_colorspace space = grey && alpha ? heif_colorspace_YCbCr : heif_colorspace_undefined;
+    // Threads: libde265's for the image decoded on this thread (libheif's plugin starts one);
+    // libheif's for the tiles of a grid, each tile with one libde265 thread.
+    fc_heif_hevc_call call = { .probing = 0, .chroma_format = -1, .threads = d->threads };
+    heif_context_set_max_decoding_threads(d->ctx, d->threads > 1 ? d->threads : FC_HEIF_LIBHEIF_TILE_THREADS);
+    fc_heif_hevc_begin(&call);
+    struct heif_error e = heif_decode_image(d->handle, &d->image, space, heif_chroma_undefined, options);
+    fc_heif_hevc_end();
     heif_decoding_options_free(options);
     if (e.code != heif_error_Ok) {
         d->image = NULL;
         return fc_heif_error(d, e);
     }
     fc_heif_collect_warnings(d);
+    if (d->strict && d->report.warnings[0]) {
+        // libheif's plugins fail on what they only warn about when lenient.
+        char first[FC_HEIF_MESSAGE_MAX];
+        snprintf(first, sizeof first, "%s", d->report.warnings);
+        char *newline = strchr(first, '\n');
+        if (newline) *newline = 0;
+        d->report.warnings[0] = 0;
+        return fc_heif_say(d, FC_HEIF_FAILED, "%s", first);
+    }
     d->full_width = d->info.width;
     d->full_height = d->info.height;
-    enum heif_colorspace space = heif_image_get_colorspace(d->image);
+    enum heif_colorspace got = heif_image_get_colorspace(d->image);
     enum heif_chroma chroma = heif_image_get_chroma_format(d->image);
-    int ok;
-    if (space == heif_colorspace_monochrome) {
+    enum heif_channel first = heif_channel_Y;
+    int ok, colour_planes;
+    if (got == heif_colorspace_monochrome || (got == heif_colorspace_YCbCr && grey)) {
         ok = fc_heif_take_plane(d, heif_channel_Y, &d->planes[0]);
-        d->colour_planes = 1;
-    } else if (space == heif_colorspace_RGB && chroma == heif_chroma_444) {
+        colour_planes = 1;
+    } else if (got == heif_colorspace_RGB && chroma == heif_chroma_444) {
         ok = fc_heif_take_plane(d, heif_channel_R, &d->planes[0]) && fc_heif_take_plane(d, heif_channel_G, &d->planes[1]) &&
              fc_heif_take_plane(d, heif_channel_B, &d->planes[2]);
-        d->colour_planes = 3;
+        colour_planes = 3;
+        first = heif_channel_R;
     } else {
         return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "HEIF: libheif delivered colour space %d, chroma %d, which is not read",
-                           (int)space, (int)chroma);
+                           (int)got, (int)chroma);
     }
     if (!ok) {
-        enum heif_channel first = space == heif_colorspace_monochrome ? heif_channel_Y : heif_channel_R;
         return fc_heif_say(d, FC_HEIF_FAILED, "the coded image is %d x %d (%d bits), its header says %u x %u (%d bits)",
                            heif_image_get_width(d->image, first), heif_image_get_height(d->image, first),
                            heif_image_get_bits_per_pixel_range(d->image, first), d->full_width, d->full_height, d->info.bits);
     }
+    if (d->layout_known) {
+        // The layout said at open: grey from RGB takes R (R = G = B), colour from grey repeats it.
+        const int want = d->layout.channels <= 2 ? 1 : 3;
+        if (colour_planes != want) {
+            if (want == 3) d->planes[1] = d->planes[2] = d->planes[0];
+            colour_planes = want;
+        }
+    }
+    d->colour_planes = colour_planes;
     d->alpha = fc_heif_take_plane(d, heif_channel_Alpha, &d->planes[d->colour_planes]);
-    if (d->alpha && d->colour_planes == 3 && fc_heif_neutral(d)) {
-        d->planes[1] = d->planes[3];
-        d->colour_planes = 1;
+    if (d->layout_known && d->alpha != (d->layout.channels % 2 == 0))
+        return fc_heif_say(d, FC_HEIF_FAILED, "the alpha image %s", d->alpha ? "was not announced" : "could not be decoded");
+    if (!d->layout_known) {
+        if (d->alpha && d->colour_planes == 3 && fc_heif_neutral(d)) {
+            d->planes[1] = d->planes[3];
+            d->colour_planes = 1;
+        }
+        int deep = 0;
+        for (int c = 0; c < d->colour_planes + d->alpha; c++) deep |= d->planes[c].bits > 8;
+        d->layout.width = d->full_width;
+        d->layout.height = d->full_height;
+        d->layout.channels = d->colour_planes + d->alpha;
+        d->layout.depth = deep ? 16 : 8;
+        d->layout_known = 1;
     }
     d->premultiplied = d->alpha && heif_image_is_premultiplied_alpha(d->image);
-    int deep = 0;
-    for (int c = 0; c < d->colour_planes + d->alpha; c++) deep |= d->planes[c].bits > 8;
-    d->layout.width = d->full_width;
-    d->layout.height = d->full_height;
-    d->layout.channels = d->colour_planes + d->alpha;
-    d->layout.depth = deep ? 16 : 8;
+    return FC_HEIF_OK;
+}
+
+// A failed decode is not tried again: every later read gives its error.
+static fc_heif_status fc_heif_decode(fc_heif_decoder *d) {
+    if (d->failed) return d->failed;
+    fc_heif_status status = fc_heif_decode_planes(d);
+    if (status != FC_HEIF_OK) {
+        if (d->image) heif_image_release(d->image);
+        d->image = NULL;
+        d->failed = status;
+    }
+    return status;
+}
+
+fc_heif_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_layout *layout) {
+    if (!d->handle || d->layout_known) return fc_heif_say(d, FC_HEIF_FAILED, "layout asked for out of order");
+    d->strict = strict;
+    d->threads = 1;
+    // An HEVC image's SPS says whether it is monochrome: the probe reads it and decodes nothing.
+    fc_heif_hevc_call call = { .probing = 1, .chroma_format = -1, .threads = 0 };
+    heif_context_set_max_decoding_threads(d->ctx, 0);
+    fc_heif_hevc_begin(&call);
+    struct heif_image *image = NULL;
+    struct heif_error e = heif_decode_image(d->handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
+    fc_heif_hevc_end();
+    if (e.code == heif_error_Ok && image) heif_image_release(image);
+    if (call.chroma_format >= 0) {
+        d->layout.width = d->info.width;
+        d->layout.height = d->info.height;
+        d->layout.channels = (call.chroma_format == 0 ? 1 : 3) + (d->info.alpha ? 1 : 0);
+        d->layout.depth = d->info.bits > 8 ? 16 : 8;
+        d->layout_known = 1;
+        d->full_width = d->info.width;
+        d->full_height = d->info.height;
+    } else {
+        // Another codec (AV1), or a file the probe could not read: decode now.
+        fc_heif_status status = fc_heif_decode(d);
+        if (status != FC_HEIF_OK) return status;
+    }
     *layout = d->layout;
     return FC_HEIF_OK;
 }
 
+void fc_heif_decoder_set_threads(fc_heif_decoder *d, int threads) {
+    if (!d->image && threads >= 1) d->threads = threads;
+}
+
+int fc_heif_decoder_decoded(const fc_heif_decoder *d) { return d->image != NULL; }
+
 fc_heif_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_layout *layout) {
-    if (!d->image || d->started || !(denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8))
+    if (!d->layout_known || d->started || !(denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8))
         return fc_heif_say(d, FC_HEIF_FAILED, "shrink by %d asked for at the wrong time", denominator);
     d->denominator = denominator;
     d->layout.width = (d->full_width + (uint32_t)denominator - 1) / (uint32_t)denominator;
@@ -436,7 +524,11 @@ static void fc_heif_row_shrink8(const fc_heif_decoder *d, uint8_t *dst, uint32_t
 }
 
 fc_heif_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
-    if (!d->image) return fc_heif_say(d, FC_HEIF_FAILED, "read before decode");
+    if (!d->layout_known) return fc_heif_say(d, FC_HEIF_FAILED, "read before the layout");
+    if (!d->image) {
+        fc_heif_status status = fc_heif_decode(d);
+        if (status != FC_HEIF_OK) return status;
+    }
     if (rows > d->layout.height - d->next_row)
         return fc_heif_say(d, FC_HEIF_FAILED, "reading past the last row (%u)", d->layout.height);
     d->started = 1;

@@ -4,12 +4,14 @@
 // images with planes) that must be released in the right order on every path, reports
 // errors as structs whose messages live only as long as the context, and decodes a whole
 // image at once into planes of its own layout. Each decoder here owns one context from
-// memory and keeps copies of every message; `open` reads the container and the primary
-// image's header (sizes, bit depth, alpha, colour, metadata) without decoding; `decode`
-// decodes the primary image once, with its clean aperture, rotation and mirror applied by
-// libheif; `read` hands out rows from those planes, interleaved, scaled to 8 or 16 bits and
-// optionally reduced by averaging blocks. All state lives in the decoder object, so any
-// number run on different threads.
+// memory, with an HEVC decoder plugin of its own registered on it (fc_heif_hevc.c: libde265
+// with a chosen number of threads), and keeps copies of every message. `open` reads the
+// container and the primary image's header (sizes, bit depth, alpha, colour, metadata);
+// `layout` says what will be delivered, from the HEVC stream's SPS without decoding; the
+// first `read` decodes the primary image once, with its clean aperture, rotation and mirror
+// applied by libheif, and each `read` hands out rows from those planes, interleaved, scaled
+// to 8 or 16 bits and optionally reduced by averaging blocks. All state lives in the decoder
+// object (the plugin's in the call), so any number run on different threads.
 #ifndef FC_HEIF_H
 #define FC_HEIF_H
 
@@ -64,16 +66,23 @@ fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info);
 const uint8_t *fc_heif_decoder_icc(fc_heif_decoder *d, size_t *length);
 const uint8_t *fc_heif_decoder_exif(fc_heif_decoder *d, size_t *length, int *damaged);
 const uint8_t *fc_heif_decoder_xmp(fc_heif_decoder *d, size_t *length);
-/// Decodes the primary image, once, with its transformations applied. `strict`: libheif's
-/// strict decoding (invalid input is an error, not a warning). A monochrome image comes out
-/// grey (libheif 1.15 delivers a monochrome image with alpha as RGB: it is grey when every
-/// pixel is neutral); 10 to 16 bits as 16.
-fc_heif_status fc_heif_decoder_decode(fc_heif_decoder *d, int strict, fc_heif_layout *layout);
+/// What fc_heif_decoder_read will deliver. An HEVC image is not decoded yet (its SPS says
+/// whether it is monochrome); any other is decoded now. `strict`: libheif's strict decoding
+/// (invalid input is an error, not a warning). A monochrome image comes out grey, with alpha
+/// too; 10 to 16 bits as 16.
+fc_heif_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_layout *layout);
+/// Before the image is decoded: decode it on `threads` threads (libde265's worker threads for
+/// one image, libheif's for the tiles of a grid); by default libde265 takes one thread and
+/// libheif four for tiles, as libheif does.
+void fc_heif_decoder_set_threads(fc_heif_decoder *d, int threads);
+/// Whether the image has been decoded.
+int fc_heif_decoder_decoded(const fc_heif_decoder *d);
 /// Before the first read: deliver the image reduced by `denominator` (2, 4 or 8) on both
 /// axes, ceil(size / denominator), each pixel the average of its block (colour weighted by
 /// alpha).
 fc_heif_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_layout *layout);
-/// Delivers the next `rows` rows into dst, rows `stride` bytes apart.
+/// Delivers the next `rows` rows into dst, rows `stride` bytes apart; the first call decodes
+/// the image (once, with its transformations applied by libheif).
 fc_heif_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 
 #endif

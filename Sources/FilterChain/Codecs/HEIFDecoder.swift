@@ -1,14 +1,14 @@
 import CHEIF
 
 /// libheif through the fc_heif shim: the primary image of an HEIF file. libheif decodes a
-/// whole image at once, so the image is decoded here once (after the pixel limit is checked
-/// against its header) and its rows are handed out strip by strip; a fast resize may have
-/// them reduced by averaging blocks first (`shrink`). libheif applies the clean aperture,
-/// rotation and mirror boxes (clap, irot, imir: part of the image, per MIAF), always; the
-/// EXIF Orientation is never applied (HEIF readers must not: irot and imir say how the image
-/// is shown) and is reset to 1 in the kept EXIF and XMP, so that nothing turns the pixels
-/// again. Depth and other auxiliary images are ignored. libheif parses the file in memory,
-/// so it is read whole first.
+/// whole image at once, so the image is decoded once, at the first read (after the pixel
+/// limit is checked against its header, and after a fast resize has asked for it smaller or
+/// the renderer for a parallel decode), and its rows are handed out strip by strip. libheif
+/// applies the clean aperture, rotation and mirror boxes (clap, irot, imir: part of the image,
+/// per MIAF), always; the EXIF Orientation is never applied (HEIF readers must not: irot and
+/// imir say how the image is shown) and is reset to 1 in the kept EXIF and XMP, so that
+/// nothing turns the pixels again. Depth and other auxiliary images are ignored. libheif
+/// parses the file in memory, so it is read whole first.
 final class HEIFDecoder: StoredDecoder {
     private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
@@ -19,8 +19,8 @@ final class HEIFDecoder: StoredDecoder {
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
     let notices: [String]
-    let warnings: [String]
     private var started = false
+    private var parallel = false
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
         let bytes = try input.bytesInMemory()
@@ -62,7 +62,7 @@ final class HEIFDecoder: StoredDecoder {
         try ImageReader.checkLimit(input.name, width: larger.0, height: larger.1, options: options)
 
         var layout = fc_heif_layout()
-        status = fc_heif_decoder_decode(d, options.lenient ? 0 : 1, &layout)
+        status = fc_heif_decoder_layout(d, options.lenient ? 0 : 1, &layout)
         guard status == FC_HEIF_OK else { throw HEIFDecoder.failure(d, status, input.name) }
         width = Int(layout.width)
         height = Int(layout.height)
@@ -73,8 +73,6 @@ final class HEIFDecoder: StoredDecoder {
         default: .rgba
         }
         format = PixelFormat(channels, layout.depth == 16 ? .sixteen : .eight)
-        let text = reportString(fc_heif_decoder_report(d).pointee.warnings)
-        warnings = text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
         self.metadata = metadata
         self.notices = notices
     }
@@ -90,8 +88,25 @@ final class HEIFDecoder: StoredDecoder {
         }
     }
 
+    /// libheif's decoding warnings (lenient decoding), known once the image is decoded.
+    var warnings: [String] {
+        let text = reportString(fc_heif_decoder_report(d).pointee.warnings)
+        return text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
+    }
+
     /// Averaging blocks of the decoded image (a fast resize's shrink-on-load), before the first row.
     var canShrink: Bool { !started }
+
+    /// The image is decoded whole before its first row, with the pipeline idle: on two threads
+    /// (libde265's worker threads, or libheif's for a grid's tiles) when asked, before the image
+    /// is decoded. The sizes do not matter here.
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {
+        guard !started, fc_heif_decoder_decoded(d) == 0 else { return }
+        fc_heif_decoder_set_threads(d, 2)
+        parallel = true
+    }
+
+    var decodesInParallel: Bool { parallel }
 
     func shrink(by denominator: Int) throws {
         var layout = fc_heif_layout()

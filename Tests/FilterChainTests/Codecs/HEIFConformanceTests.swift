@@ -239,6 +239,17 @@ import Testing
         #expect(rows == whole)
     }
 
+    /// Decoding on two threads (libde265's worker threads, libheif's for a grid's tiles), as the
+    /// renderer asks for an image alone with a fast resize, gives the same pixels.
+    @Test(arguments: ["files/gen_10bit.heic", "files/gen_grid_3x2_256.heic", "files/gen_iphone_like_grid512_p3_irot.heic",
+                      "files/pillowheif_LA_8__29x100.heif", "files/libheif_with-alpha-512x512.heic"])
+    func aParallelDecodeGivesTheSamePixels(file: String) throws {
+        let serial = try ImageReader.open(.file(Self.path(file))).readAll()
+        let reader = try ImageReader.open(.file(Self.path(file)))
+        #expect(reader.decodeInParallel())
+        #expect(try reader.readAll() == serial)
+    }
+
     /// Shrink-on-load for a fast resize: each delivered pixel is the rounded mean of its block
     /// of the full decode (colour weighted by alpha), ceil(size / n) on each axis.
     @Test(arguments: [("files/gen_grid_3x2_256.heic", 2), ("files/libheif_rainbow-451x461.heic", 4),
