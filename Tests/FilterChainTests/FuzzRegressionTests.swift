@@ -31,6 +31,20 @@ import Testing
         }
     }
 
+    /// The heif harness decodes each input once more on two threads, as the renderer asks for
+    /// an image alone with a fast resize (fc_heif's libde265 plugin with two worker threads).
+    @Test(arguments: files("heif"))
+    func heifDecodesOnTwoThreadsOrFailsWithAnError(_ path: String) throws {
+        do {
+            let reader = try ImageReader.open(.bytes(try Self.bytes(path), name: "fuzz"), options: DecodeOptions(maxPixels: 1 << 22))
+            reader.decodeInParallel()
+            let pixels = try reader.readAll()
+            #expect(pixels.count == reader.info.rowBytes * reader.info.height)
+        } catch let error as CodecError {
+            #expect(!error.message.isEmpty)
+        }
+    }
+
     @Test(arguments: files("chain"))
     func chainsParseAndWriteBackOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
