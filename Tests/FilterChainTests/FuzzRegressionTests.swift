@@ -31,15 +31,20 @@ import Testing
         }
     }
 
-    /// The heif harness decodes each input once more on two threads, as the renderer asks for
-    /// an image alone with a fast resize (fc_heif's libde265 plugin with two worker threads).
+    /// The heif harness renders each input once more with a fast resize on a renderer of two
+    /// threads (a decode on two threads, shrink-on-load by block averages), its last byte
+    /// choosing the scale, as the harness does.
     @Test(arguments: files("heif"))
-    func heifDecodesOnTwoThreadsOrFailsWithAnError(_ path: String) throws {
+    func heifRendersWithAFastResizeOrFailsWithAnError(_ path: String) throws {
+        let bytes = try Self.bytes(path)
+        let scale = [0.45, 0.2, 0.1, 0.05][Int(bytes[bytes.count - 1]) % 4]
+        let chain = Chain([Resize(scale: scale, fast: true)])
         do {
-            let reader = try ImageReader.open(.bytes(try Self.bytes(path), name: "fuzz"), options: DecodeOptions(maxPixels: 1 << 22))
-            reader.decodeInParallel()
-            let pixels = try reader.readAll()
-            #expect(pixels.count == reader.info.rowBytes * reader.info.height)
+            let result = try Renderer(threads: 2).render(chain, source: .bytes(bytes, name: "fuzz"),
+                                                         decode: DecodeOptions(maxPixels: 1 << 22),
+                                                         outputs: [RenderOutput(step: 1, .memory())])
+            let image = try #require(result.images[0])
+            #expect(image.pixels.count == image.rowBytes * image.height)
         } catch let error as CodecError {
             #expect(!error.message.isEmpty)
         }

@@ -293,6 +293,26 @@ import Testing
         #expect(worst <= 1.0, "\(file) / \(n): \(worst) from the mean of the block")
     }
 
+    /// A fast resize of the iPhone-like photograph (a grid, irot 270) alone on a renderer of two
+    /// threads: decoded on two threads, reduced by 2 on load, and within 40 dB of the exact
+    /// resize (filters.md's measure for shrink-on-load).
+    @Test func aFastResizeShrinksOnLoadAndDecodesOnTwoThreads() throws {
+        let source = ImageSource.file(Self.path("files/gen_iphone_like_grid512_p3_irot.heic"))
+        let renderer = Renderer(threads: 2)
+        func render(fast: Bool) throws -> RenderResult {
+            try renderer.render(Chain([Resize(width: 200, height: 200, fit: .contain, fast: fast)]), source: source,
+                                outputs: [RenderOutput(step: 1, .memory())])
+        }
+        let fast = try render(fast: true), exact = try render(fast: false)
+        #expect(fast.shrunkOnLoad == 2 && fast.decodedInParallel)
+        #expect(exact.shrunkOnLoad == 1 && !exact.decodedInParallel)
+        let a = try #require(fast.images[0]), b = try #require(exact.images[0])
+        #expect(a.width == 174 && a.height == 200 && b.width == 174 && b.height == 200)
+        let squared = zip(a.samples, b.samples).map { Double(($0 - $1) * ($0 - $1)) }.reduce(0, +) / Double(a.samples.count)
+        let psnr = 10 * log10(Double(a.format.depth.maxValue * a.format.depth.maxValue) / max(squared, 1e-12))
+        #expect(psnr >= 40, "PSNR \(psnr) dB")
+    }
+
     /// --max-pixels is checked against the header, before decoding.
     @Test func thePixelLimitIsCheckedFirst() throws {
         #expect(throws: CodecError(Self.path("files/gen_grid_3x2_256.heic"), .tooManyPixels(width: 600, height: 400, limit: 1000))) {
