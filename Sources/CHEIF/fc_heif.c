@@ -23,7 +23,6 @@ struct fc_heif_decoder {
     const uint8_t *data;
     size_t size;
     fc_heif_report report;
-    int warning_count;
     struct heif_context *ctx;
     struct heif_image_handle *handle;
     struct heif_image *image;
