@@ -39,6 +39,11 @@ let package = Package(
         // libavif 0.11 or newer, with its AV1 codecs (Debian 12: dav1d and libaom among them).
         .systemLibrary(name: "SystemAVIF", pkgConfig: "libavif",
                        providers: [.apt(["libavif-dev"]), .brew(["libavif"])]),
+        // libheif 1.15 or newer, with its AV1 decoder, and libde265 (linked by name: fc_heif drives it
+        // as its own HEVC plugin) (Debian: libheif-dev, which brings libde265-dev; macOS: brew install
+        // libheif).
+        .systemLibrary(name: "SystemHEIF", pkgConfig: "libheif",
+                       providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
@@ -53,7 +58,8 @@ let package = Package(
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
         .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
         .target(name: "CAVIF", dependencies: ["SystemAVIF"]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CAVIF", "CKernels", "CLCMS"]),
+        .target(name: "CHEIF", dependencies: ["SystemHEIF"], linkerSettings: [.linkedLibrary("de265")]),
+        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -16,7 +16,7 @@ import Testing
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("avif"))
+    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif"))
     func imagesDecodeOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
         for lenient in [false, true] {
@@ -47,6 +47,25 @@ import Testing
         let again = try ImageReader.open(.bytes(buffer.bytes, name: "again"))
         #expect(again.info.format == info.format)
         #expect(try again.readAll() == pixels || again.info.appliedOrientation != nil)
+    }
+
+    /// The heif harness renders each input once more with a fast resize on a renderer of two
+    /// threads (a decode on two threads, shrink-on-load by block averages), its last byte
+    /// choosing the scale, as the harness does.
+    @Test(arguments: files("heif"))
+    func heifRendersWithAFastResizeOrFailsWithAnError(_ path: String) throws {
+        let bytes = try Self.bytes(path)
+        let scale = [0.45, 0.2, 0.1, 0.05][Int(bytes[bytes.count - 1]) % 4]
+        let chain = Chain([Resize(scale: scale, fast: true)])
+        do {
+            let result = try Renderer(threads: 2).render(chain, source: .bytes(bytes, name: "fuzz"),
+                                                         decode: DecodeOptions(maxPixels: 1 << 22),
+                                                         outputs: [RenderOutput(step: 1, .memory())])
+            let image = try #require(result.images[0])
+            #expect(image.pixels.count == image.rowBytes * image.height)
+        } catch let error as CodecError {
+            #expect(!error.message.isEmpty)
+        }
     }
 
     @Test(arguments: files("chain"))
@@ -116,7 +135,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "avif", "chain", "step", "cube", "render"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "avif", "chain", "step", "cube", "render"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(name: "FuzzWebP", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzTIFF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzAVIF", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzHEIF", dependencies: ["FuzzSupport", .product(name: "FilterChain", package: "filterchain")]),
         .executableTarget(name: "FuzzStepReference", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
         .executableTarget(name: "FuzzCube", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
         // RandomChain.swift is the tests' generator (a link to Tests/FilterChainTests/Support/).

@@ -7,6 +7,7 @@ public enum CodecRegistry {
         WebPCodec.declaration,
         TIFFCodec.declaration,
         AVIFCodec.declaration,
+        HEIFCodec.declaration,
     ]
 
     /// The declaration of a registered format.

@@ -68,7 +68,8 @@ public struct Resize: Filter {
             srgb, a JPEG is decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT scaling), the
             largest reduction that keeps at least twice the resized size (before a cover crop) on
             both axes, and the Lanczos3 resize works from there. Measured at 40 dB PSNR or more
-            against the exact result on photographs.
+            against the exact result on photographs. A HEIC, which libheif decodes whole, is
+            reduced as much by averaging blocks of 2 x 2, 4 x 4 or 8 x 8 pixels.
             """,
         parameters: [
             .optionalInteger("width", \.width, in: 1...65535, help: "the width in pixels").measured(in: .pixels),
@@ -76,7 +77,7 @@ public struct Resize: Filter {
             .optionalNumber("scale", \.scale, in: 0.001...16, help: "both sides times this, instead of width and height"),
             .optionalChoice("fit", \.fit, help: "with width and height: contain (default), cover or fill"),
             .boolean("enlarge", \.enlarge, help: "false: never make the image larger"),
-            .boolean("fast", \.fast, help: "allow shrink-on-load when decoding a JPEG (an approximation)"),
+            .boolean("fast", \.fast, help: "allow shrink-on-load when decoding a JPEG or HEIC (an approximation)"),
         ],
         check: { r in
             let allowed = "give width, height or both (fit only with both), or scale alone"
