@@ -243,7 +243,7 @@ struct ChainCommand: ParsableCommand {
             let chain = try loadChain(file)
             var rows = [["#", "id", "name", "type", "enabled", "parameters"]]
             for (i, step) in chain.steps.enumerated() {
-                var cell = JSONWriter.compact(step.filter.parametersJSON)
+                var cell = JSONWriter.compact(step.parametersJSON)
                 if let input = step.input { cell += " input=" + input.text }
                 if let mask = step.mask { cell += " mask=" + JSONWriter.compact(mask.jsonNode) }
                 rows.append(["\(i + 1)", step.shortID, step.name ?? "-", step.type, step.enabled ? "yes" : "no", cell])
