@@ -158,7 +158,7 @@ extension Chain {
 
 extension JSONNode {
     /// The value of an object's member `key`.
-    func member(_ key: String) -> JSONNode? {
+    public func member(_ key: String) -> JSONNode? {
         guard case .object(let members) = value else { return nil }
         return members.first { $0.key == key }?.value
     }

@@ -126,7 +126,9 @@ public struct ChainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .needsVersion2(let what):
             return "\(what) needs version 2; set \"version\": 2 (version 1 is for filterchains that read straight chains only)"
         case .referenced(let what, let readers):
-            return "\(what) is read by " + readers.joined(separator: ", ") + "; change or remove \(readers.count == 1 ? "that step" : "those steps") first"
+            let those = readers.allSatisfy { $0.hasPrefix("step ") } ? (readers.count == 1 ? "that step" : "those steps")
+                : (readers.count == 1 ? "it" : "them")
+            return "\(what) is read by " + readers.joined(separator: ", ") + "; change or remove \(those) first"
         case .moveBreaksReferences(let what, let to, let broken):
             return "moving \(what) to \(to) would break what steps read: " + broken.joined(separator: ", ")
                 + "; a step may read only the source, the images and the steps above it"

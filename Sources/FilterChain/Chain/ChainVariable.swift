@@ -74,3 +74,13 @@ public struct ChainVariable: Sendable, Equatable {
         return JSONNode(.object(m))
     }
 }
+
+extension ChainVariable {
+    /// `NAME=VALUE` as `--set` takes it (VALUE a finite number), or nil.
+    public static func assignment(_ text: String) -> (name: String, value: Double)? {
+        guard let eq = text.firstIndex(of: "="), eq != text.startIndex,
+              let value = Double(String(text[text.index(after: eq)...])), value.isFinite
+        else { return nil }
+        return (String(text[..<eq]), value)
+    }
+}
