@@ -136,7 +136,11 @@ struct ChainDecoder {
             }
             chain.workingSpace = ws
         }
-        if let list = top["variables"] { chain.variables = try variables(list) }
+        if let list = top["variables"] {
+            chain.variables = try variables(list)
+            // Their values (an expression's range), before the steps that read them.
+            _ = try chain.variableValues(file: file)
+        }
         // Ids (any case) and names, unique across images and steps, as each is read.
         var identities = Identities(reserveSource: version == 2)
         func claim(_ id: String, _ name: String?, _ item: JSONNode, _ path: String, _ node: GraphNode) throws(ChainError) {

@@ -19,7 +19,8 @@ public struct ComputedParameter: Sendable, Equatable {
     }
 
     public static func == (a: ComputedParameter, b: ComputedParameter) -> Bool {
-        a.json == b.json && a.expressions.count == b.expressions.count
+        // The values, not where they were written.
+        JSONWriter.compact(a.json) == JSONWriter.compact(b.json) && a.expressions.count == b.expressions.count
             && zip(a.expressions, b.expressions).allSatisfy { $0.indices == $1.indices && $0.expression == $1.expression }
     }
 
