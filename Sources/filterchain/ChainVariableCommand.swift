@@ -20,7 +20,7 @@ struct VariableCommand: ParsableCommand {
         // -h is the help flag: --help gives the variable's help text, as the file names it.
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Add a variable (after the others).",
-            discussion: "  filterchain chain var add look.json strength 0.5 --min 0 --max 1 --help \"how strong\"\n\n-h shows this help.",
+            discussion: "  filterchain chain var add look.json strength 0.5 --min 0 --max 1 \\\n    --help \"how strong the look is\"\n\n-h shows this help.",
             helpNames: [.short])
 
         @Argument(help: "The chain file.") var file: String
