@@ -139,7 +139,7 @@ struct Validate: ParsableCommand {
 
               filterchain validate chains/*.json
               filterchain validate look.json --json
-              filterchain validate look.json --size 6000x4000 --set strength=1
+              filterchain validate look.json --size 6000x4000
             """)
 
     @Argument(help: "Chain files to check.")
