@@ -255,9 +255,10 @@ evaluated); `min(a, b, ...)`, `max(a, b, ...)`; `clamp(x, lo, hi)` = min(max(x, 
 per pixel). A whole-number parameter takes the value rounded half away from zero (100.5
 gives 101, -90.5 gives -91); a number parameter takes it as it is (a crop in pixels still
 wants whole numbers: write `=floor(width / 4)`). The value is then checked as a literal
-would be, with the same message, and the rules across the step's parameters after it.
-Previews (the editor's) evaluate for the full-size image, then scale pixel parameters as
-they scale literals.
+would be, with the same message, and the rules across the step's parameters after it. A
+disabled step's expressions are evaluated and checked too, as its literals are. Previews
+(the editor's) evaluate for the full-size image, then scale pixel parameters as they scale
+literals.
 
 **Errors** name the file, the JSON path and the line and column of the character inside the
 string they are about (the column counts bytes; an escape's characters share its column):
