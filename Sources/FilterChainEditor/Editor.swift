@@ -30,10 +30,17 @@ public final class Editor: @unchecked Sendable {
     private let scratch: String
     public let export: ExportJob?
 
+    /// Variables set on the command line (`--set`), applied to the chain as loaded.
+    public let overrides: [(name: String, value: Double)]
+
     /// Loads CHAIN (creating it as an empty version 1 chain when it does not exist; an
-    /// invalid one is kept as text with its error) and decodes IMAGE once.
+    /// invalid one is kept as text with its error) and decodes IMAGE once. `variables`
+    /// (`--set`) are set in the chain as loaded: a name it does not declare, or a value out
+    /// of its variable's range, is a `VariableError` (while the file is invalid they wait).
     public init(chainPath: String, imagePath: String, outputPath: String? = nil,
-                renderer: Renderer = Renderer(), decode: DecodeOptions = .init()) throws {
+                renderer: Renderer = Renderer(), decode: DecodeOptions = .init(),
+                variables: [(name: String, value: Double)] = []) throws {
+        overrides = variables
         self.chainPath = chainPath
         self.imagePath = imagePath
         self.outputPath = outputPath
@@ -51,6 +58,11 @@ public final class Editor: @unchecked Sendable {
         scratch = String(cString: dir)
         export = outputPath.map { ExportJob(path: $0) }
         reloadFromDisk()
+        if let chain = current, !variables.isEmpty {
+            do { current = try chain.settingVariables(variables, file: chainPath) } catch {
+                throw VariableError(message: error.description)
+            }
+        }
         sessions[Editor.defaultPreviewSize] = try PreviewSession(image: image, maxSize: Editor.defaultPreviewSize,
                                                                renderer: renderer)
     }
@@ -68,13 +80,34 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
-    /// Validates a whole chain (as a chain file is validated) and makes it current.
+    /// Validates a whole chain (as a chain file is validated, and its expressions for this
+    /// image) and makes it current.
     @discardableResult
     public func put(_ body: [UInt8]) throws -> JSONNode {
         let chain: Chain
-        do { chain = try Chain.parse(body, file: chainPath) } catch { throw EditorError(chainError: error, status: 422) }
+        do {
+            chain = try Chain.parse(body, file: chainPath)
+            _ = try chain.resolved(sourceSize: imageSize)
+        } catch {
+            throw EditorError(chainError: error, status: 422)
+        }
         lock.withLock { current = chain }
         return chain.jsonNode
+    }
+
+    /// The image's size, full size: what expressions see as the source.
+    public var imageSize: ImageSize { ImageSize(width: image.width, height: image.height) }
+
+    /// What the current chain's variables and expressions take for this image:
+    /// `{"variables": {...}, "parameters": {"filters[1].parameters.sigma": 1.2}}`.
+    public func valuesJSON() throws -> JSONNode {
+        let chain = try lock.withLock { () throws -> Chain in
+            guard let current else { throw invalidFileError() }
+            return current
+        }
+        do { return try chain.resolved(sourceSize: imageSize).values.jsonNode } catch {
+            throw EditorError(chainError: error, status: 422)
+        }
     }
 
     /// Reads the file again, dropping unsaved edits.
@@ -214,8 +247,16 @@ public final class Editor: @unchecked Sendable {
             ("width", JSONNode(.number(Double(image.width)))),
             ("height", JSONNode(.number(Double(image.height)))),
             ("output", outputPath.map { JSONNode(.string($0)) } ?? JSONNode(.null)),
+            ("overrides", JSONNode(.object(overrides.map { ($0.name, JSONNode(.number($0.value))) }))),
         ] + preview))
     }
+}
+
+/// A `--set` the chain does not take: a variable it does not declare, or a value outside
+/// the variable's range (the command line's usage error).
+public struct VariableError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// A refusal as the API sends it: an HTTP status and `{"error": "..."}`, with the same text

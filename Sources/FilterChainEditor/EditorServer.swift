@@ -140,6 +140,8 @@ public final class EditorServer: @unchecked Sendable {
             if method == .GET { return Self.json(Editor.filtersJSON) }
         case "/api/info":
             if method == .GET { return Self.json(editor.infoJSON) }
+        case "/api/values":
+            if method == .GET { return Self.json(try editor.valuesJSON()) }
         case "/api/export":
             guard let export = editor.export else {
                 throw EditorError(status: 404, "no --output was given, so there is nothing to export to")

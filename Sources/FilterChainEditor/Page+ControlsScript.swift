@@ -56,8 +56,9 @@ function sliderField({ id, label, min, max, step, value, integer, pixels, fracti
   return { range, field };
 }
 
-// integer and number, optional or not.
+// integer and number, optional or not; an expression ("=...") gets a text field instead.
 function numberControl(step, i, p, id, value) {
+  if (isExpression(value)) return expressionControl(step, i, p, id, value);
   const key = `${step.id}.${p.name}`;
   const integer = p.kind === "integer";
   const optional = isOptional(p);
@@ -81,7 +82,7 @@ function numberControl(step, i, p, id, value) {
     range.disabled = field.disabled = !present;
     if (!present) field.placeholder = "left out";
   }
-  parts.push(range, field);
+  parts.push(range, field, expressionButton(i, p, present ? value : null));
   if (p.default !== null) {
     parts.push(resetButton(i, p));
   }
@@ -192,8 +193,13 @@ function matrixControl(step, i, p, id, value) {
       : `default ${JSON.stringify(p.default)}`)), reset)];
 }
 
-// The control for a parameter kind, or null for a kind this script does not know.
+// The control for a parameter kind, or null for a kind this script does not know (and for
+// a colour, point or matrix holding expressions: its JSON, with "=..." strings, in a text field).
 function kindControl(step, i, p, id, value) {
+  if (hasExpressions(value)) {
+    if (p.kind === "integerChoice") return expressionControl(step, i, p, id, value);
+    if (["color", "point", "matrix"].includes(p.kind)) return null;
+  }
   switch (p.kind) {
     case "number": case "integer": return numberControl(step, i, p, id, value);
     case "boolean": return booleanControl(step, i, p, id, value);

@@ -39,6 +39,15 @@ extension Page {
       </div>
       <p id="add-summary" class="muted small"></p>
     </section>
+    <section id="variables" aria-labelledby="variables-title">
+      <h2 id="variables-title">Variables</h2>
+      <div id="variable-list"></div>
+      <div class="add">
+        <label for="variable-name">Add</label>
+        <input id="variable-name" type="text" placeholder="name, like strength" spellcheck="false">
+        <button id="add-variable" type="button">Add variable</button>
+      </div>
+    </section>
     <section id="params" aria-labelledby="params-title">
       <h2 id="params-title">Parameters</h2>
       <div id="param-list"></div>
@@ -67,6 +76,7 @@ extension Page {
 </main>
 <script src="/curve.js?token={{TOKEN}}"></script>
 <script src="/controls.js?token={{TOKEN}}"></script>
+<script src="/variables.js?token={{TOKEN}}"></script>
 <script src="/app.js?token={{TOKEN}}"></script>
 </body>
 </html>

@@ -30,6 +30,7 @@ const state = {
   showingInput: false,
   images: { left: null, right: null, input: null },
   curveRedraws: [],   // redraw the curve editors (when the interpolation changes)
+  values: { variables: {}, parameters: {} },   // what variables and expressions take for this image
 };
 
 const $ = (id) => document.getElementById(id);
@@ -104,7 +105,7 @@ function redo() { restore(state.redo, state.undo); }
 function afterChange(rebuildParams = true) {
   state.selected = Math.min(state.selected, Math.max(0, state.chain.filters.length - 1));
   renderSteps();
-  if (rebuildParams) renderParams();
+  if (rebuildParams) { renderParams(); renderVariables(); }
   updateButtons();
   sync();
 }
@@ -145,6 +146,8 @@ async function runSync() {
         // An error of one parameter shows at its control; one of a step's parameters taken
         // together (resize with no size, a missing "file") at the step.
         const m = /^filters\[(\d+)\]\.parameters(?:\.([A-Za-z0-9_]+))?/.exec(answer.path || "");
+        // One of a variable's shows at its row.
+        const v = /^variables\[(\d+)\]/.exec(answer.path || "");
         const missing = /missing "([A-Za-z0-9_]+)"/.exec(answer.error || "");
         // At the control, without the file's name, the path and the position in the PUT's text.
         // (An element of a list keeps its place: "color[1]: 1.5 is out of range".)
@@ -153,7 +156,11 @@ async function runSync() {
         if (local === error) local = error.replace(/^.*?filters\[\d+\]\.parameters\./, "");
         local = local.replace(/ \(line \d+, column \d+\)$/, "");
         if (m) state.errors[`${m[1]}.${m[2] || (missing ? missing[1] : "")}`] = local;
+        else if (v) state.errors[`var.${v[1]}`] = error.replace(/^.*?variables\[\d+\](\.[a-z]+)?: /, "").replace(/ \(line \d+, column \d+\)$/, "");
         else state.chainError = answer.error;
+        // The values shown were the last valid chain's.
+        state.values = { variables: {}, parameters: {} };
+        showValues();
         status(answer.error, true);
       }
       showErrors();
@@ -164,6 +171,7 @@ async function runSync() {
   } finally {
     state.syncing = false;
   }
+  if (ok) fetchValues();
   // A refused chain marks the previews as not rendered (renderPreviews sees the error).
   if (ok || Object.keys(state.errors).length > 0 || state.chainError != null) renderPreviews(generation);
 }
@@ -354,6 +362,7 @@ function renderParams() {
   if (!info) { box.append(el("p", { class: "error" }, `unknown filter type ${step.type}`)); return; }
   for (const p of info.parameters) box.append(parameterControl(step, i, p));
   showErrors();
+  showValues();
 }
 
 function currentValue(step, p) {
@@ -372,7 +381,7 @@ function parameterControl(step, i, p) {
   const id = `param-${p.name}`;
   const wrap = el("div", { class: "param", "data-param": p.name },
     el("div", { class: "head" }, el("label", { class: "name", for: id }, p.name),
-      el("span", { class: "help" }, p.help + (p.unit ? ` (${p.unit})` : ""))));
+      el("span", { class: "help" }, p.help + (p.unit ? ` (${p.unit})` : "")), el("span", { class: "taken" })));
   const value = currentValue(step, p);
   const key = `${step.id}.${p.name}`;
   const control = kindControl(step, i, p, id, value);
@@ -412,6 +421,12 @@ function showErrors() {
     const e = box.querySelector(".error");
     if (e) e.textContent = message;
   }
+  for (const box of document.querySelectorAll("#variable-list .param[data-variable]")) {
+    const message = state.errors[`var.${box.dataset.variable}`] || "";
+    box.classList.toggle("invalid", message !== "");
+    const e = box.querySelector(".error");
+    if (e) e.textContent = message;
+  }
   // A step with an error is marked in the list too.
   for (const li of document.querySelectorAll("#steps li[data-index]")) {
     li.classList.toggle("invalid", Object.keys(state.errors).some((k) => k.startsWith(li.dataset.index + ".")));
@@ -421,7 +436,7 @@ function showErrors() {
 // ---- A chain file with an error: its text, mended here ----
 
 function showFix(answer) {
-  $("add").disabled = $("add-type").disabled = true;
+  $("add").disabled = $("add-type").disabled = $("add-variable").disabled = true;
   $("fix").hidden = false;
   $("params").hidden = true;
   $("fix-error").textContent = answer.error;
@@ -441,7 +456,7 @@ async function applyFix() {
   if (!response.ok) { showFix({ ...answer, text: $("fix-text").value }); return; }
   $("fix").hidden = true;
   $("params").hidden = false;
-  $("add").disabled = $("add-type").disabled = false;
+  $("add").disabled = $("add-type").disabled = $("add-variable").disabled = false;
   state.chain = answer;
   state.chainError = null;
   status("mended; not saved yet");
@@ -528,6 +543,8 @@ async function start() {
   $("redo").onclick = redo;
   $("save").onclick = () => save(false);
   $("add").onclick = addStep;
+  $("add-variable").onclick = addVariable;
+  $("variable-name").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); addVariable(); } });
   $("export").onclick = exportImage;
   $("fix-apply").onclick = applyFix;
   $("conflict-reload").onclick = reloadFromDisk;
@@ -576,9 +593,17 @@ async function start() {
   state.chain = answer;
   state.saved = chainText(answer);
   status("loaded");
+  // Variables set on the command line (--set) are edits not yet saved.
+  const overrides = Object.entries(state.info.overrides || {});
+  if (overrides.length > 0) {
+    state.saved = null;
+    status("set by --set, not saved yet: " + overrides.map(([k, v]) => `${k} = ${v}`).join(", "));
+  }
   renderSteps();
   renderParams();
+  renderVariables();
   updateButtons();
+  fetchValues();
   renderPreviews(state.generation);
 }
 

@@ -61,6 +61,12 @@ main { flex: 1; display: grid; grid-template-columns: minmax(280px, 340px) 1fr; 
 .param .axis { width: 1em; color: var(--muted); }
 .param input[type=color] { flex: none; width: 2.4em; height: 1.9em; padding: 1px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); }
 .param .row .help { flex: 1; }
+.param .taken { margin-left: auto; font-size: 12px; color: var(--accent); font-variant-numeric: tabular-nums; white-space: nowrap; }
+.param input.expression { flex: 1; min-width: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
+.param button.mode { padding: 0 6px; font-size: 12px; line-height: 20px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+.variable input.value { width: 6.5em; }
+.variable input.value.wide { flex: 1; min-width: 0; width: auto; }
+.variable .row .spacer { flex: 1; }
 .matrix { border-collapse: collapse; margin-top: 4px; width: 100%; table-layout: fixed; }
 .matrix tr > th:first-child { width: 1.4em; }
 .matrix th { font-size: 12px; font-weight: normal; color: var(--muted); padding: 0 2px; }

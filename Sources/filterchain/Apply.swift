@@ -54,6 +54,9 @@ struct Apply: ParsableCommand {
     @OptionGroup(title: "Rendering")
     var rendering: ThreadOptions
 
+    @OptionGroup(title: "Variables")
+    var variables: VariableOptions
+
     func validate() throws {
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
@@ -71,7 +74,7 @@ struct Apply: ParsableCommand {
     }
 
     func run() throws {
-        let chain = try loadChain(self.chain)
+        let chain = try variables.apply(to: try loadChain(self.chain), file: self.chain)
         if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
             try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec,

@@ -155,6 +155,12 @@ struct BatchRun {
                         line.add("error", nil as String?)
                         line.add("width", result.sizes[0].width)
                         line.add("height", result.sizes[0].height)
+                        if chain.usesExpressions {
+                            // The values this image's variables and expressions took.
+                            let values = result.values.jsonNode
+                            line.addRaw("variables", JSONWriter.compact(values.member("variables")!))
+                            line.addRaw("parameters", JSONWriter.compact(values.member("parameters")!))
+                        }
                         if let format = try? encode.resolvedFormat(for: .file(item.output)) {
                             line.add("format", format.id)
                             let used = encode.settingsUsed(by: format, source: result.info.metadata)

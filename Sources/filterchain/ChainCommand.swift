@@ -20,8 +20,14 @@ struct ChainCommand: ParsableCommand {
                 placement.gravity=southEast
               filterchain chain set look.json 2 mask.type=radial mask.radius=0.4
               filterchain chain set look.json 3 input=source mask=null
+
+              filterchain chain var add look.json strength 0.5 --min 0 --max 1 \\
+                --help "how strong the look is"
+              filterchain chain set look.json colour saturation='=1 + strength'
+              filterchain chain var set look.json strength 0.8
             """,
-        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self, ImageCommand.self])
+        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self, ImageCommand.self,
+                      VariableCommand.self])
 
     /// Applies `name=value` assignments to the step at `index`: parameters, `input`, `mask`,
     /// and dotted fields (`mask.radius`, `placement.gravity`); values are JSON or a bare word.
@@ -243,13 +249,21 @@ struct ChainCommand: ParsableCommand {
             let chain = try loadChain(file)
             var rows = [["#", "id", "name", "type", "enabled", "parameters"]]
             for (i, step) in chain.steps.enumerated() {
-                var cell = JSONWriter.compact(step.filter.parametersJSON)
+                var cell = JSONWriter.compact(step.parametersJSON)
                 if let input = step.input { cell += " input=" + input.text }
                 if let mask = step.mask { cell += " mask=" + JSONWriter.compact(mask.jsonNode) }
                 rows.append(["\(i + 1)", step.shortID, step.name ?? "-", step.type, step.enabled ? "yes" : "no", cell])
             }
             let widths = (0..<6).map { c in rows.map { $0[c].count }.max()! }
             Console.output("working space: \(chain.workingSpace.rawValue)")
+            for variable in chain.variables {
+                let value: String = switch variable.value {
+                case .number(let v): JSONWriter.number(v)
+                case .expression(let e): e.text
+                }
+                let range = variable.minimum != nil || variable.maximum != nil ? "  (\(variable.allowed))" : ""
+                Console.output("variable \(variable.name) = \(value)\(range)" + (variable.help.map { "  \($0)" } ?? ""))
+            }
             for image in chain.images {
                 Console.output("image \(String(image.id.prefix(8)))  \(image.name ?? "-")  \(image.file)"
                                + (image.image.map { "  \($0.width) x \($0.height)" } ?? ""))

@@ -135,8 +135,11 @@ struct Validate: ParsableCommand {
         discussion: """
             Prints each file's first problem with its JSON path, line and column. Exit status 0 when every file is valid, 65 when any is not.
 
+            A chain with expressions is evaluated for sources of each --size (default \(ExpressionCheck.defaultSizes.map(\.description).joined(separator: ", "))), with the variables as the file sets them or as --set sets them, and every value a parameter refuses is reported, each with the size it was found for.
+
               filterchain validate chains/*.json
               filterchain validate look.json --json
+              filterchain validate look.json --size 6000x4000
             """)
 
     @Argument(help: "Chain files to check.")
@@ -145,8 +148,17 @@ struct Validate: ParsableCommand {
     @Flag(help: "Print one JSON object per file on stdout.")
     var json = false
 
+    @Option(name: .customLong("size"), help: ArgumentHelp("Evaluate expressions for a source image of this size, like 6000x4000 (repeatable).", valueName: "WxH"))
+    var sizes: [String] = []
+
+    @OptionGroup(title: "Variables")
+    var variables: VariableOptions
+
     func validate() throws {
         if chains.isEmpty { throw ValidationError("give at least one chain file") }
+        for text in sizes where ExpressionCheck.size(text) == nil {
+            throw ValidationError("--size '\(text)': write WIDTHxHEIGHT in pixels, each 1 or more, like 6000x4000")
+        }
     }
 
     func run() throws {
@@ -155,11 +167,19 @@ struct Validate: ParsableCommand {
             var line = JSONLine()
             line.add("file", path)
             do {
-                let chain = try Chain.load(path)
+                let chain = try variables.setting(try Chain.load(path), file: path)
+                try chain.checkExpressions(file: path)
+                let check = ExpressionCheck(chain: chain, file: path, sizes: sizes.isEmpty ? ExpressionCheck.defaultSizes : sizes.compactMap(ExpressionCheck.size))
+                if !check.errors.isEmpty {
+                    invalid += 1
+                    check.report(into: &line, json: json)
+                    continue
+                }
                 line.add("valid", true)
                 line.add("steps", chain.steps.count)
-                if json { Console.output(line.text) } else { Console.output("\(path): valid, \(chain.steps.count) step\(chain.steps.count == 1 ? "" : "s")") }
-            } catch {
+                check.describe(into: &line)
+                if json { Console.output(line.text) } else { Console.output("\(path): valid, \(chain.steps.count) step\(chain.steps.count == 1 ? "" : "s")" + check.summary) }
+            } catch let error as ChainError {
                 invalid += 1
                 line.add("valid", false)
                 line.add("error", error.message)

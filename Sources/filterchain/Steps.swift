@@ -34,6 +34,9 @@ struct Steps: ParsableCommand {
     @OptionGroup(title: "Rendering")
     var rendering: ThreadOptions
 
+    @OptionGroup(title: "Variables")
+    var variables: VariableOptions
+
     /// A file name part from a step's name or type: lowercase letters, digits and dashes.
     static func slug(_ text: String) -> String {
         var out = ""
@@ -46,7 +49,7 @@ struct Steps: ParsableCommand {
     }
 
     func run() throws {
-        let chain = try loadChain(self.chain)
+        let chain = try variables.apply(to: try loadChain(self.chain), file: self.chain)
         let ext = codec.imageFormat?.preferredExtension ?? ImageFormat.png.preferredExtension
         let width = max(2, String(chain.steps.count).count)
         func number(_ i: Int) -> String { String(repeating: "0", count: max(0, width - String(i).count)) + String(i) }

@@ -131,7 +131,7 @@ import FilterChain
     /// runs as written (in a folder holding the files it names) with exit status 0.
     @Test(arguments: [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
                       ["chain", "set"], ["chain", "remove"], ["chain", "move"], ["chain", "enable"], ["chain", "disable"],
-                      ["chain", "show"]])
+                      ["chain", "show"], ["chain", "var"]])
     func everyCommandExplainsItselfWithAnExample(_ command: [String]) throws {
         let r = try CLI.run(command + ["--help"])
         #expect(r.status == 0, "\(command)")

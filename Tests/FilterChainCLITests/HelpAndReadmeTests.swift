@@ -67,6 +67,7 @@ import FilterChain
     static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
                                        ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"],
+                                       ["chain", "var"], ["chain", "var", "remove"],
                                        ["report"], ["report", "merge"]]
 
     /// Wrapped lines are full: each continuation line's first word could not have fitted on

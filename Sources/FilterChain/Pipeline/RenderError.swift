@@ -19,6 +19,9 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case imageNotLoaded(String)
         /// A colour conversion cannot be made (an output profile that cannot be used).
         case colour(String)
+        /// The chain's expressions took, for this image, a value their parameter refuses (or
+        /// could not be evaluated): the chain's error, with its file, path, line and column.
+        case chainValue(ChainError)
     }
 
     /// The image it happened to, when there was one.
@@ -46,6 +49,7 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
             "the chain's image \(label) has no pixels: load the chain from its file, or set ChainImage.image"
         case .badOption(let what): what
         case .colour(let what): what
+        case .chainValue(let error): error.description
         }
     }
 
