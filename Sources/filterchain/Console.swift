@@ -33,6 +33,9 @@ struct Failure: Error {
         // An option the image turned out not to take (TIFF's jpeg compression for a 16-bit
         // input), found before any work: the command line's mistake.
         if let e = error as? RenderError, case .badOption = e.reason { return Failure(message: "\(error)", status: Status.usage) }
+        // A chain value an expression gave for this image that its parameter does not allow:
+        // an invalid chain, as the rule has it (a batch counts it as that image failing).
+        if let e = error as? RenderError, case .chainValue = e.reason { return Failure(message: "\(error)", status: Status.invalidChain) }
         return Failure(message: "\(error)", status: Status.failure)
     }
 }

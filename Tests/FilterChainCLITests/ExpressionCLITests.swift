@@ -102,8 +102,9 @@ import FilterChain
         }
     }
 
-    /// A value out of range for one image fails that image (exit 1, its name, the
-    /// expression, the value, the range); the others are written.
+    /// A value out of range for one image fails that image (its name, the expression, the
+    /// value, the range): in a batch exit 1 with the others written; alone, exit 65 (a chain
+    /// error, as the issue's rule has it), nothing written.
     @Test func anImageOutOfRangeFailsAloneInABatch() throws {
         _ = write(#"{ "version": 2, "filters": [ { "id": "\#(Self.ids[0])", "type": "gaussianBlur", "parameters": { "sigma": "=width / 2" } } ] }"#, "half.json")
         let wide = folder + "/wide.png"
@@ -116,9 +117,9 @@ import FilterChain
         #expect(CLI.files(in: folder + "/out") == ["coffee.png"])
         let failed = r.out.split(separator: "\n").first { $0.contains("wide.png") }
         #expect(failed?.contains(#""status":"failed""#) == true)
-        // One image alone: the same message, exit 1, no output.
+        // One image alone: the same message, exit 65, no output.
         let one = try run(["apply", "half.json", wide, "o.png"])
-        #expect(one.status == 1 && one.stderr.contains("took 550"))
+        #expect(one.status == 65 && one.stderr.contains("took 550"), "\(one.status) \(one.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/o.png"))
     }
 
