@@ -89,9 +89,11 @@ public struct FormatCapabilities: Sendable, Hashable {
     public var exifOrientation: Bool
     /// The largest width or height a file can have; nil: no limit below 2^31.
     public var maxSide: Int?
+    /// Holds CMYK images (an output whose profile is a CMYK one is written as its inks).
+    public var cmyk: Bool
 
     public init(alpha: Bool, depths: [BitDepth], grey: Bool, metadata: Set<MetadataKind>,
-                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil) {
+                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil, cmyk: Bool = false) {
         self.alpha = alpha
         self.depths = depths
         self.grey = grey
@@ -99,6 +101,7 @@ public struct FormatCapabilities: Sendable, Hashable {
         self.animation = animation
         self.exifOrientation = exifOrientation
         self.maxSide = maxSide
+        self.cmyk = cmyk
     }
 
     /// Holds 16-bit samples.

@@ -6,7 +6,7 @@ enum TIFFCodec {
         extensions: ["tif", "tiff"], mediaType: "image/tiff",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .resolution],
-            exifOrientation: true),
+            exifOrientation: true, cmyk: true),
         options: [
             EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",
                          help: "how the strips are compressed: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),

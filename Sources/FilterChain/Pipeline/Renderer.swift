@@ -238,17 +238,22 @@ public final class Renderer: @unchecked Sendable {
         let colourLegs = (source: colour.sourceLeg, images: colour.imageLegs)
         /// Each output's colour: its leg, the metadata written with it, its layout.
         func outputColour(_ i: Int, layout: OutputLayout) throws(RenderError)
-            -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?) {
+            -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool) {
             switch outputs[i].target {
             case .file(_, let options):
-                let caps = formats[i]!.declaration.capabilities
+                let declaration = formats[i]!.declaration
+                let caps = declaration.capabilities
+                let cmyk = CodecRegistry.writable.filter(\.capabilities.cmyk).map(\.name)
                 return try Self.outputColour(options.outputProfile, intent: options.intent, input: colour,
                                              metadata: info.metadata, layout: layout,
                                              holdsColourChunks: caps.metadata.contains(.colourChunks),
-                                             holdsNCLX: caps.metadata.contains(.nclx))
+                                             holdsNCLX: caps.metadata.contains(.nclx),
+                                             cmykRefusal: caps.cmyk ? nil : "\(declaration.name) holds no CMYK; write \(CodecRegistry.list(cmyk, and: "or"))",
+                                             background: options.background)
             case .memory(_, let profile):
                 return try Self.outputColour(profile, intent: .relative, input: colour, metadata: info.metadata,
-                                             layout: layout, holdsColourChunks: true, holdsNCLX: true)
+                                             layout: layout, holdsColourChunks: true, holdsNCLX: true,
+                                             cmykRefusal: "an image in memory holds no CMYK", background: .white)
             }
         }
         let plan: Plan
@@ -310,7 +315,8 @@ public final class Renderer: @unchecked Sendable {
                 case .file(let destination, let options):
                     let writer = try ImageWriter(destination, format: formats[i]!,
                                                  header: EncodeHeader(width: size.width, height: size.height,
-                                                                      format: rows.layout.format, metadata: out.metadata),
+                                                                      format: rows.layout.format, metadata: out.metadata,
+                                                                      inks: out.inks),
                                                  options: options)
                     sinks.append(FileSink(writer: writer, rows: rows, budget: budget))
                 case .memory:
