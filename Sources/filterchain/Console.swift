@@ -172,6 +172,16 @@ func isDirectory(_ path: String) -> Bool {
     return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
 }
 
+/// A folder given where an image goes (INPUT): a usage error that says it is a folder and
+/// how to give its images.
+func refuseFolder(_ input: String) throws {
+    guard input != "-", isDirectory(input) else { return }
+    let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
+    throw Failure.usage("\(input): is a folder, not an image; give its images with a glob and --output-dir "
+                        + "(\(folder)/*.jpg --output-dir out) or list them with --files-from "
+                        + "(find \(folder) -name '*.jpg' > list.txt; --files-from list.txt --output-dir out)")
+}
+
 /// Creates a folder and its parents when missing.
 func makeDirectory(_ path: String) throws {
     if isDirectory(path) { return }
@@ -192,6 +202,15 @@ func resolveStep(_ text: String, in chain: Chain, file: String) throws -> Int {
     do { return try StepReference(text).resolve(in: chain) } catch {
         throw Failure.usage("\(file): \(error)")
     }
+}
+
+/// The first `count` bytes of a file (fewer when it is shorter); nil when it cannot be read.
+func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+    guard !isDirectory(path), let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let n = fread(&bytes, 1, count, f)
+    return Array(bytes.prefix(n))
 }
 
 /// Writes all of `text` to a file descriptor (unbuffered, so lines appear at once).

@@ -133,14 +133,26 @@ import FilterChain
         #expect((chain.steps[1].filter as! ToneCurve).interpolation == .linear)
         #expect(try CLI.run(["chain", "enable", "c.json", "colour"], in: folder).status == 0)
 
-        // Bad values are refused with the chain's message, and the file is not touched.
+        // Bad values are refused with the chain's message, and the file is not touched. An
+        // edit that would make the chain invalid exits 65, as the invalid file would (README,
+        // "Exit status"); a command line that cannot be understood exits 64.
         let before = try String(contentsOfFile: folder + "/c.json", encoding: .utf8)
         let bad = try CLI.run(["chain", "set", "c.json", "colour", "saturaton=2"], in: folder)
-        #expect(bad.status == 64 && bad.stderr.contains("did you mean 'saturation'?"), "\(bad.stderr)")
+        #expect(bad.status == 65 && bad.stderr.contains("did you mean 'saturation'?"), "\(bad.stderr)")
         let range = try CLI.run(["chain", "set", "c.json", id2, "sigma=-1"], in: folder)
-        #expect(range.status == 64 && range.stderr.contains("filters[0].parameters.sigma"), "\(range.stderr)")
+        #expect(range.status == 65 && range.stderr.contains("filters[0].parameters.sigma"), "\(range.stderr)")
+        let saturation = try CLI.run(["chain", "set", "c.json", "colour", "saturation=9"], in: folder)
+        #expect(saturation.status == 65 && saturation.stderr.contains("9 is out of range; allowed 0...4"), "\(saturation.stderr)")
         let blur = try CLI.run(["chain", "add", "c.json", "blur"], in: folder)
-        #expect(blur.status == 64 && blur.stderr.contains("did you mean 'gaussianBlur'?"), "\(blur.stderr)")
+        #expect(blur.status == 65 && blur.stderr.contains("did you mean 'gaussianBlur'?"), "\(blur.stderr)")
+        let duplicate = try CLI.run(["chain", "set", "c.json", id2, "--name", "colour"], in: folder)
+        #expect(duplicate.status == 65 && duplicate.stderr.contains("already used"), "\(duplicate.stderr)")
+        let syntax = try CLI.run(["chain", "set", "c.json", "colour", "saturation"], in: folder)
+        #expect(syntax.status == 64 && syntax.stderr.contains("write parameters as name=value"), "\(syntax.stderr)")
+        let noStep = try CLI.run(["chain", "set", "c.json", "nothing", "sigma=1"], in: folder)
+        #expect(noStep.status == 64, "\(noStep.stderr)")
+        let at = try CLI.run(["chain", "add", "c.json", "invert", "--at", "9"], in: folder)
+        #expect(at.status == 64 && at.stderr.contains("--at 9"), "\(at.stderr)")
         #expect(try String(contentsOfFile: folder + "/c.json", encoding: .utf8) == before)
 
         let show = try CLI.run(["chain", "show", "c.json"], in: folder)
