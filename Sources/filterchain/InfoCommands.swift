@@ -129,11 +129,14 @@ enum FormatDocs {
 }
 
 struct Validate: ParsableCommand {
+    /// Problems reported per file, at most.
+    static let limit = 20
+
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check chain files without any image.",
         discussion: """
-            Prints each file's first problem with its JSON path, line and column. Exit status 0 when every file is valid, 65 when any is not.
+            Prints every independent problem of each file (up to \(Validate.limit)), one line each with its JSON path, line and column: each step and each parameter is checked on its own, and references once the rest is valid. Exit status 0 when every file is valid, 65 when any is not.
 
               filterchain validate chains/*.json
               filterchain validate look.json --json
@@ -142,7 +145,7 @@ struct Validate: ParsableCommand {
     @Argument(help: "Chain files to check.")
     var chains: [String]
 
-    @Flag(help: "Print one JSON object per file on stdout.")
+    @Flag(help: "Print one JSON object per file on stdout (its problems in \"errors\"; the first also as \"error\", \"path\", \"line\" and \"column\").")
     var json = false
 
     func validate() throws {
@@ -154,19 +157,38 @@ struct Validate: ParsableCommand {
         for path in chains {
             var line = JSONLine()
             line.add("file", path)
-            do {
-                let chain = try Chain.load(path)
+            let problems = Chain.problems(file: path, limit: Validate.limit + 1)
+            guard let first = problems.first else {
+                let chain = try? Chain.load(path)
+                let count = chain?.steps.count ?? 0
                 line.add("valid", true)
-                line.add("steps", chain.steps.count)
-                if json { Console.output(line.text) } else { Console.output("\(path): valid, \(chain.steps.count) step\(chain.steps.count == 1 ? "" : "s")") }
-            } catch {
-                invalid += 1
-                line.add("valid", false)
-                line.add("error", error.message)
-                line.add("path", error.path.isEmpty ? nil : error.path)
-                line.add("line", error.line)
-                line.add("column", error.column)
-                if json { Console.output(line.text) } else { Console.error(error.description) }
+                line.add("steps", count)
+                if json { Console.output(line.text) } else { Console.output("\(path): valid, \(count) step\(count == 1 ? "" : "s")") }
+                continue
+            }
+            invalid += 1
+            let shown = problems.prefix(Validate.limit)
+            let more = problems.count > Validate.limit
+            line.add("valid", false)
+            line.add("error", first.message)
+            line.add("path", first.path.isEmpty ? nil : first.path)
+            line.add("line", first.line)
+            line.add("column", first.column)
+            let errors = shown.map { error -> String in
+                var item = JSONLine()
+                item.add("error", error.message)
+                item.add("path", error.path.isEmpty ? nil : error.path)
+                item.add("line", error.line)
+                item.add("column", error.column)
+                return item.text
+            }
+            line.addRaw("errors", "[" + errors.joined(separator: ",") + "]")
+            line.add("more", more)
+            if json {
+                Console.output(line.text)
+            } else {
+                for error in shown { Console.error(error.description) }
+                if more { Console.note("\(path): more problems not shown; the first \(Validate.limit) are above") }
             }
         }
         if invalid > 0 { throw ExitCodeFailure(status: Status.invalidChain) }
