@@ -172,11 +172,12 @@ struct BatchRun {
                         state.finished(.cancelled)
                         continue
                     } catch {
-                        report?.record(input: item.input, output: item.output, outcome: .failed, error: "\(error)", seconds: now() - started)
+                        let message = describe(error)
+                        report?.record(input: item.input, output: item.output, outcome: .failed, error: message, seconds: now() - started)
                         state.finished(.failed)
-                        Console.error("\(error)")
+                        Console.error(message)
                         line.add("status", "failed")
-                        line.add("error", "\(error)")
+                        line.add("error", message)
                         line.add("width", nil as Int?)
                         line.add("height", nil as Int?)
                     }

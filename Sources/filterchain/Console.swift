@@ -32,9 +32,33 @@ struct Failure: Error {
         if error is RenderCancelled { return Failure(message: "interrupted", status: Status.interrupted) }
         // An option the image turned out not to take (TIFF's jpeg compression for a 16-bit
         // input), found before any work: the command line's mistake.
-        if let e = error as? RenderError, case .badOption = e.reason { return Failure(message: "\(error)", status: Status.usage) }
-        return Failure(message: "\(error)", status: Status.failure)
+        if let e = error as? RenderError {
+            switch e.reason {
+            case .badOption, .options: return Failure(message: describe(error), status: Status.usage)
+            default: break
+            }
+        }
+        return Failure(message: describe(error), status: Status.failure)
     }
+}
+
+/// An error as the command line says it: the library's words, except where the library
+/// names its own API for what a flag sets (EncodeOptions.format, DecodeOptions.maxPixels,
+/// settings["quality"]): there the flag.
+func describe(_ error: any Error) -> String {
+    if let e = error as? CodecError {
+        switch e.reason {
+        case .unsupportedOutputFormat, .tooManyPixels:
+            return e.displayName + ": " + e.message
+                .replacing(", or set EncodeOptions.format)", with: ", or use --format)")
+                .replacing("(raise DecodeOptions.maxPixels; 0 for none)", with: "(raise it with --max-pixels, 0 for none)")
+        default: return e.description
+        }
+    }
+    if let e = error as? RenderError, case .options(let problem) = e.reason {
+        return (e.file.map { $0 + ": " } ?? "") + problem.commandLine
+    }
+    return "\(error)"
 }
 
 /// Everything the CLI says on stderr and stdout, serialised so that lines from parallel work

@@ -153,7 +153,7 @@ struct CodecOptions: ParsableArguments {
             return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
         }
         if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
-            return problem
+            return problem.commandLine
         }
         return nil
     }
@@ -213,7 +213,7 @@ struct CodecOptions: ParsableArguments {
             if path == "-" {
                 throw Failure.usage("-: writing to standard output needs --format (\(CodecOptions.formatIDs))")
             }
-            throw Failure.usage("\(error)")
+            throw Failure.usage(describe(error))
         }
         let ownOptions = !ownFormat || options.format != nil
         if let problem = problem(with: format, options: ownOptions) {
