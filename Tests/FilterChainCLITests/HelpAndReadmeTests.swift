@@ -58,6 +58,23 @@ import FilterChain
         #expect(recipe.hasSuffix(shown.joined(separator: "\n") + "\n"), "README's sbatch lines are not the end of samples/cluster/filterchain.sbatch")
     }
 
+    /// README's dependency line is the real form, with the repository's own URL the one
+    /// thing left to fill in (OWNER, said so) and this release's version; the DocC article
+    /// says the same, and CI's client package tags its clone with that version.
+    @Test func readmesDependencyIsTheRealFormAtThisVersion() throws {
+        let line = ".package(url: \"https://github.com/OWNER/filterchain.git\", from: \"\(filterChainVersion)\")"
+        let readme = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("README.md").path, encoding: .utf8)
+        #expect(readme.contains("`" + line + "`"))
+        #expect(readme.contains("in place of `OWNER` (the one thing to\nfill in)"))
+        #expect(!readme.contains("github.com/…"))
+        let article = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("Sources/FilterChain/FilterChain.docc/GettingStarted.md").path,
+                                 encoding: .utf8)
+        #expect(article.contains(line + ","))
+        let ci = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent(".ci/client-package.sh").path, encoding: .utf8)
+        #expect(ci.contains("git -C \"$work/filterchain\" tag \"$version\"") && ci.contains("from: \"$version\""))
+        #expect(ci.contains("filterChainVersion") && !ci.contains("0.1.0"))
+    }
+
     @Test func versionIsPrinted() throws {
         let r = try CLI.run(["--version"])
         #expect(r.status == 0)

@@ -181,4 +181,37 @@ import FilterChain
             #expect(FileManager.default.fileExists(atPath: CLI.samples + "/filters/\(type)-after.jpg"))
         }
     }
+
+    /// The DocC catalogue's topics (FilterChain.md) list every filter, in a group of its
+    /// kind, and every public type of the library, so that DocC adds no ungrouped list of
+    /// leftovers. (`swift package generate-documentation --target FilterChain
+    /// --warnings-as-errors` checks that each link resolves.)
+    @Test func doccTopicsListEveryFilterAndEveryPublicType() throws {
+        let root = CLI.packageRoot.appendingPathComponent("Sources/FilterChain")
+        let topics = try String(contentsOf: root.appendingPathComponent("FilterChain.docc/FilterChain.md"), encoding: .utf8)
+        let listed = Set(topics.components(separatedBy: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("- ``"), line.hasSuffix("``") else { return nil }
+            return String(line.dropFirst(4).dropLast(2))
+        })
+        for type in FilterRegistry.types {
+            #expect(listed.contains(String(describing: type)), "FilterChain.md does not list \(type)")
+        }
+        let groups = ["### Colour filters", "### Tone filters", "### Detail filters", "### Geometry filters", "### Graphs, blends and masks"]
+        for group in groups { #expect(topics.contains(group + "\n")) }
+        var declared: [String] = []
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
+        for case let url as URL in files where url.pathExtension == "swift" {
+            for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
+                for kind in ["public struct ", "public enum ", "public final class ", "public class ", "public protocol "] where line.hasPrefix(kind) {
+                    declared.append(String(line.dropFirst(kind.count).prefix { $0.isLetter || $0.isNumber }))
+                }
+            }
+        }
+        #expect(declared.count > 50)
+        for name in declared { #expect(listed.contains(name), "FilterChain.md does not list the public type \(name)") }
+        // Plumbing is not public: the package's own targets use it.
+        for name in ["EncoderJob", "ContactSheet", "OutputLayout", "TemporaryFiles", "LCMSKernel", "MatrixTRCKernel"] {
+            #expect(!declared.contains(name), "\(name) is public")
+        }
+    }
 }
