@@ -15,6 +15,7 @@ enum Page {
         case "/app.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
         case "/curve.js": Asset(contentType: "text/javascript; charset=utf-8", body: curveScript)
         case "/controls.js": Asset(contentType: "text/javascript; charset=utf-8", body: controlsScript)
+        case "/zoom.js": Asset(contentType: "text/javascript; charset=utf-8", body: zoomScript)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)
         default: nil
         }
