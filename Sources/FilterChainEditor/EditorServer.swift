@@ -128,7 +128,8 @@ public final class EditorServer: @unchecked Sendable {
                     return HTTPResponse(statusCode: .ok, headers: [
                         .contentType: "image/png", .cacheControl: "no-store",
                         HTTPHeader("X-Filterchain-Size"): "\(region.fullSize.width)x\(region.fullSize.height)",
-                        HTTPHeader("X-Filterchain-Region"): "\(region.rect.x),\(region.rect.y),\(region.rect.width),\(region.rect.height)",
+                        // WIDTHxHEIGHT+X+Y (commas would read as a list of values).
+                        HTTPHeader("X-Filterchain-Region"): "\(region.rect.width)x\(region.rect.height)+\(region.rect.x)+\(region.rect.y)",
                         HTTPHeader("X-Filterchain-Rendered"): region.method,
                     ], body: Data(region.png))
                 }

@@ -206,9 +206,10 @@ async function fetchImage(step, query = `size=${PREVIEW_SIZE}`) {
   }
   const blob = await response.blob();
   const size = (response.headers.get("X-Filterchain-Size") || "").split("x").map(Number);
-  const region = (response.headers.get("X-Filterchain-Region") || "").split(",").filter((v) => v !== "").map(Number);
+  // WIDTHxHEIGHT+X+Y, as [x, y, width, height].
+  const r = /^(\d+)x(\d+)\+(\d+)\+(\d+)$/.exec(response.headers.get("X-Filterchain-Region") || "");
   return { url: URL.createObjectURL(blob), ms: performance.now() - started, size: size.length === 2 ? size : null,
-    region: region.length === 4 ? region : null, rendered: response.headers.get("X-Filterchain-Rendered") };
+    region: r ? [Number(r[3]), Number(r[4]), Number(r[1]), Number(r[2])] : null, rendered: response.headers.get("X-Filterchain-Rendered") };
 }
 
 function setImage(which, url) {
