@@ -24,6 +24,11 @@ public final class Editor: @unchecked Sendable {
     private var loadError: ChainError?
     /// The file's bytes when it was loaded or last saved (409 when they differ on save).
     private var diskBytes: [UInt8]?
+    /// The chain in the file as loaded or last saved, as filterchain writes it (nil while the
+    /// file is invalid): the current chain differs from the file when its text differs.
+    private var savedText: String?
+    /// Cancels the region render in flight when the next one starts.
+    private var regionFlag: CancellationFlag?
     private var sessions: [Int: PreviewSession] = [:]
     private var sessionUse: [Int: Int] = [:]
     private var useClock = 0
@@ -80,6 +85,42 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
+    /// The current chain; 422 with the file's text and its error while the file is invalid
+    /// and not yet mended.
+    func currentChain() throws -> Chain {
+        try lock.withLock { () throws -> Chain in
+            guard let current else { throw invalidFileError() }
+            return current
+        }
+    }
+
+    /// True when the current chain differs from the file as loaded or last saved: edits
+    /// that Save would write (they survive a reload of the page, which must say so).
+    public var unsaved: Bool {
+        lock.withLock { current.map { $0.jsonText != savedText } ?? false }
+    }
+
+    /// What the page needs to show the file's state after any reload: whether the current
+    /// chain differs from the file (`unsaved`), the file's chain as the API writes chains
+    /// (`saved`; null while the file is invalid), whether the file changed on disk since it
+    /// was loaded or saved (`changedOnDisk`), and whether its text is not the layout Save
+    /// writes (`handWritten`: Save rewrites it, without its own formatting, unless nothing
+    /// changed).
+    public var statusJSON: JSONNode {
+        let onDisk = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+        return lock.withLock {
+            let savedChain = savedText.flatMap { try? Chain.parse(Array($0.utf8), file: chainPath) }
+            let unsaved = current.map { $0.jsonText != savedText } ?? false
+            let handWritten = savedText != nil && diskBytes.map { String(decoding: $0, as: UTF8.self) } != savedText
+            return JSONNode(.object([
+                ("unsaved", JSONNode(.bool(unsaved))),
+                ("saved", savedChain?.jsonNode ?? JSONNode(.null)),
+                ("changedOnDisk", JSONNode(.bool(onDisk != diskBytes))),
+                ("handWritten", JSONNode(.bool(handWritten))),
+            ]))
+        }
+    }
+
     /// Validates a whole chain (as a chain file is validated, and its expressions for this
     /// image) and makes it current.
     @discardableResult
@@ -123,12 +164,15 @@ public final class Editor: @unchecked Sendable {
             diskBytes = bytes
             do {
                 current = try Chain.parse(bytes ?? [], file: chainPath)
+                savedText = current?.jsonText
                 loadError = nil
             } catch let error as ChainError {
                 current = nil
+                savedText = nil
                 loadError = error
             } catch {
                 current = nil
+                savedText = nil
             }
         }
     }
@@ -142,16 +186,22 @@ public final class Editor: @unchecked Sendable {
 
     /// Writes the current chain to CHAIN atomically, validated as `chain set` validates.
     /// 409 when the file changed on disk since it was loaded or saved, unless `force`.
-    public func save(force: Bool = false) throws {
-        try lock.withLock { () throws in
+    /// A chain the file already holds is not written (a hand-written file keeps its own
+    /// formatting until something changes): returns whether the file was written.
+    @discardableResult
+    public func save(force: Bool = false) throws -> Bool {
+        try lock.withLock { () throws -> Bool in
             guard let chain = current else { throw invalidFileError() }
             let onDisk = FileManager.default.contents(atPath: chainPath).map { Array($0) }
             if !force && onDisk != diskBytes {
                 throw EditorError(status: 409, "\(chainPath): the file changed on disk since it was loaded or saved; reload it or overwrite it")
             }
+            if onDisk != nil && onDisk == diskBytes && chain.jsonText == savedText { return false }
             do { try chain.save(to: chainPath) } catch let error as ChainError { throw EditorError(chainError: error, status: 500) }
             diskBytes = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+            savedText = chain.jsonText
             loadError = nil
+            return true
         }
     }
 
@@ -160,6 +210,12 @@ public final class Editor: @unchecked Sendable {
     /// The image after STEP (a position, an id, an id prefix or a name) of the current chain,
     /// its long side at most `size`, as an 8-bit PNG.
     public func renderPNG(step: String, size: Int = Editor.defaultPreviewSize) throws -> [UInt8] {
+        try renderPreview(step: step, size: size).png
+    }
+
+    /// The image after STEP as `renderPNG` gives it, with the full-size image's size at that
+    /// step (what the page shows: geometry steps change it; nil while the chain is invalid).
+    public func renderPreview(step: String, size: Int = Editor.defaultPreviewSize) throws -> (png: [UInt8], fullSize: ImageSize?) {
         guard size >= 1 else { throw EditorError(status: 400, "size: \(size) is not allowed; allowed: a whole number of pixels, at least 1") }
         let chain = try lock.withLock { () throws -> Chain in
             // The input is there to see even while the chain file is invalid.
@@ -176,7 +232,8 @@ public final class Editor: @unchecked Sendable {
         let session = try session(for: size)
         do {
             let image = try session.render(chain, at: [position])[0]
-            return try encodePNG(image)
+            let full = try? chain.sizes(at: [position], input: ImageSize(width: self.image.width, height: self.image.height))[0]
+            return (try encodePNG(image), full)
         } catch is RenderCancelled {
             throw EditorError(status: 503, "cancelled: a newer edit superseded this render")
         } catch let error as EditorError {
@@ -207,17 +264,27 @@ public final class Editor: @unchecked Sendable {
     /// An image as 8-bit sRGB PNG bytes for the page (zlib level 1: previews favour speed).
     /// A wide-gamut image is converted to sRGB (what the page's canvas and untagged images
     /// are), tagged with the sRGB chunk and nothing else.
-    func encodePNG(_ image: RasterImage) throws -> [UInt8] {
+    func encodePNG(_ image: RasterImage, chain: Chain = Chain(), cancel: CancellationFlag? = nil) throws -> [UInt8] {
         let path = scratch + "/" + UUID().uuidString + ".png"
         defer { unlink(path) }
-        _ = try renderer.render(Chain(), image: image, outputs: [
-            RenderOutput(step: 0, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1,
-                                                                   stripMetadata: true, outputProfile: .srgb))),
-        ])
+        _ = try renderer.render(chain, image: image, outputs: [
+            RenderOutput(step: chain.steps.count, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1,
+                                                                                   stripMetadata: true, outputProfile: .srgb))),
+        ], cancel: cancel)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EditorError(status: 500, "cannot read the preview back")
         }
         return Array(data)
+    }
+
+    /// A flag for a new region render; the one before it is cancelled.
+    func startRegionRender() -> CancellationFlag {
+        let flag = CancellationFlag()
+        lock.withLock {
+            regionFlag?.cancel()
+            regionFlag = flag
+        }
+        return flag
     }
 
     // MARK: Export
@@ -274,6 +341,8 @@ public struct EditorError: Error, Sendable, CustomStringConvertible {
 
     init(chainError: ChainError, status: Int) {
         self.init(status: status, chainError.description)
+        // The problem alone, for the page to say where it is in its own words.
+        extra.append(("message", JSONNode(.string(chainError.message))))
         if !chainError.path.isEmpty { extra.append(("path", JSONNode(.string(chainError.path)))) }
         if let line = chainError.line { extra.append(("line", JSONNode(.number(Double(line))))) }
         if let column = chainError.column { extra.append(("column", JSONNode(.number(Double(column))))) }

@@ -11,15 +11,21 @@ extension Page {
 </head>
 <body>
 <header class="bar">
-  <h1>filterchain <span class="muted">edit</span></h1>
-  <span id="file" class="file"></span>
+  <div class="title">
+    <h1>filterchain <span class="muted">edit</span></h1>
+    <span id="file" class="file"></span>
+    <span id="dirty" class="dirty" title="The editor's chain differs from the chain file: Save writes it" hidden>unsaved</span>
+    <span id="rewrite" class="muted small" hidden>hand-written file: Save rewrites its layout</span>
+  </div>
   <span id="status" class="status" role="status" aria-live="polite"></span>
-  <span class="spacer"></span>
-  <button id="undo" type="button" title="Undo (Ctrl-Z)">Undo</button>
-  <button id="redo" type="button" title="Redo (Ctrl-Shift-Z)">Redo</button>
-  <button id="save" type="button" class="primary" title="Save the chain file (Ctrl-S)">Save</button>
-  <button id="export" type="button" hidden>Export</button>
-  <progress id="export-progress" max="1" value="0" hidden></progress>
+  <div class="actions">
+    <button id="undo" type="button" title="Undo (Ctrl-Z)">Undo</button>
+    <button id="redo" type="button" title="Redo (Ctrl-Shift-Z)">Redo</button>
+    <button id="revert" type="button" title="Read the chain file again, dropping the unsaved edits" hidden>Revert</button>
+    <button id="save" type="button" class="primary" title="Save the chain file (Ctrl-S)">Save</button>
+    <button id="export" type="button" hidden>Export</button>
+    <progress id="export-progress" max="1" value="0" hidden></progress>
+  </div>
 </header>
 <div id="conflict" class="notice" role="alertdialog" aria-labelledby="conflict-text" hidden>
   <span id="conflict-text"></span>
@@ -61,12 +67,14 @@ extension Page {
   </aside>
   <section class="previews" aria-label="Previews">
     <figure class="pane">
-      <figcaption><span id="left-label">after step</span> <span id="left-size" class="size"></span></figcaption>
-      <div class="frame"><img id="left" alt="the image after the selected step"></div>
+      <figcaption><span class="caption"><span id="left-label">after step</span> <span id="left-size" class="size"></span></span>
+        <button id="left-zoom-button" class="zoom-button" type="button" aria-pressed="false" title="1:1: one image pixel a screen pixel (Z, or click the image)">1:1</button></figcaption>
+      <div class="frame"><img id="left" alt="the image after the selected step"><img id="left-zoom" class="zoom" alt="the image after the selected step, 1:1" hidden></div>
     </figure>
     <figure class="pane">
-      <figcaption><span id="right-label">final</span> <span id="right-size" class="size"></span></figcaption>
-      <div class="frame"><img id="right" alt="the image after the whole chain"></div>
+      <figcaption><span class="caption"><span id="right-label">final</span> <span id="right-size" class="size"></span></span>
+        <button id="right-zoom-button" class="zoom-button" type="button" aria-pressed="false" title="1:1: one image pixel a screen pixel (Z, or click the image)">1:1</button></figcaption>
+      <div class="frame"><img id="right" alt="the image after the whole chain"><img id="right-zoom" class="zoom" alt="the image after the whole chain, 1:1" hidden></div>
     </figure>
     <div class="compare">
       <button id="hold" type="button" title="Hold (or hold the I key) to show the input">Hold to show input</button>
@@ -77,6 +85,7 @@ extension Page {
 <script src="/curve.js?token={{TOKEN}}"></script>
 <script src="/controls.js?token={{TOKEN}}"></script>
 <script src="/variables.js?token={{TOKEN}}"></script>
+<script src="/zoom.js?token={{TOKEN}}"></script>
 <script src="/app.js?token={{TOKEN}}"></script>
 </body>
 </html>

@@ -14,7 +14,7 @@ function hasExpressions(v) { return isExpression(v) || (Array.isArray(v) && v.so
 function needsVersion2(c) { c.version = 2; }
 
 // A slider step that gives about a hundred stops over the range: 0.01 for 0...1.
-function niceStep(lo, hi) {
+function variableStep(lo, hi) {
   const span = hi - lo;
   if (!(span > 0)) return "any";
   return Math.pow(10, Math.floor(Math.log10(span / 100)));
@@ -49,7 +49,7 @@ function variableRow(v, k) {
   const parts = [];
   let range = null;
   if (ranged) {
-    range = el("input", { type: "range", min: v.min, max: v.max, step: niceStep(v.min, v.max),
+    range = el("input", { type: "range", min: v.min, max: v.max, step: variableStep(v.min, v.max),
       value: typeof v.value === "number" ? v.value : v.min, disabled: isExpression(v.value),
       "aria-label": `${v.name} slider`, "data-variable": String(k) });
     range.addEventListener("input", () => {

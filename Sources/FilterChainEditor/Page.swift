@@ -16,6 +16,7 @@ enum Page {
         case "/curve.js": Asset(contentType: "text/javascript; charset=utf-8", body: curveScript)
         case "/controls.js": Asset(contentType: "text/javascript; charset=utf-8", body: controlsScript)
         case "/variables.js": Asset(contentType: "text/javascript; charset=utf-8", body: variablesScript)
+        case "/zoom.js": Asset(contentType: "text/javascript; charset=utf-8", body: zoomScript)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)
         default: nil
         }

@@ -36,7 +36,9 @@ struct VariableCommand: ParsableCommand {
                 let value = try chain.variableValue(self.value, at: chain.variables.count, file: file)
                 try chain.addVariable(ChainVariable(name: name, value: value, minimum: min, maximum: max, help: help), file: file)
             } catch {
-                throw Failure.usage(error.description)
+                // The chain would be invalid (a name not allowed, a value out of range or one
+                // that names nothing): 65, as every chain edit that would make one.
+                throw Failure(message: error.description, status: Status.invalidChain)
             }
             try ChainCommand.save(chain, to: file)
         }
@@ -67,14 +69,15 @@ struct VariableCommand: ParsableCommand {
         func run() throws {
             var chain = try loadChain(file)
             func bound(_ text: String?) -> Double?? { text.map { $0 == "none" ? nil : Double($0) } }
+            let k: Int
+            do { k = try chain.variableIndex(name, file: file) } catch { throw Failure.usage(error.description) }
             do {
-                let k = try chain.variableIndex(name, file: file)
                 var value: ChainVariable.Value?
                 if let text = self.value { value = try chain.variableValue(text, at: k, file: file) }
                 try chain.setVariable(name, value: value, minimum: bound(min), maximum: bound(max),
                                       help: help.map { $0.isEmpty ? nil : $0 }, file: file)
             } catch {
-                throw Failure.usage(error.description)
+                throw Failure(message: error.description, status: Status.invalidChain)
             }
             try ChainCommand.save(chain, to: file)
         }
@@ -90,7 +93,11 @@ struct VariableCommand: ParsableCommand {
 
         func run() throws {
             var chain = try loadChain(file)
-            do { try chain.removeVariable(name, file: file) } catch { throw Failure.usage(error.description) }
+            do { _ = try chain.variableIndex(name, file: file) } catch { throw Failure.usage(error.description) }
+            // Refused while something reads it: the chain would be invalid.
+            do { try chain.removeVariable(name, file: file) } catch {
+                throw Failure(message: error.description, status: Status.invalidChain)
+            }
             try ChainCommand.save(chain, to: file)
         }
     }

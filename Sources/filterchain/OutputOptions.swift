@@ -173,7 +173,7 @@ struct CodecOptions: ParsableArguments {
             }
         }
         if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
-            return problem
+            return problem.commandLine
         }
         return nil
     }
@@ -233,7 +233,7 @@ struct CodecOptions: ParsableArguments {
             if path == "-" {
                 throw Failure.usage("-: writing to standard output needs --format (\(CodecOptions.formatIDs))")
             }
-            throw Failure.usage("\(error)")
+            throw Failure.usage(describe(error))
         }
         let ownOptions = !ownFormat || options.format != nil
         if let problem = problem(with: format, options: ownOptions) {

@@ -324,8 +324,13 @@ def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(edit
     browser.find_element(By.ID, "add").click()
     field = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'input#param-file'), "no file field")
     field.send_keys("nope.cube", Keys.TAB)
+    # The error names where the file was looked for (relative paths start at the chain file's folder).
+    folder = os.path.dirname(editor["chain"])
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text
-         == "nope.cube: no such file", "the missing file's error is not at the field")
+         == f"nope.cube: no such file (looked for {os.path.realpath(folder)}/nope.cube; paths in a chain file are relative to its folder)"
+         or d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text
+         == f"nope.cube: no such file (looked for {folder}/nope.cube; paths in a chain file are relative to its folder)",
+         "the missing file's error is not at the field")
     assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
     field = browser.find_element(By.CSS_SELECTOR, 'input#param-file')
     field.send_keys(Keys.CONTROL, "a")

@@ -22,7 +22,7 @@ public struct EncodeHeader: Sendable, Hashable {
 
 /// Work an encoder hands out so that it can run on another thread (PNG deflates pieces of
 /// the image in parallel). Run each job once, on any thread, then call `flush()`.
-public protocol EncoderJob: AnyObject, Sendable {
+package protocol EncoderJob: AnyObject, Sendable {
     func run()
 }
 
@@ -92,8 +92,9 @@ public final class ImageWriter: @unchecked Sendable {
         notes += encoder.notes
     }
 
-    /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`.
-    public func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+    /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`
+    /// (the renderer's pool runs them; `writeNow` runs them here).
+    package func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
         guard count >= 0, rowsWritten + count <= header.height else {
             throw RenderError(.mismatch("\(rowsWritten) + \(count) rows: more rows than the header's \(header.height)"))
         }

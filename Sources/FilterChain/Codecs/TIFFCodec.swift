@@ -20,10 +20,10 @@ enum TIFFCodec {
         check: { settings, depth in
             let jpeg = settings["tiffCompression"]?.choice == TIFFEncoder.Compression.jpeg.rawValue
             if !jpeg && settings["quality"] != nil {
-                return "--quality is for TIFF's jpeg compression (--tiff-compression jpeg); the others are lossless"
+                return OptionProblem("{quality} is for TIFF's jpeg compression ({tiffCompression jpeg}); the others are lossless")
             }
             if jpeg && depth == .sixteen {
-                return "--tiff-compression jpeg holds 8-bit samples only, and this output is 16-bit: add --depth 8, or choose another --tiff-compression"
+                return OptionProblem("{tiffCompression jpeg} holds 8-bit samples only, and this output is 16-bit: add {depth 8}, or choose another {tiffCompression}")
             }
             return nil
         },

@@ -13,6 +13,8 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case mismatch(String)
         /// An option with a value outside what it allows.
         case badOption(String)
+        /// Encode options that are each allowed but not together, for the output's format.
+        case options(OptionProblem)
         /// A step cannot apply to the image as it stands (a crop reaching outside it).
         case stepFailed(position: Int, label: String, reason: String)
         /// An image of the chain was made without its pixels (`ChainImage.image` is nil).
@@ -48,6 +50,7 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .imageNotLoaded(let label):
             "the chain's image \(label) has no pixels: load the chain from its file, or set ChainImage.image"
         case .badOption(let what): what
+        case .options(let problem): problem.description
         case .colour(let what): what
         case .chainValue(let error): error.description
         }
