@@ -161,6 +161,7 @@ static void fc_heif_read_metadata(fc_heif_decoder *d) {
 }
 
 fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
+    if (!fc_de265_ready()) return fc_heif_say(d, FC_HEIF_FAILED, "libde265 could not be initialised");
     d->ctx = heif_context_alloc();
     if (!d->ctx) return FC_HEIF_NO_MEMORY;
     struct heif_error registered = heif_register_decoder(d->ctx, &fc_heif_hevc_plugin);
