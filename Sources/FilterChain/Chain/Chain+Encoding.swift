@@ -1,10 +1,10 @@
 extension Chain {
     /// The chain as a JSON tree: keys in a fixed order, every parameter written out. A chain
-    /// that uses none of the graph (`usesGraph` false) is written as version 1, exactly as
+    /// that uses none of the graph and places no node (`needsVersion2` false) is written as version 1, exactly as
     /// before version 2 existed, so older filterchains still read it; otherwise version 2,
     /// with "images" after "workingSpace".
     public var jsonNode: JSONNode {
-        var top: [(key: String, value: JSONNode)] = [("version", JSONNode(.number(usesGraph ? 2 : 1)))]
+        var top: [(key: String, value: JSONNode)] = [("version", JSONNode(.number(needsVersion2 ? 2 : 1)))]
         if workingSpace != .srgb { top.append(("workingSpace", JSONNode(.string(workingSpace.rawValue)))) }
         if !images.isEmpty { top.append(("images", JSONNode(.array(images.map(\.jsonNode))))) }
         top.append(("filters", JSONNode(.array(steps.map(\.jsonNode)))))
@@ -16,7 +16,7 @@ extension Chain {
 }
 
 extension Step {
-    /// id, type, name, enabled (when false), input, mask, parameters.
+    /// id, type, name, enabled (when false), input, mask, parameters, layout.
     public var jsonNode: JSONNode {
         var m: [(key: String, value: JSONNode)] = [("id", JSONNode(.string(id))), ("type", JSONNode(.string(type)))]
         if let name { m.append(("name", JSONNode(.string(name)))) }
@@ -24,6 +24,7 @@ extension Step {
         if let input { m.append(("input", JSONNode(.string(input.text)))) }
         if let mask { m.append(("mask", mask.jsonNode)) }
         m.append(("parameters", filter.parametersJSON))
+        if let layout { m.append(("layout", numbers([layout.x, layout.y]))) }
         return JSONNode(.object(m))
     }
 }

@@ -33,15 +33,19 @@ public struct Step: Sendable {
     public var input: Reference?
     /// Where the step acts; nil: everywhere.
     public var mask: Mask?
+    /// Where the editor's graph view draws the step, once a person has placed it there; nil:
+    /// where the view's own layout puts it. The engine ignores it.
+    public var layout: NodePosition?
 
     public init(id: String = UUID().uuidString, name: String? = nil, enabled: Bool = true, filter: any Filter,
-                input: Reference? = nil, mask: Mask? = nil) {
+                input: Reference? = nil, mask: Mask? = nil, layout: NodePosition? = nil) {
         self.id = id
         self.name = name
         self.enabled = enabled
         self.filter = filter
         self.input = input
         self.mask = mask
+        self.layout = layout
     }
 
     public var type: String { filter.type }
