@@ -29,6 +29,8 @@ public final class Editor: @unchecked Sendable {
     private var useClock = 0
     private let scratch: String
     public let export: ExportJob?
+    /// The sessions that render masks for the graph view (Editor+Graph.swift).
+    let maskSessions = MaskSessions()
 
     /// Loads CHAIN (creating it as an empty version 1 chain when it does not exist; an
     /// invalid one is kept as text with its error) and decodes IMAGE once.
@@ -65,6 +67,15 @@ public final class Editor: @unchecked Sendable {
         try lock.withLock { () throws -> JSONNode in
             guard let current else { throw invalidFileError() }
             return current.jsonNode
+        }
+    }
+
+    /// The current chain; 422 with the file's text and its error while the file is invalid
+    /// and not yet mended.
+    func currentChain() throws -> Chain {
+        try lock.withLock { () throws -> Chain in
+            guard let current else { throw invalidFileError() }
+            return current
         }
     }
 
@@ -138,6 +149,8 @@ public final class Editor: @unchecked Sendable {
         }
         let position: Int
         do { position = try StepReference(step).resolve(in: chain) } catch {
+            // An entry of the chain's images, by its id or name (the graph view's image nodes).
+            if let png = try imagePNG(step, in: chain, size: size) { return png }
             throw EditorError(status: 404, "\(chainPath): \(error)")
         }
         let session = try session(for: size)
@@ -153,7 +166,7 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
-    private func session(for size: Int) throws -> PreviewSession {
+    func session(for size: Int) throws -> PreviewSession {
         let longSide = min(size, max(image.width, image.height))
         let key = size >= Editor.defaultPreviewSize && longSide <= Editor.defaultPreviewSize ? Editor.defaultPreviewSize : longSide
         return try lock.withLock {
