@@ -15,6 +15,11 @@ enum Page {
         case "/app.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
         case "/curve.js": Asset(contentType: "text/javascript; charset=utf-8", body: curveScript)
         case "/controls.js": Asset(contentType: "text/javascript; charset=utf-8", body: controlsScript)
+        // The graph view and masks (issue 23).
+        case "/graph-model.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphModelScript)
+        case "/graph.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphScript)
+        case "/masks.js": Asset(contentType: "text/javascript; charset=utf-8", body: maskScript)
+        case "/graph.css": Asset(contentType: "text/css; charset=utf-8", body: graphStyle)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)
         default: nil
         }
