@@ -375,12 +375,12 @@ function applyGraphEdit(result, success) {
   return true;
 }
 
-function connectNodes(fromKey, toID, port) {
+function connectNodes(fromKey, toID, port, focus = false) {
   const step = state.chain.filters[stepIndexOf(state.chain, stepKey(toID))];
   const result = connected(state.chain, fromKey, toID, port);
   const ok = applyGraphEdit(result, (r) => `wired ${nodeTitle(state.chain, fromKey)} to the ${port} of ${step.name || step.type}`
     + (r.moved ? "; steps were reordered so that every step reads only steps above it" : ""));
-  if (ok) selectNode(stepKey(toID), false);
+  if (ok) selectNode(stepKey(toID), focus);
   return ok;
 }
 
@@ -528,7 +528,7 @@ function openConnect(fromKey) {
       to.append(el("option", { value: `${w.id}|${w.port}` }, `${nodeTitle(chain, stepKey(w.id))} · ${w.port} (now ${now}${w.implicit ? ", the default" : ""})`));
     }
     const target = () => { const [id, port] = to.value.split("|"); return { id, port }; };
-    const connect = () => { if (!to.value) return; const t = target(); close(); connectNodes(from.value, t.id, t.port); };
+    const connect = () => { if (!to.value) return; const t = target(); close(); connectNodes(from.value, t.id, t.port, true); };
     const cut = () => { if (!to.value) return; const t = target(); close(); deleteWire(t.id, t.port); };
     for (const s of [from, to]) s.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); connect(); } });
     box.append(el("p", { class: "small" }, "Wire a node's output to a port (Enter connects)"),
@@ -646,13 +646,13 @@ function pointerUp(e) {
   const inside = target && graph.root.contains(target);
   if (d.port === null) {
     // From an output: to an input port, to a step (its input), or to empty space (a new step).
-    if (port && node && port.classList.contains("in")) connectNodes(d.key, keyID(node.dataset.key), port.dataset.port);
-    else if (node && keyKind(node.dataset.key) === "step" && node.dataset.key !== d.key) connectNodes(d.key, keyID(node.dataset.key), "input");
+    if (port && node && port.classList.contains("in")) connectNodes(d.key, keyID(node.dataset.key), port.dataset.port, true);
+    else if (node && keyKind(node.dataset.key) === "step" && node.dataset.key !== d.key) connectNodes(d.key, keyID(node.dataset.key), "input", true);
     else if (!node && inside) openCatalogue({ x: e.clientX, y: e.clientY }, d.key, null);
   } else {
     // From an input port: to an output or a node (what it reads), or to empty space (a new
     // step put into the wire).
-    if (node && node.dataset.key !== d.key && (!port || port.classList.contains("out"))) connectNodes(node.dataset.key, keyID(d.key), d.port);
+    if (node && node.dataset.key !== d.key && (!port || port.classList.contains("out"))) connectNodes(node.dataset.key, keyID(d.key), d.port, true);
     else if (!node && inside) openCatalogue({ x: e.clientX, y: e.clientY }, null, { id: keyID(d.key), port: d.port });
   }
 }
@@ -660,7 +660,8 @@ function pointerUp(e) {
 // ---- Keyboard ----
 
 function graphKey(e) {
-  if (typing(e) || graph.popup && graph.popup.contains(e.target)) return;
+  // Keys of a node's own controls (its enabled box, a blend's menu and slider) are theirs.
+  if (e.target.closest("input, select, textarea, button") || graph.popup && graph.popup.contains(e.target)) return;
   const chain = state.chain;
   const keys = nodeKeys(chain);
   const current = selectedKey();

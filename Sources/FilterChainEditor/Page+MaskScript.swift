@@ -162,11 +162,11 @@ function updateMaskLayer() {
   const rect = contentRect(img);
   const handles = target && (target.step.mask.type === "radial" || target.step.mask.type === "linear");
   maskView.layer.hidden = !rect || !target;
+  maskView.canvas.hidden = !rect || !target || !maskView.shown || maskView.loaded !== target.step.id;
+  maskView.svg.hidden = !rect || !handles;
   $("mask-toggle").disabled = !target;
   if (!rect || !target) return;
   Object.assign(maskView.layer.style, { left: rect.left + "px", top: rect.top + "px", width: rect.width + "px", height: rect.height + "px" });
-  maskView.canvas.hidden = !maskView.shown || maskView.loaded !== target.step.id;
-  maskView.svg.hidden = !handles;
   if (handles && !maskView.drag) drawHandles(target.step.mask, rect.width, rect.height);
 }
 
