@@ -361,7 +361,9 @@ function layeredLayout(chain, extent, gap) {
     for (const l of sequence) {
       if (!l) continue;
       const score = new Map(l.map((k) => [k, mean(down ? reads.get(k) : readers.get(k), place.get(k))]));
-      l.sort((a, b) => score.get(a) - score.get(b) || place.get(a) - place.get(b));
+      // On a tie a waypoint goes first, so a long wire runs above the nodes it passes.
+      const via = (k) => k.startsWith("via:") ? 0 : 1;
+      l.sort((a, b) => score.get(a) - score.get(b) || via(a) - via(b) || place.get(a) - place.get(b));
       l.forEach((k, i) => place.set(k, i));
     }
   }

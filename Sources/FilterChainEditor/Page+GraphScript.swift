@@ -145,8 +145,9 @@ function buildNode(chain, key) {
         edit((c) => { if (e.target.checked) delete c.filters[at].enabled; else c.filters[at].enabled = false; });
       } }));
   }
-  head.append(el("span", { class: "gname" }), el("span", { class: "gtype" }), el("span", { class: "gfinal" }, "final"));
-  node.append(head);
+  head.append(el("span", { class: "gname" }), el("span", { class: "gtype" }));
+  node.append(head, el("div", { class: "gbadges" }, el("span", { class: "gmask", hidden: true }, "mask"),
+    el("span", { class: "gfinal" }, "final")));
   const ports = step ? portsOf(step) : [];
   const height = nodeHeight(chain, key);
   ports.forEach((port, k) => {
@@ -209,13 +210,17 @@ function updateNode(node, chain, key, at, selected, last) {
       node.querySelector(".gopacity-value").textContent = opacity.toFixed(2);
     }
   }
+  const masked = node.querySelector(".gmask");
+  masked.hidden = !(step && step.mask);
+  if (step && step.mask) masked.title = `acts through a ${step.mask.type} mask`;
   node.querySelector(".gname").textContent = (step ? `${i + 1} · ` : "") + name;
   node.querySelector(".gtype").textContent = type;
   node.querySelector(".gname").title = name;
   const reads = step ? wiresOf(chain).filter((w) => w.index === i)
     .map((w) => `${w.port} from ${w.key ? nodeTitle(chain, w.key) : "nothing"}`).join(", ") : "";
   node.setAttribute("aria-label", `${step ? nodeTitle(chain, key) : name}${step && step.name ? ", " + step.type : ""}`
-    + (step && step.enabled === false ? ", disabled" : "") + (reads ? `; reads ${reads}` : "") + (last ? "; the final image" : ""));
+    + (step && step.enabled === false ? ", disabled" : "") + (step && step.mask ? `, through a ${step.mask.type} mask` : "")
+    + (reads ? `; reads ${reads}` : "") + (last ? "; the final image" : ""));
   const id = key === "source" ? "source" : keyID(key);
   const img = node.querySelector(".gthumb img");
   const url = graph.thumbs.get(id);
@@ -523,7 +528,6 @@ function openConnect(fromKey) {
     for (const k of nodeKeys(chain)) from.append(el("option", { value: k, selected: k === fromKey }, nodeTitle(chain, k)));
     const to = el("select", { id: "graph-connect-to", "aria-label": "to the port" });
     for (const w of wiresOf(chain)) {
-      if (stepKey(w.id) === fromKey) continue;
       const now = w.key ? nodeTitle(chain, w.key) : "nothing";
       to.append(el("option", { value: `${w.id}|${w.port}` }, `${nodeTitle(chain, stepKey(w.id))} · ${w.port} (now ${now}${w.implicit ? ", the default" : ""})`));
     }
@@ -806,7 +810,7 @@ function inputControl(step, i) {
 function referenceControl(step, i, p, id, value) {
   const menu = referenceMenu(id, state.chain, i, value, false, (key) => { if (key) connectNodes(key, step.id, p.name); });
   menu.dataset.param = p.name;
-  return [el("div", { class: "row" }, menu), el("div", { class: "help" }, p.allowed || "")];
+  return [el("div", { class: "row" }, menu)];
 }
 """#
 }

@@ -39,9 +39,12 @@ extension Page {
 .ghead input { margin: 0; }
 .gname { font-weight: 600; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 0 1 auto; }
 .gtype { color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 1 1 0; }
+.gbadges { position: absolute; right: 8px; top: -9px; display: flex; gap: 4px; pointer-events: none; }
 .gfinal { display: none; font-size: 10px; text-transform: uppercase; letter-spacing: .05em; color: #fff; background: #1f7a4d;
   border-radius: 3px; padding: 0 4px; flex: none; }
 .gnode.final .gfinal { display: inline-block; }
+.gmask { font-size: 10px; text-transform: uppercase; letter-spacing: .05em; color: #7a5a00; background: #ffe9a8;
+  border-radius: 3px; padding: 0 4px; flex: none; }
 .gport { position: absolute; width: 12px; height: 12px; margin: -6px 0 0 -6px; border-radius: 6px; background: var(--panel);
   border: 2px solid #5f6b85; cursor: crosshair; z-index: 2; }
 .gport.out { background: #5f6b85; }
@@ -64,7 +67,7 @@ extension Page {
 .graph-popup select[size] { width: 100%; min-width: 12em; }
 .graph-popup .stack { display: flex; flex-direction: column; gap: 2px; font-size: 12px; color: var(--muted); }
 .graph-popup .stack select, .graph-popup .stack input { color: var(--ink); max-width: 100%; }
-.param.mask .axis.wide { width: 6.2em; flex: none; font-size: 12px; }
+.param .axis.wide { width: 6.2em; flex: none; font-size: 12px; }
 .frame { position: relative; }
 .mask-layer { position: absolute; pointer-events: none; }
 .mask-overlay { position: absolute; inset: 0; width: 100%; height: 100%; }

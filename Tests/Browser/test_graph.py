@@ -446,6 +446,23 @@ def test_keyboard_only_connection(start, browser):
     active().send_keys(Keys.ENTER)
     wait(browser, lambda d: page_chain(d)["filters"][1]["parameters"]["layer"] == "soft", "not connected")
     assert browser.find_element(By.ID, "graph-message").text == "wired step 1 (soft) to the layer of glow"
+    # Disconnect through the same menu: glow's input goes back to its default, the step above.
+    wait(browser, lambda d: d.execute_script("return document.activeElement.dataset.key") == step_key(d, 1), "focus")
+    active().send_keys("c")
+    wait(browser, lambda d: d.execute_script("return document.activeElement.id") == "graph-connect-to", "no connect menu")
+    for _ in range(10):
+        if browser.find_element(By.ID, "graph-connect-to").get_attribute("value") == f"{glow_id}|input":
+            break
+        active().send_keys(Keys.ARROW_DOWN)
+    active().send_keys(Keys.TAB, Keys.TAB)  # past Connect, to Disconnect
+    assert browser.execute_script("return document.activeElement.id") == "graph-disconnect"
+    active().send_keys(Keys.ENTER)
+    wait(browser, lambda d: "input" not in page_chain(d)["filters"][1], "the input was not disconnected")
+    assert browser.find_element(By.ID, "graph-message").text == "the input of glow is the step above it again"
+    wait(browser, lambda d: d.execute_script("return !!document.activeElement.closest('#graph')"), "focus left the graph")
+    active().send_keys(Keys.HOME)
+    for _ in range(2):
+        active().send_keys(Keys.ARROW_RIGHT)
     # A step added by keyboard: A opens the catalogue on the selected node (glow).
     wait(browser, lambda d: d.execute_script("return document.activeElement.dataset.key") == step_key(d, 1), "focus")
     active().send_keys("a")
