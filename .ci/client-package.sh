@@ -1,16 +1,20 @@
 #!/bin/sh
 # A client package that depends on a tagged version of this checkout by URL, as a user's
-# package would (`.package(url:, from: "0.1.0")`; SwiftPM refuses unsafe build flags in such
-# dependencies), with README's library example as its program; builds it, fails on any
-# warning in the example, and runs it on a sample photograph.
+# package would (README: `.package(url: "https://github.com/OWNER/filterchain.git", from:
+# VERSION)`; SwiftPM refuses unsafe build flags in such dependencies), with README's library
+# example as its program; builds it, fails on any warning in the example, and runs it on a
+# sample photograph. The clone is tagged with the release's version, as releases are
+# (Sources/FilterChain/Version.swift, what `filterchain --version` prints).
 # The clone takes the committed HEAD: commit before running this locally.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+version=$(sed -n 's/^public let filterChainVersion = "\(.*\)"$/\1/p' "$root/Sources/FilterChain/Version.swift")
+test -n "$version" || { echo "client-package: no version in Sources/FilterChain/Version.swift" >&2; exit 1; }
 
 git clone --quiet "$root" "$work/filterchain"
-git -C "$work/filterchain" tag 0.1.0
+git -C "$work/filterchain" tag "$version"
 
 mkdir -p "$work/client/Sources/client"
 cat > "$work/client/Package.swift" <<SWIFT
@@ -20,7 +24,7 @@ import PackageDescription
 let package = Package(
     name: "client",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(url: "file://$work/filterchain", from: "0.1.0")],
+    dependencies: [.package(url: "file://$work/filterchain", from: "$version")],
     targets: [
         .executableTarget(name: "client", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
     ]
@@ -36,7 +40,7 @@ cp "$root/samples/rocket.jpg" "$work/client/in.jpg"
 cd "$work/client"
 if ! swift build > build.log 2>&1; then
     cat build.log
-    echo "client-package: the client does not build against filterchain 0.1.0" >&2
+    echo "client-package: the client does not build against filterchain $version" >&2
     exit 1
 fi
 cat build.log
@@ -48,4 +52,4 @@ swift run client
 for f in out.jpg step2.png; do
     test -s "$f" || { echo "client-package: $f was not written" >&2; exit 1; }
 done
-echo "client-package: a client of filterchain 0.1.0 (by URL) built and ran README's example"
+echo "client-package: a client of filterchain $version (by URL) built and ran README's example"

@@ -203,6 +203,90 @@ mask, in linear light), `samples/chains/blend.json` and `samples/chains/blend-mo
 (below, under blend).
 
 GRAPH
+cat <<'EXPRESSIONS'
+## Expressions: variables and computed parameters
+
+A version 2 chain may declare `variables` and write any number parameter as an expression: a
+string starting with `=`. This chain blurs in proportion to the image, whatever its size, and
+takes its colour from one variable:
+
+```json
+{ "version": 2,
+  "variables": [
+    { "name": "strength", "value": 0.5, "min": 0, "max": 1, "help": "how strong the look is" },
+    { "name": "long", "value": 1600 } ],
+  "filters": [
+    { "id": "…", "type": "resize", "parameters": { "width": "=min(long, width)" } },
+    { "id": "…", "type": "gaussianBlur", "parameters": { "sigma": "=0.002 * min(width, height)" } },
+    { "id": "…", "type": "colorControls", "parameters": { "saturation": "=1 + strength" } } ] }
+```
+
+**Where.** A number or whole-number parameter (kinds `number`, `integer`, `integerChoice`),
+and any number inside a colour, a point or a matrix (`"center": ["=0.5", "=if(width >
+height, 0.4, 0.6)"]`). Not a choice, a boolean, a curve's points, a file, a reference, a
+placement or a mask: an `=` string there is refused.
+
+**variables**: each `{ "name", "value", "min", "max", "help" }`; `min`, `max` and `help` are
+optional. A name is a letter or `_`, then letters, digits or `_`; it may not be a function's,
+`width`, `height`, or start with `source`; names are unique. The value is a number or an
+expression over the variables above it (not the image's size), and must lie in
+`min`...`max`.
+
+**Grammar**, loosest binding first:
+
+    expression  = additive [ ("<" | "<=" | ">" | ">=" | "==" | "!=") additive ]
+    additive    = term { ("+" | "-") term }
+    term        = unary { ("*" | "/") unary }
+    unary       = "-" unary | power
+    power       = primary [ "^" unary ]
+    primary     = number | name | name "(" expression { "," expression } ")" | "(" expression ")"
+    number      = digits [ "." [ digits ] ] [ exponent ] | "." digits [ exponent ]
+    exponent    = ("e" | "E") [ "+" | "-" ] digits
+
+So `^` groups from the right (`2^3^2` is 512), `-2^2` is -4 and `2^-1` is 0.5. Spaces and
+tabs may stand between any two tokens. A comparison is 1 when it holds, else 0; comparisons
+do not chain (`a < b < c` is refused).
+
+**Names**: the chain's variables; `width` and `height`, the step's input in pixels after the
+steps above it (a geometry step's layout gives its output's size; a disabled step passes its
+input's on; a step with an `input` takes that image's size); `sourceWidth` and
+`sourceHeight`, the decoded input's (upright, as the chain sees it).
+
+**Functions**: `if(c, a, b)` is a when c is not 0, else b (only the branch taken is
+evaluated); `min(a, b, ...)`, `max(a, b, ...)`; `clamp(x, lo, hi)` = min(max(x, lo), hi);
+`abs`, `floor`, `ceil`; `round` (half away from zero); `sqrt`; `pow(a, b)` = a^b; `exp`;
+`log` (natural); `lerp(a, b, t)` = a + (b - a) t.
+
+**Evaluation.** In Double, once per image and step, before the image's plan is made (never
+per pixel). A whole-number parameter takes the value rounded half away from zero (100.5
+gives 101, -90.5 gives -91); a number parameter takes it as it is (a crop in pixels still
+wants whole numbers: write `=floor(width / 4)`). The value is then checked as a literal
+would be, with the same message, and the rules across the step's parameters after it. A
+disabled step's expressions are evaluated and checked too, as its literals are. Previews
+(the editor's) evaluate for the full-size image, then scale pixel parameters as they scale
+literals.
+
+**Errors** name the file, the JSON path and the line and column of the character inside the
+string they are about (the column counts bytes; an escape's characters share its column):
+
+    look.json: filters[1].parameters.sigma: "=0.002 * min(widht, height)", character 14: unknown name 'widht'; did you mean 'width'? (known: strength, long, width, height, sourceWidth, sourceHeight) (line 9, column 50)
+
+A syntax error, an unknown name ("did you mean"), a function without its arguments or with
+the wrong number of them, a variable read before it is declared, a division by zero (at the
+`/`) and a result that is not finite (`sqrt(-1)`, `log(0)`, `10^400`, at the operator or
+function) are errors; so is a value the parameter does not allow, with the expression, the
+value it took and, when it read a size, the step's input size:
+
+    look.json: filters[1].parameters.sigma: "=0.1 * height" took 600 with this step's input 1600x6000, which is not allowed; allowed: a number in 0...500 (line 9, column 50)
+
+What does not depend on the image (the variables, and the steps whose expressions read only
+variables) is checked when the chain is read (exit status 65). A value that depends on the
+image fails that image (exit status 1) and, in a batch, only that image. `filterchain
+validate` evaluates every expression for sources of each `--size` (default 640x480,
+1600x1200, 6000x4000 and 4000x6000) and reports every problem. `--set NAME=VALUE` overrides
+a variable for a run; a chain without variables or expressions is written as version 1.
+
+EXPRESSIONS
 for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket" \
     "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea" \
     "exposure exposure coffee" "gamma gamma chelsea" "levels levels camera" "hueAdjust hue-adjust chelsea" \

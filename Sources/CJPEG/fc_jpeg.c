@@ -768,6 +768,8 @@ struct fc_jpeg_encoder {
     fc_error_mgr err;
     fc_jpeg_report report;
     int created, started, failed;
+    int inks;
+    uint8_t *inverted;   // one row of inverted inks
 };
 
 fc_jpeg_encoder *fc_jpeg_encoder_new(void) {
@@ -779,6 +781,7 @@ fc_jpeg_encoder *fc_jpeg_encoder_new(void) {
 void fc_jpeg_encoder_free(fc_jpeg_encoder *e) {
     if (!e) return;
     if (e->created) jpeg_destroy_compress(&e->cinfo);
+    free(e->inverted);
     free(e);
 }
 
@@ -858,9 +861,21 @@ fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     fc_file_dest(&e->cinfo, file);
     e->cinfo.image_width = o->width;
     e->cinfo.image_height = o->height;
+    e->inks = o->inks && o->channels == 4;
+    if (!e->inks && o->channels != 1 && o->channels != 3) {
+        snprintf(e->report.message, FC_JPEG_MESSAGE_MAX, "JPEG rows are grey, RGB or CMYK");
+        e->failed = 1;
+        return FC_JPEG_FAILED;
+    }
+    if (e->inks) {
+        e->inverted = malloc((size_t)o->width * 4);
+        if (!e->inverted) { e->failed = 1; return FC_JPEG_NO_MEMORY; }
+    }
     e->cinfo.input_components = o->channels;
-    e->cinfo.in_color_space = o->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    e->cinfo.in_color_space = e->inks ? JCS_CMYK : o->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&e->cinfo);
+    // CMYK is stored as CMYK (not YCCK), with libjpeg's Adobe marker (transform 0).
+    if (e->inks) jpeg_set_colorspace(&e->cinfo, JCS_CMYK);
     jpeg_set_quality(&e->cinfo, o->quality, TRUE);
     if (o->channels == 3) {
         // subsample 1: 4:2:0, 2: 4:2:2, 0: 4:4:4.
@@ -897,6 +912,15 @@ fc_jpeg_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, siz
     uint32_t done = 0;
     while (done < rows) {
         JSAMPROW pointers[16];
+        if (e->inks) {
+            // Adobe CMYK: 255 - ink (255 = no ink), one row at a time.
+            const uint8_t *row = src + (size_t)done * stride;
+            size_t n = (size_t)e->cinfo.image_width * 4;
+            for (size_t i = 0; i < n; i++) e->inverted[i] = (uint8_t)(255 - row[i]);
+            pointers[0] = e->inverted;
+            done += jpeg_write_scanlines(&e->cinfo, pointers, 1);
+            continue;
+        }
         uint32_t n = rows - done < 16 ? rows - done : 16;
         for (uint32_t i = 0; i < n; i++)
             pointers[i] = (JSAMPROW)(src + (size_t)(done + i) * stride);

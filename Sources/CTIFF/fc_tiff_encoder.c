@@ -141,7 +141,8 @@ static int fc_tiff_ycbcr(const fc_tiff_layout *l) { return l->compression == FC_
 // Sets the layout's tags on `tif` for an image of `rows` rows in strips of `rows_per_strip`.
 // `strip`: a strip compressed on its own (the codec's pseudo-tags are set too).
 static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows, uint32_t rows_per_strip, int strip) {
-    uint16_t photometric = l->channels <= 2 ? PHOTOMETRIC_MINISBLACK : fc_tiff_ycbcr(l) ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB;
+    uint16_t photometric = l->inks ? PHOTOMETRIC_SEPARATED
+        : l->channels <= 2 ? PHOTOMETRIC_MINISBLACK : fc_tiff_ycbcr(l) ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB;
     if (!TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, l->width) || !TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows)
         || !TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)l->depth)
         || !TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)l->channels)
@@ -150,7 +151,9 @@ static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows,
         || !TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, photometric)
         || !TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip))
         return 0;
-    if (l->channels == 2 || l->channels == 4) {
+    if (l->inks) {
+        if (!TIFFSetField(tif, TIFFTAG_INKSET, INKSET_CMYK)) return 0;
+    } else if (l->channels == 2 || l->channels == 4) {
         uint16_t kinds[1] = { EXTRASAMPLE_UNASSALPHA };
         if (!TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)1, kinds)) return 0;
     }

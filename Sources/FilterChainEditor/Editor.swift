@@ -24,6 +24,11 @@ public final class Editor: @unchecked Sendable {
     private var loadError: ChainError?
     /// The file's bytes when it was loaded or last saved (409 when they differ on save).
     private var diskBytes: [UInt8]?
+    /// The chain in the file as loaded or last saved, as filterchain writes it (nil while the
+    /// file is invalid): the current chain differs from the file when its text differs.
+    private var savedText: String?
+    /// Cancels the region render in flight when the next one starts.
+    private var regionFlag: CancellationFlag?
     private var sessions: [Int: PreviewSession] = [:]
     private var sessionUse: [Int: Int] = [:]
     private var useClock = 0
@@ -32,10 +37,17 @@ public final class Editor: @unchecked Sendable {
     /// The sessions that render masks for the graph view (Editor+Graph.swift).
     let maskSessions = MaskSessions()
 
+    /// Variables set on the command line (`--set`), applied to the chain as loaded.
+    public let overrides: [(name: String, value: Double)]
+
     /// Loads CHAIN (creating it as an empty version 1 chain when it does not exist; an
-    /// invalid one is kept as text with its error) and decodes IMAGE once.
+    /// invalid one is kept as text with its error) and decodes IMAGE once. `variables`
+    /// (`--set`) are set in the chain as loaded: a name it does not declare, or a value out
+    /// of its variable's range, is a `VariableError` (while the file is invalid they wait).
     public init(chainPath: String, imagePath: String, outputPath: String? = nil,
-                renderer: Renderer = Renderer(), decode: DecodeOptions = .init()) throws {
+                renderer: Renderer = Renderer(), decode: DecodeOptions = .init(),
+                variables: [(name: String, value: Double)] = []) throws {
+        overrides = variables
         self.chainPath = chainPath
         self.imagePath = imagePath
         self.outputPath = outputPath
@@ -53,6 +65,11 @@ public final class Editor: @unchecked Sendable {
         scratch = String(cString: dir)
         export = outputPath.map { ExportJob(path: $0) }
         reloadFromDisk()
+        if let chain = current, !variables.isEmpty {
+            do { current = try chain.settingVariables(variables, file: chainPath) } catch {
+                throw VariableError(message: error.description)
+            }
+        }
         sessions[Editor.defaultPreviewSize] = try PreviewSession(image: image, maxSize: Editor.defaultPreviewSize,
                                                                renderer: renderer)
     }
@@ -79,13 +96,61 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
-    /// Validates a whole chain (as a chain file is validated) and makes it current.
+    /// True when the current chain differs from the file as loaded or last saved: edits
+    /// that Save would write (they survive a reload of the page, which must say so).
+    public var unsaved: Bool {
+        lock.withLock { current.map { $0.jsonText != savedText } ?? false }
+    }
+
+    /// What the page needs to show the file's state after any reload: whether the current
+    /// chain differs from the file (`unsaved`), the file's chain as the API writes chains
+    /// (`saved`; null while the file is invalid), whether the file changed on disk since it
+    /// was loaded or saved (`changedOnDisk`), and whether its text is not the layout Save
+    /// writes (`handWritten`: Save rewrites it, without its own formatting, unless nothing
+    /// changed).
+    public var statusJSON: JSONNode {
+        let onDisk = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+        return lock.withLock {
+            let savedChain = savedText.flatMap { try? Chain.parse(Array($0.utf8), file: chainPath) }
+            let unsaved = current.map { $0.jsonText != savedText } ?? false
+            let handWritten = savedText != nil && diskBytes.map { String(decoding: $0, as: UTF8.self) } != savedText
+            return JSONNode(.object([
+                ("unsaved", JSONNode(.bool(unsaved))),
+                ("saved", savedChain?.jsonNode ?? JSONNode(.null)),
+                ("changedOnDisk", JSONNode(.bool(onDisk != diskBytes))),
+                ("handWritten", JSONNode(.bool(handWritten))),
+            ]))
+        }
+    }
+
+    /// Validates a whole chain (as a chain file is validated, and its expressions for this
+    /// image) and makes it current.
     @discardableResult
     public func put(_ body: [UInt8]) throws -> JSONNode {
         let chain: Chain
-        do { chain = try Chain.parse(body, file: chainPath) } catch { throw EditorError(chainError: error, status: 422) }
+        do {
+            chain = try Chain.parse(body, file: chainPath)
+            _ = try chain.resolved(sourceSize: imageSize)
+        } catch {
+            throw EditorError(chainError: error, status: 422)
+        }
         lock.withLock { current = chain }
         return chain.jsonNode
+    }
+
+    /// The image's size, full size: what expressions see as the source.
+    public var imageSize: ImageSize { ImageSize(width: image.width, height: image.height) }
+
+    /// What the current chain's variables and expressions take for this image:
+    /// `{"variables": {...}, "parameters": {"filters[1].parameters.sigma": 1.2}}`.
+    public func valuesJSON() throws -> JSONNode {
+        let chain = try lock.withLock { () throws -> Chain in
+            guard let current else { throw invalidFileError() }
+            return current
+        }
+        do { return try chain.resolved(sourceSize: imageSize).values.jsonNode } catch {
+            throw EditorError(chainError: error, status: 422)
+        }
     }
 
     /// Reads the file again, dropping unsaved edits.
@@ -101,12 +166,15 @@ public final class Editor: @unchecked Sendable {
             diskBytes = bytes
             do {
                 current = try Chain.parse(bytes ?? [], file: chainPath)
+                savedText = current?.jsonText
                 loadError = nil
             } catch let error as ChainError {
                 current = nil
+                savedText = nil
                 loadError = error
             } catch {
                 current = nil
+                savedText = nil
             }
         }
     }
@@ -120,16 +188,22 @@ public final class Editor: @unchecked Sendable {
 
     /// Writes the current chain to CHAIN atomically, validated as `chain set` validates.
     /// 409 when the file changed on disk since it was loaded or saved, unless `force`.
-    public func save(force: Bool = false) throws {
-        try lock.withLock { () throws in
+    /// A chain the file already holds is not written (a hand-written file keeps its own
+    /// formatting until something changes): returns whether the file was written.
+    @discardableResult
+    public func save(force: Bool = false) throws -> Bool {
+        try lock.withLock { () throws -> Bool in
             guard let chain = current else { throw invalidFileError() }
             let onDisk = FileManager.default.contents(atPath: chainPath).map { Array($0) }
             if !force && onDisk != diskBytes {
                 throw EditorError(status: 409, "\(chainPath): the file changed on disk since it was loaded or saved; reload it or overwrite it")
             }
+            if onDisk != nil && onDisk == diskBytes && chain.jsonText == savedText { return false }
             do { try chain.save(to: chainPath) } catch let error as ChainError { throw EditorError(chainError: error, status: 500) }
             diskBytes = FileManager.default.contents(atPath: chainPath).map { Array($0) }
+            savedText = chain.jsonText
             loadError = nil
+            return true
         }
     }
 
@@ -138,6 +212,12 @@ public final class Editor: @unchecked Sendable {
     /// The image after STEP (a position, an id, an id prefix or a name) of the current chain,
     /// its long side at most `size`, as an 8-bit PNG.
     public func renderPNG(step: String, size: Int = Editor.defaultPreviewSize) throws -> [UInt8] {
+        try renderPreview(step: step, size: size).png
+    }
+
+    /// The image after STEP as `renderPNG` gives it, with the full-size image's size at that
+    /// step (what the page shows: geometry steps change it; nil while the chain is invalid).
+    public func renderPreview(step: String, size: Int = Editor.defaultPreviewSize) throws -> (png: [UInt8], fullSize: ImageSize?) {
         guard size >= 1 else { throw EditorError(status: 400, "size: \(size) is not allowed; allowed: a whole number of pixels, at least 1") }
         let chain = try lock.withLock { () throws -> Chain in
             // The input is there to see even while the chain file is invalid.
@@ -150,13 +230,14 @@ public final class Editor: @unchecked Sendable {
         let position: Int
         do { position = try StepReference(step).resolve(in: chain) } catch {
             // An entry of the chain's images, by its id or name (the graph view's image nodes).
-            if let png = try imagePNG(step, in: chain, size: size) { return png }
+            if let png = try imagePNG(step, in: chain, size: size) { return (png, nil) }
             throw EditorError(status: 404, "\(chainPath): \(error)")
         }
         let session = try session(for: size)
         do {
             let image = try session.render(chain, at: [position])[0]
-            return try encodePNG(image)
+            let full = try? chain.sizes(at: [position], input: ImageSize(width: self.image.width, height: self.image.height))[0]
+            return (try encodePNG(image), full)
         } catch is RenderCancelled {
             throw EditorError(status: 503, "cancelled: a newer edit superseded this render")
         } catch let error as EditorError {
@@ -187,17 +268,27 @@ public final class Editor: @unchecked Sendable {
     /// An image as 8-bit sRGB PNG bytes for the page (zlib level 1: previews favour speed).
     /// A wide-gamut image is converted to sRGB (what the page's canvas and untagged images
     /// are), tagged with the sRGB chunk and nothing else.
-    func encodePNG(_ image: RasterImage) throws -> [UInt8] {
+    func encodePNG(_ image: RasterImage, chain: Chain = Chain(), cancel: CancellationFlag? = nil) throws -> [UInt8] {
         let path = scratch + "/" + UUID().uuidString + ".png"
         defer { unlink(path) }
-        _ = try renderer.render(Chain(), image: image, outputs: [
-            RenderOutput(step: 0, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1,
-                                                                   stripMetadata: true, outputProfile: .srgb))),
-        ])
+        _ = try renderer.render(chain, image: image, outputs: [
+            RenderOutput(step: chain.steps.count, .file(.file(path), EncodeOptions(format: .png, depth: .eight, compressionLevel: 1,
+                                                                                   stripMetadata: true, outputProfile: .srgb))),
+        ], cancel: cancel)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EditorError(status: 500, "cannot read the preview back")
         }
         return Array(data)
+    }
+
+    /// A flag for a new region render; the one before it is cancelled.
+    func startRegionRender() -> CancellationFlag {
+        let flag = CancellationFlag()
+        lock.withLock {
+            regionFlag?.cancel()
+            regionFlag = flag
+        }
+        return flag
     }
 
     // MARK: Export
@@ -227,8 +318,16 @@ public final class Editor: @unchecked Sendable {
             ("width", JSONNode(.number(Double(image.width)))),
             ("height", JSONNode(.number(Double(image.height)))),
             ("output", outputPath.map { JSONNode(.string($0)) } ?? JSONNode(.null)),
+            ("overrides", JSONNode(.object(overrides.map { ($0.name, JSONNode(.number($0.value))) }))),
         ] + preview))
     }
+}
+
+/// A `--set` the chain does not take: a variable it does not declare, or a value outside
+/// the variable's range (the command line's usage error).
+public struct VariableError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// A refusal as the API sends it: an HTTP status and `{"error": "..."}`, with the same text
@@ -246,6 +345,8 @@ public struct EditorError: Error, Sendable, CustomStringConvertible {
 
     init(chainError: ChainError, status: Int) {
         self.init(status: status, chainError.description)
+        // The problem alone, for the page to say where it is in its own words.
+        extra.append(("message", JSONNode(.string(chainError.message))))
         if !chainError.path.isEmpty { extra.append(("path", JSONNode(.string(chainError.path)))) }
         if let line = chainError.line { extra.append(("line", JSONNode(.number(Double(line))))) }
         if let column = chainError.column { extra.append(("column", JSONNode(.number(Double(column))))) }

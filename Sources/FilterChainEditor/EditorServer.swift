@@ -106,26 +106,38 @@ public final class EditorServer: @unchecked Sendable {
         let method = request.method
         switch request.path {
         case "/api/chain":
-            if method == .GET { return Self.json(try editor.chainJSON()) }
+            // Every answer with the chain says whether it differs from the file.
+            if method == .GET { return unsavedSaid(Self.json(try editor.chainJSON())) }
             if method == .PUT {
                 let editor = self.editor
-                return Self.json(try await Self.offload { try editor.put(body) })
+                return unsavedSaid(Self.json(try await Self.offload { try editor.put(body) }))
             }
+        case "/api/status":
+            if method == .GET { return Self.json(editor.statusJSON) }
         case "/api/render":
             if method == .GET {
                 let step = request.query["step"] ?? ""
                 guard !step.isEmpty else { throw EditorError(status: 400, "step: missing; give a position, an id, an id prefix or a name") }
-                var size = Editor.defaultPreviewSize
-                if let text = request.query["size"] {
-                    guard let n = Int(text), n >= 1 else {
-                        throw EditorError(status: 400, "size: '\(text)' is not allowed; allowed: a whole number of pixels, at least 1")
-                    }
-                    size = n
-                }
                 let editor = self.editor
-                let png = try await Self.offload { [size] in try editor.renderPNG(step: step, size: size) }
-                return HTTPResponse(statusCode: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
-                                    body: Data(png))
+                if let text = request.query["region"] {
+                    let numbers = text.split(separator: ",").map { Int($0) }
+                    guard numbers.count == 4, let x = numbers[0], let y = numbers[1], let w = numbers[2], let h = numbers[3] else {
+                        throw EditorError(status: 400, "region: '\(text)' is not allowed; allowed: x,y,width,height in whole pixels of the full-size image")
+                    }
+                    let region = try await Self.offload { try editor.renderRegion(step: step, rect: PixelRect(x: x, y: y, width: w, height: h)) }
+                    return HTTPResponse(statusCode: .ok, headers: [
+                        .contentType: "image/png", .cacheControl: "no-store",
+                        HTTPHeader("X-Filterchain-Size"): "\(region.fullSize.width)x\(region.fullSize.height)",
+                        // WIDTHxHEIGHT+X+Y (commas would read as a list of values).
+                        HTTPHeader("X-Filterchain-Region"): "\(region.rect.width)x\(region.rect.height)+\(region.rect.x)+\(region.rect.y)",
+                        HTTPHeader("X-Filterchain-Rendered"): region.method,
+                    ], body: Data(region.png))
+                }
+                let size = try Self.size(request.query["size"], default: Editor.defaultPreviewSize)
+                let preview = try await Self.offload { [size] in try editor.renderPreview(step: step, size: size) }
+                var headers: [HTTPHeader: String] = [.contentType: "image/png", .cacheControl: "no-store"]
+                if let full = preview.fullSize { headers[HTTPHeader("X-Filterchain-Size")] = "\(full.width)x\(full.height)" }
+                return HTTPResponse(statusCode: .ok, headers: headers, body: Data(preview.png))
             }
         case "/api/thumbnails", "/api/mask":
             // The graph view's requests (Editor+Graph.swift).
@@ -146,15 +158,17 @@ public final class EditorServer: @unchecked Sendable {
             if method == .POST {
                 let force = ["1", "true"].contains(request.query["force"] ?? "")
                 let editor = self.editor
-                try await Self.offload { try editor.save(force: force) }
-                return Self.json(JSONNode(.object([("saved", JSONNode(.string(editor.chainPath)))])))
+                let written = try await Self.offload { try editor.save(force: force) }
+                return Self.json(JSONNode(.object([("saved", JSONNode(.string(editor.chainPath))), ("written", JSONNode(.bool(written)))])))
             }
         case "/api/reload":
-            if method == .POST { return Self.json(try editor.reload()) }
+            if method == .POST { return unsavedSaid(Self.json(try editor.reload())) }
         case "/api/filters":
             if method == .GET { return Self.json(Editor.filtersJSON) }
         case "/api/info":
             if method == .GET { return Self.json(editor.infoJSON) }
+        case "/api/values":
+            if method == .GET { return Self.json(try editor.valuesJSON()) }
         case "/api/export":
             guard let export = editor.export else {
                 throw EditorError(status: 404, "no --output was given, so there is nothing to export to")
@@ -175,6 +189,14 @@ public final class EditorServer: @unchecked Sendable {
             }
         }
         throw EditorError(status: 405, "method \(method.rawValue) is not allowed for \(request.path)")
+    }
+
+    /// The response with `X-Filterchain-Unsaved: true|false`: whether the current chain
+    /// differs from the file.
+    private func unsavedSaid(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers[HTTPHeader("X-Filterchain-Unsaved")] = editor.unsaved ? "true" : "false"
+        return response
     }
 
     /// A `size` query value: a whole number of pixels, at least 1 (`fallback` when absent).

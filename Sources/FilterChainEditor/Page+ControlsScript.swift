@@ -30,22 +30,102 @@ function resetButton(i, p) {
     onclick: () => { setParam(i, p.name, clone(p.default)); renderParams(); } }, "reset");
 }
 
+// A round step near `x`: 1, 2 or 5 times a power of ten.
+function niceStep(x) {
+  if (!(x > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(x));
+  const m = x / p;
+  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+// A slider's steps: `coarse` (about 1/200 of its span) for an arrow key or a notch of the
+// wheel, `fine` (a tenth of it; 1 for whole numbers) with Shift. Dragging moves with the
+// pointer, or with Shift a tenth as fast.
+function sliderSteps(min, max, integer) {
+  const coarse = niceStep((max - min) / 200);
+  return integer ? { coarse: Math.max(1, Math.round(coarse)), fine: 1 } : { coarse, fine: coarse / 10 };
+}
+
 // A slider and a number field on one value. Pixel sizes with a huge declared range get a
 // slider up to twice the image's long side (the field still takes anything allowed); a
-// pixel parameter of a step whose `unit` is "fraction" (crop) gets 0...1.
+// pixel parameter of a step whose `unit` is "fraction" (crop) gets 0...1. The slider takes
+// the keyboard (arrows, with Shift finer; Page Up/Down; Home/End), the wheel while it has the
+// focus, and drags (with Shift held, fine).
 function sliderField({ id, label, min, max, step, value, integer, pixels, fraction, onInput, onChange }) {
-  let sliderMin = min, sliderMax = max, sliderStep = step;
-  if (fraction) { sliderMin = 0; sliderMax = 1; sliderStep = 0.001; }
+  let sliderMin = min, sliderMax = max;
+  if (fraction) { sliderMin = 0; sliderMax = 1; }
   else if (pixels && state.info) {
     const side = Math.max(state.info.width, state.info.height);
     sliderMax = Math.min(max, Math.max(2 * side, Number(value) || 0));
   }
-  const range = el("input", { type: "range", min: sliderMin, max: sliderMax, step: sliderStep, value: value ?? "",
-    "aria-label": `${label} slider` });
+  const steps = integer ? sliderSteps(sliderMin, sliderMax, true) : fraction ? { coarse: 0.01, fine: 0.001 }
+    : sliderSteps(sliderMin, sliderMax, false);
+  const decimals = Math.max(0, Math.ceil(-Math.log10(steps.fine) - 1e-9));
+  const range = el("input", { type: "range", min: sliderMin, max: sliderMax, step: integer ? 1 : steps.fine, value: value ?? "",
+    "aria-label": `${label} slider`, "data-coarse": String(steps.coarse), "data-fine": String(steps.fine) });
   const field = el("input", { id, type: "number", min, max, step: integer ? 1 : "any", value: value ?? "",
     "aria-label": label });
+  let idle = null;
+  // Sets the slider's value (kept inside it, rounded to its fine step) and tells the step.
+  const set = (v) => {
+    if (range.disabled || !Number.isFinite(v)) return;
+    v = Math.min(Math.max(v, sliderMin), sliderMax);
+    v = integer ? Math.round(v) : Number(v.toFixed(decimals));
+    if (String(v) === range.value && String(v) === field.value) return;
+    range.value = v;
+    field.value = field.defaultValue = String(v);
+    onInput(v);
+    // Keys and the wheel make one undo entry per pause.
+    clearTimeout(idle);
+    idle = setTimeout(() => { state.coalesce = null; }, 700);
+  };
   range.addEventListener("input", () => { field.value = field.defaultValue = range.value; onInput(Number(range.value)); });
   range.addEventListener("change", () => { state.coalesce = null; });
+  range.addEventListener("keydown", (e) => {
+    const step = e.shiftKey ? steps.fine : steps.coarse;
+    const v = Number(range.value);
+    const moves = { ArrowRight: step, ArrowUp: step, ArrowLeft: -step, ArrowDown: -step,
+      PageUp: steps.coarse * 10, PageDown: -steps.coarse * 10 };
+    if (e.key in moves) { e.preventDefault(); set(v + moves[e.key]); }
+    else if (e.key === "Home") { e.preventDefault(); set(sliderMin); }
+    else if (e.key === "End") { e.preventDefault(); set(sliderMax); }
+  });
+  range.addEventListener("wheel", (e) => {
+    if (document.activeElement !== range || range.disabled) return;
+    e.preventDefault();
+    const delta = e.deltaY || e.deltaX;
+    if (delta === 0) return;
+    set(Number(range.value) + (delta < 0 ? 1 : -1) * (e.shiftKey ? steps.fine : steps.coarse));
+  }, { passive: false });
+  // Dragging: the value follows the pointer; with Shift, it moves a tenth as far.
+  let drag = null;
+  range.addEventListener("pointerdown", (e) => {
+    if (range.disabled || e.button !== 0) return;
+    e.preventDefault();
+    range.focus();
+    range.setPointerCapture(e.pointerId);
+    drag = { x: e.clientX };
+    if (!e.shiftKey) set(valueAt(e.clientX));
+  });
+  range.addEventListener("pointermove", (e) => {
+    if (!drag) return;
+    const r = range.getBoundingClientRect();
+    const span = sliderMax - sliderMin;
+    if (e.shiftKey) set(Number(range.value) + (e.clientX - drag.x) / Math.max(1, r.width) * span / 10);
+    else set(valueAt(e.clientX));
+    drag.x = e.clientX;
+  });
+  const endDrag = () => { if (drag) { drag = null; state.coalesce = null; } };
+  range.addEventListener("pointerup", endDrag);
+  range.addEventListener("pointercancel", endDrag);
+  range.addEventListener("mousedown", (e) => e.preventDefault());
+  function valueAt(x) {
+    const r = range.getBoundingClientRect();
+    // The thumb's centre runs from half a thumb in from each end.
+    const thumb = 16;
+    const t = (x - r.left - thumb / 2) / Math.max(1, r.width - thumb);
+    return sliderMin + Math.min(Math.max(t, 0), 1) * (sliderMax - sliderMin);
+  }
   field.addEventListener("change", () => {
     const v = Number(field.value);
     if (field.value.trim() === "" || !Number.isFinite(v)) { field.value = field.defaultValue; return; }
@@ -56,16 +136,17 @@ function sliderField({ id, label, min, max, step, value, integer, pixels, fracti
   return { range, field };
 }
 
-// integer and number, optional or not.
+// integer and number, optional or not: the slider on a row of its own, the width of the
+// panel; the field, the expression button, the reset button and the range below it. An
+// expression ("=...") gets a text field instead.
 function numberControl(step, i, p, id, value) {
+  if (isExpression(value)) return expressionControl(step, i, p, id, value);
   const key = `${step.id}.${p.name}`;
   const integer = p.kind === "integer";
   const optional = isOptional(p);
   const present = value !== null && value !== undefined;
   const fraction = p.unit === "pixels" && step.parameters?.unit === "fraction";
-  const span = p.maximum - p.minimum;
-  const stepSize = integer ? 1 : fraction ? 0.001 : span > 100 ? 0.1 : span > 10 ? 0.01 : 0.001;
-  const { range, field } = sliderField({ id, label: p.name, min: p.minimum, max: p.maximum, step: stepSize,
+  const { range, field } = sliderField({ id, label: p.name, min: p.minimum, max: p.maximum,
     value: present ? value : "", integer, pixels: p.unit === "pixels", fraction,
     onInput: (v) => { lastValues[key] = v; setParam(i, p.name, v, key + ".drag"); },
     onChange: (v) => { lastValues[key] = v; setParam(i, p.name, v); } });
@@ -81,14 +162,14 @@ function numberControl(step, i, p, id, value) {
     range.disabled = field.disabled = !present;
     if (!present) field.placeholder = "left out";
   }
-  parts.push(range, field);
+  parts.push(field, expressionButton(i, p, present ? value : null));
   if (p.default !== null) {
     parts.push(resetButton(i, p));
   }
   const whole = integer ? "whole numbers " : "";
   const unit = fraction ? "0 to 1 (fraction)" : `${whole}${p.minimum} to ${p.maximum}`;
-  return [el("div", { class: "row" }, ...parts),
-    el("div", { class: "help" }, `${unit}, ${p.default === null ? "left out by default" : "default " + p.default}`)];
+  parts.push(el("span", { class: "help" }, `${unit}, ${p.default === null ? "left out by default" : "default " + p.default}`));
+  return [el("div", { class: "row slide" }, range), el("div", { class: "row" }, ...parts)];
 }
 
 function booleanControl(step, i, p, id, value) {
@@ -150,7 +231,7 @@ function pointControl(step, i, p, id, value) {
   const point = Array.isArray(value) ? value.slice() : clone(p.default);
   const rows = ["x", "y"].map((axis, k) => {
     const { range, field } = sliderField({ id: k === 0 ? id : `${id}-${axis}`, label: `${p.name} ${axis}`,
-      min: p.minimum, max: p.maximum, step: 0.001, value: point[k],
+      min: p.minimum, max: p.maximum, value: point[k],
       onInput: (v) => { point[k] = v; setParam(i, p.name, point.slice(), key + ".drag"); },
       onChange: (v) => { point[k] = v; setParam(i, p.name, point.slice()); } });
     range.dataset.param = field.dataset.param = p.name;
@@ -192,8 +273,13 @@ function matrixControl(step, i, p, id, value) {
       : `default ${JSON.stringify(p.default)}`)), reset)];
 }
 
-// The control for a parameter kind, or null for a kind this script does not know.
+// The control for a parameter kind, or null for a kind this script does not know (and for
+// a colour, point or matrix holding expressions: its JSON, with "=..." strings, in a text field).
 function kindControl(step, i, p, id, value) {
+  if (hasExpressions(value)) {
+    if (p.kind === "integerChoice") return expressionControl(step, i, p, id, value);
+    if (["color", "point", "matrix"].includes(p.kind)) return null;
+  }
   switch (p.kind) {
     case "number": case "integer": return numberControl(step, i, p, id, value);
     case "boolean": return booleanControl(step, i, p, id, value);

@@ -108,9 +108,11 @@ function finalKey(chain) {
   return chain.filters.length ? stepKey(chain.filters[chain.filters.length - 1].id) : "source";
 }
 
-// True when the chain uses anything a version 1 file cannot say (Chain.needsVersion2).
+// True when the chain uses anything a version 1 file cannot say (Chain.needsVersion2):
+// the graph, variables or expressions (variables.js), a node's place.
 function needsVersion2(chain) {
-  return (chain.images || []).length > 0 || chain.filters.some((s) =>
+  return (chain.images || []).length > 0 || (chain.variables || []).length > 0 || chain.filters.some((s) =>
+    Object.values(s.parameters || {}).some(hasExpressions) ||
     s.input !== undefined || s.mask !== undefined || s.layout !== undefined || portsOf(s).length > 1);
 }
 

@@ -19,7 +19,9 @@ const PREVIEW_SIZE = 1024;
 
 const state = {
   chain: null,        // the page's chain (its JSON object, version 1 or 2)
-  saved: null,        // JSON text of the chain as last loaded or saved
+  acked: null,        // JSON text of the chain the server last took (PUT, load, save, reload)
+  serverUnsaved: false, // the server's chain differs from the file (X-Filterchain-Unsaved)
+  handWritten: false, // the file is not in the layout Save writes
   filters: [],        // the catalogue
   selected: 0,        // 0-based index of the selected step
   undo: [], redo: [], coalesce: null,
@@ -29,7 +31,9 @@ const state = {
   generation: 0, syncing: false,
   showingInput: false,
   images: { left: null, right: null, input: null },
+  sizes: { left: null, right: null }, // full-size [width, height] of each pane's image (X-Filterchain-Size)
   curveRedraws: [],   // redraw the curve editors (when the interpolation changes)
+  values: { variables: {}, parameters: {} },   // what variables and expressions take for this image
 };
 
 const $ = (id) => document.getElementById(id);
@@ -105,19 +109,42 @@ function redo() { restore(state.redo, state.undo); }
 function afterChange(rebuildParams = true) {
   state.selected = Math.min(state.selected, Math.max(0, state.chain.filters.length - 1));
   renderSteps();
-  if (rebuildParams) renderParams();
+  if (rebuildParams) { renderParams(); renderVariables(); }
   updateButtons();
   sync();
 }
 
-function dirty() { return state.chain && chainText(state.chain) !== state.saved; }
+// Whether the chain differs from the file: the server's word for the chain it holds (which
+// a reload of the page keeps), or an edit the server has not taken yet.
+function dirty() {
+  return !!state.chain && (state.serverUnsaved || chainText(state.chain) !== state.acked);
+}
 
 function updateButtons() {
   $("undo").disabled = state.undo.length === 0;
   $("redo").disabled = state.redo.length === 0;
   $("save").disabled = !state.chain || Object.keys(state.errors).length > 0 || state.chainError != null;
-  $("save").textContent = dirty() ? "Save*" : "Save";
-  document.title = (dirty() ? "* " : "") + "filterchain edit";
+  const d = dirty();
+  $("save").textContent = d ? "Save*" : "Save";
+  $("dirty").hidden = !d;
+  $("revert").hidden = !d || state.chainError != null;
+  document.title = (d ? "* " : "") + "filterchain edit";
+  $("rewrite").hidden = !state.handWritten;
+  $("save").title = "Save the chain file (Ctrl-S)" + (state.handWritten
+    ? ": the file is hand-written, and Save rewrites it in filterchain's layout (its own spacing and order are not kept)" : "");
+}
+
+// Where a PUT's error is, in the page's words: the step and its parameter (the line and column
+// of the page's own JSON mean nothing to a person).
+function describeError(answer) {
+  const message = answer.message || (answer.error || "").replace(/ \(line \d+, column \d+\)$/, "");
+  const m = /^filters\[(\d+)\](?:\.(.*))?$/.exec(answer.path || "");
+  if (!m) return answer.path ? `${answer.path}: ${message}` : message;
+  const i = Number(m[1]);
+  const step = state.chain && state.chain.filters[i];
+  const label = step ? ` (${step.name || step.type})` : "";
+  const rest = (m[2] || "").replace(/^parameters\.?/, "");
+  return `step ${i + 1}${label}${rest ? ": " + rest : ""}: ${message}`;
 }
 
 // ---- Talking to the server: PUT the chain, then render both previews ----
@@ -134,6 +161,7 @@ async function runSync() {
   try {
     do {
       generation = state.generation;
+      const sent = chainText(state.chain);
       const response = await api("PUT", "/api/chain", JSON.stringify(state.chain, null, 2));
       if (generation !== state.generation) continue;
       const answer = await response.json();
@@ -141,11 +169,15 @@ async function runSync() {
       state.chainError = null;
       if (response.ok) {
         ok = true;
-        status(dirty() ? "edited" : "saved");
+        state.acked = sent;
+        state.serverUnsaved = response.headers.get("X-Filterchain-Unsaved") === "true";
+        status(dirty() ? "edited; not saved" : "no unsaved edits: the chain is the file's");
       } else {
         // An error of one parameter shows at its control; one of a step's parameters taken
         // together (resize with no size, a missing "file") at the step.
         const m = /^filters\[(\d+)\]\.parameters(?:\.([A-Za-z0-9_]+))?/.exec(answer.path || "");
+        // One of a variable's shows at its row.
+        const v = /^variables\[(\d+)\]/.exec(answer.path || "");
         const missing = /missing "([A-Za-z0-9_]+)"/.exec(answer.error || "");
         // At the control, without the file's name, the path and the position in the PUT's text.
         // (An element of a list keeps its place: "color[1]: 1.5 is out of range".)
@@ -154,8 +186,12 @@ async function runSync() {
         if (local === error) local = error.replace(/^.*?filters\[\d+\]\.parameters\./, "");
         local = local.replace(/ \(line \d+, column \d+\)$/, "");
         if (m) state.errors[`${m[1]}.${m[2] || (missing ? missing[1] : "")}`] = local;
+        else if (v) state.errors[`var.${v[1]}`] = error.replace(/^.*?variables\[\d+\](\.[a-z]+)?: /, "").replace(/ \(line \d+, column \d+\)$/, "");
         else state.chainError = answer.error;
-        status(answer.error, true);
+        // The values shown were the last valid chain's.
+        state.values = { variables: {}, parameters: {} };
+        showValues();
+        status(describeError(answer) + " (not taken; the editor keeps the last valid chain)", true);
       }
       showErrors();
       updateButtons();
@@ -165,19 +201,24 @@ async function runSync() {
   } finally {
     state.syncing = false;
   }
+  if (ok) fetchValues();
   // A refused chain marks the previews as not rendered (renderPreviews sees the error).
   if (ok || Object.keys(state.errors).length > 0 || state.chainError != null) renderPreviews(generation);
 }
 
-async function fetchImage(step) {
+async function fetchImage(step, query = `size=${PREVIEW_SIZE}`) {
   const started = performance.now();
-  const response = await api("GET", `/api/render?step=${encodeURIComponent(step)}&size=${PREVIEW_SIZE}`);
+  const response = await api("GET", `/api/render?step=${encodeURIComponent(step)}&${query}`);
   if (!response.ok) {
     const answer = await response.json().catch(() => ({ error: response.statusText }));
     return { error: answer.error, status: response.status };
   }
   const blob = await response.blob();
-  return { url: URL.createObjectURL(blob), ms: performance.now() - started };
+  const size = (response.headers.get("X-Filterchain-Size") || "").split("x").map(Number);
+  // WIDTHxHEIGHT+X+Y, as [x, y, width, height].
+  const r = /^(\d+)x(\d+)\+(\d+)\+(\d+)$/.exec(response.headers.get("X-Filterchain-Region") || "");
+  return { url: URL.createObjectURL(blob), ms: performance.now() - started, size: size.length === 2 ? size : null,
+    region: r ? [Number(r[3]), Number(r[4]), Number(r[1]), Number(r[2])] : null, rendered: response.headers.get("X-Filterchain-Rendered") };
 }
 
 function setImage(which, url) {
@@ -216,26 +257,29 @@ async function renderPreviews(generation) {
       if (e.status !== 503) { status(e.error, true); $("timing").textContent = ""; }
       return;
     }
+    state.sizes.left = left.size;
+    state.sizes.right = right.size;
     setImage("left", left.url);
     setImage("right", right.url);
     $("left").dataset.generation = $("right").dataset.generation = String(generation);
     $("timing").textContent = `rendered in ${Math.round(left.ms + right.ms)} ms`;
     graphRefreshThumbnails(generation);   // graph.js
+    if (state.zoom) renderZoom();
   } catch (e) {
     status("rendering failed: " + e, true);
     $("timing").textContent = "";
   }
 }
 
-// The size of the image a pane shows, at full size (the preview is scaled so that its long
-// side is at most PREVIEW_SIZE; geometry steps change it).
+// The size of the image a pane shows, at full size, exactly as the server computes it for the
+// step (the preview is scaled so that its long side is at most PREVIEW_SIZE; geometry steps
+// change it).
 function showSize(which) {
   const img = $(which);
   const label = $(which + "-size");
-  if (!img.naturalWidth || !state.info) { label.textContent = ""; return; }
-  const scale = Math.min(1, PREVIEW_SIZE / Math.max(state.info.width, state.info.height));
-  label.textContent = scale === 1 ? `${img.naturalWidth}×${img.naturalHeight}`
-    : `≈${Math.round(img.naturalWidth / scale)}×${Math.round(img.naturalHeight / scale)}`;
+  const size = state.showingInput ? [state.info?.width, state.info?.height] : state.sizes[which];
+  if (!img.naturalWidth || !size || !size[0]) { label.textContent = ""; return; }
+  label.textContent = `${size[0]}×${size[1]}`;
 }
 
 // ---- Step list ----
@@ -363,6 +407,7 @@ function renderParams() {
   for (const p of info.parameters) box.append(parameterControl(step, i, p));
   box.append(maskControls(step, i));   // masks.js
   showErrors();
+  showValues();
 }
 
 function currentValue(step, p) {
@@ -381,7 +426,7 @@ function parameterControl(step, i, p) {
   const id = `param-${p.name}`;
   const wrap = el("div", { class: "param", "data-param": p.name },
     el("div", { class: "head" }, el("label", { class: "name", for: id }, p.name),
-      el("span", { class: "help" }, p.help + (p.unit ? ` (${p.unit})` : ""))));
+      el("span", { class: "help" }, p.help + (p.unit ? ` (${p.unit})` : "")), el("span", { class: "taken" })));
   const value = currentValue(step, p);
   const key = `${step.id}.${p.name}`;
   const control = kindControl(step, i, p, id, value);
@@ -421,6 +466,12 @@ function showErrors() {
     const e = box.querySelector(".error");
     if (e) e.textContent = message;
   }
+  for (const box of document.querySelectorAll("#variable-list .param[data-variable]")) {
+    const message = state.errors[`var.${box.dataset.variable}`] || "";
+    box.classList.toggle("invalid", message !== "");
+    const e = box.querySelector(".error");
+    if (e) e.textContent = message;
+  }
   // A step with an error is marked in the list too.
   for (const li of document.querySelectorAll("#steps li[data-index]")) {
     li.classList.toggle("invalid", Object.keys(state.errors).some((k) => k.startsWith(li.dataset.index + ".")));
@@ -430,7 +481,7 @@ function showErrors() {
 // ---- A chain file with an error: its text, mended here ----
 
 function showFix(answer) {
-  $("add").disabled = $("add-type").disabled = true;
+  $("add").disabled = $("add-type").disabled = $("add-variable").disabled = true;
   $("fix").hidden = false;
   $("params").hidden = true;
   $("fix-error").textContent = answer.error;
@@ -450,8 +501,10 @@ async function applyFix() {
   if (!response.ok) { showFix({ ...answer, text: $("fix-text").value }); return; }
   $("fix").hidden = true;
   $("params").hidden = false;
-  $("add").disabled = $("add-type").disabled = false;
+  $("add").disabled = $("add-type").disabled = $("add-variable").disabled = false;
   state.chain = answer;
+  state.acked = chainText(answer);
+  state.serverUnsaved = response.headers.get("X-Filterchain-Unsaved") === "true";
   state.chainError = null;
   status("mended; not saved yet");
   afterChange();
@@ -463,7 +516,7 @@ async function save(force = false) {
   // The server saves its current chain: let the latest edit reach it first.
   while (state.syncing) await new Promise((resolve) => setTimeout(resolve, 20));
   if ($("save").disabled) return;
-  const sent = chainText(state.chain);
+  const sent = state.acked;
   const response = await api("POST", "/api/save" + (force ? "?force=1" : ""));
   const answer = await response.json();
   if (response.status === 409) {
@@ -474,8 +527,14 @@ async function save(force = false) {
   }
   if (!response.ok) { status(answer.error, true); return; }
   $("conflict").hidden = true;
-  state.saved = sent;
-  status("saved to " + answer.saved);
+  state.acked = sent;
+  state.serverUnsaved = false;
+  if (answer.written) {
+    state.handWritten = false;
+    status("saved to " + answer.saved);
+  } else {
+    status("nothing to save: " + answer.saved + " already holds this chain (the file was not rewritten)");
+  }
   updateButtons();
 }
 
@@ -486,7 +545,9 @@ async function reloadFromDisk() {
   if (!response.ok) { showFix(answer); return; }
   state.undo.push({ chain: clone(state.chain), selected: state.selected });
   state.chain = answer;
-  state.saved = chainText(answer);
+  state.acked = chainText(answer);
+  state.serverUnsaved = false;
+  await readStatus();
   status("reloaded from disk");
   afterChange();
 }
@@ -522,12 +583,23 @@ async function showInput(on) {
   }
   $("left").src = on && state.images.input ? state.images.input : state.images.left || "";
   $("right").src = on && state.images.input ? state.images.input : state.images.right || "";
+  if (state.zoom) renderZoom();
 }
 
 function typing(e) {
   const t = e.target;
   return t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement
     || (t instanceof HTMLInputElement && ["text", "number", "search"].includes(t.type));
+}
+
+// What the server says of the file: whether its chain differs from the file, whether the
+// file is hand-written (Save rewrites it).
+async function readStatus() {
+  const response = await api("GET", "/api/status");
+  if (!response.ok) return;
+  const s = await response.json();
+  state.serverUnsaved = s.unsaved;
+  state.handWritten = s.handWritten;
 }
 
 // ---- Start ----
@@ -537,6 +609,8 @@ async function start() {
   $("redo").onclick = redo;
   $("save").onclick = () => save(false);
   $("add").onclick = addStep;
+  $("add-variable").onclick = addVariable;
+  $("variable-name").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); addVariable(); } });
   $("export").onclick = exportImage;
   $("fix-apply").onclick = applyFix;
   $("conflict-reload").onclick = reloadFromDisk;
@@ -544,6 +618,9 @@ async function start() {
   $("conflict-cancel").onclick = () => { $("conflict").hidden = true; };
   setupGraph();   // graph.js
   setupMasks();   // masks.js
+  $("revert").onclick = () => {
+    if (confirm(`Drop the unsaved edits and read ${state.info.chain} again?`)) reloadFromDisk();
+  };
   for (const which of ["left", "right"]) $(which).addEventListener("load", () => showSize(which));
   const hold = $("hold");
   hold.addEventListener("pointerdown", () => showInput(true));
@@ -561,6 +638,7 @@ async function start() {
   });
   document.addEventListener("keyup", (e) => { if (e.key === "i" || e.key === "I") showInput(false); });
   window.addEventListener("beforeunload", (e) => { if (dirty()) { e.preventDefault(); e.returnValue = ""; } });
+  setUpZoom();
 
   const [infoResponse, filtersResponse] = await Promise.all([api("GET", "/api/info"), api("GET", "/api/filters")]);
   if (!infoResponse.ok) { status((await infoResponse.json()).error, true); return; }
@@ -585,11 +663,22 @@ async function start() {
     return;
   }
   state.chain = answer;
-  state.saved = chainText(answer);
-  status("loaded");
+  state.acked = chainText(answer);
+  state.serverUnsaved = response.headers.get("X-Filterchain-Unsaved") === "true";
+  await readStatus();
+  // After a reload of the page the server may still hold edits the file lacks: say so.
+  // Variables set on the command line (--set) are such edits too.
+  const overrides = Object.entries(state.info.overrides || {});
+  status(overrides.length > 0
+    ? "set by --set, not saved yet: " + overrides.map(([k, v]) => `${k} = ${v}`).join(", ")
+    : state.serverUnsaved
+      ? `unsaved edits: the editor holds changes that ${state.info.chain} lacks (Save writes them, Revert drops them)`
+      : "loaded " + state.info.chain);
   renderSteps();
   renderParams();
+  renderVariables();
   updateButtons();
+  fetchValues();
   renderPreviews(state.generation);
 }
 

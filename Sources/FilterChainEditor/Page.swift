@@ -20,6 +20,8 @@ enum Page {
         case "/graph.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphScript)
         case "/masks.js": Asset(contentType: "text/javascript; charset=utf-8", body: maskScript)
         case "/graph.css": Asset(contentType: "text/css; charset=utf-8", body: graphStyle)
+        case "/variables.js": Asset(contentType: "text/javascript; charset=utf-8", body: variablesScript)
+        case "/zoom.js": Asset(contentType: "text/javascript; charset=utf-8", body: zoomScript)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)
         default: nil
         }

@@ -19,6 +19,7 @@ struct EditCommand: ParsableCommand {
               filterchain edit look.json photo.jpg
               filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
               filterchain edit look.json photo.jpg --threads 2
+              filterchain edit look.json photo.jpg --set strength=0.8
             """)
 
     @Argument(help: "The chain file (created if missing).")
@@ -38,6 +39,9 @@ struct EditCommand: ParsableCommand {
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads that render the previews and the export, 1 or more (default: the number of cores).", valueName: "n"))
     var threads: Int?
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Start with a variable the chain declares set to VALUE: NAME=VALUE, within its range (repeatable; saved if you save).", valueName: "name=value"))
+    var assignments: [String] = []
 }
 
 func fail(_ message: String, _ status: Int32) -> Never {
@@ -58,6 +62,13 @@ do {
 }
 guard (0...65535).contains(command.port) else { fail("--port \(command.port): allowed 0...65535", 64) }
 if let threads = command.threads, threads < 1 { fail("--threads: \(threads); must be 1 or more", 64) }
+var overrides: [(name: String, value: Double)] = []
+for text in command.assignments {
+    guard let assignment = ChainVariable.assignment(text) else {
+        fail("--set '\(text)': write NAME=VALUE with a number, like --set strength=0.8", 64)
+    }
+    overrides.append(assignment)
+}
 if let output = command.output {
     do { _ = try EncodeOptions().resolvedFormat(for: .file(output)) } catch { fail("\(error)", 64) }
 }
@@ -65,7 +76,9 @@ if let output = command.output {
 let editor: Editor
 do {
     editor = try Editor(chainPath: command.chain, imagePath: command.image, outputPath: command.output,
-                        renderer: Renderer(threads: command.threads ?? WorkerPool.availableCores))
+                        renderer: Renderer(threads: command.threads ?? WorkerPool.availableCores), variables: overrides)
+} catch let error as VariableError {
+    fail("--set: \(error)", 64)
 } catch {
     fail("\(error)", 1)
 }

@@ -18,6 +18,11 @@ struct Apply: ParsableCommand {
               filterchain apply chain.json in.jpg out.jpg \\
                 --preview 2 --preview-output step2.png
 
+            Steps on the command line instead of a chain file (each --step as 'chain add' reads its arguments; after a chain file they are appended to its steps), and the chain that ran kept:
+
+              filterchain apply --step 'resize width=800 fast=true' \\
+                --step 'unsharpMask sigma=1' in.jpg out.jpg --save-chain thumb.json
+
             STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at least 4 characters, a step's name, or a filter type when exactly one step has that type.
 
             Many images into a folder, 4 at a time, as JPEG, named like photo-edit.jpg:
@@ -30,11 +35,14 @@ struct Apply: ParsableCommand {
             No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
 
-    @Argument(help: "The chain file (JSON, version 1 or 2).")
-    var chain: String
+    @Argument(help: "The chain file (JSON, version 1 or 2); may be left out when --step gives the steps.")
+    var chain: String?
 
     @Argument(help: ArgumentHelp("INPUT OUTPUT; or, with --output-dir, any number of INPUTs.", valueName: "paths"))
     var paths: [String] = []
+
+    @OptionGroup(title: "Steps on the command line")
+    var inline: InlineStepOptions
 
     @Option(help: ArgumentHelp("Also write the image as it stood after this step (needs --preview-output).", valueName: "step"))
     var preview: String?
@@ -54,6 +62,9 @@ struct Apply: ParsableCommand {
     @OptionGroup(title: "Rendering")
     var rendering: ThreadOptions
 
+    @OptionGroup(title: "Variables")
+    var variables: VariableOptions
+
     func validate() throws {
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
@@ -71,11 +82,13 @@ struct Apply: ParsableCommand {
     }
 
     func run() throws {
-        let chain = try loadChain(self.chain)
+        let resolved = try inline.resolve(chain: self.chain, paths: self.paths)
+        let (chainLabel, paths) = (resolved.label, resolved.paths)
+        let chain = try variables.apply(to: resolved.chain, file: chainLabel)
         if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
-            try BatchRun(chainPath: self.chain, chain: chain, paths: paths, options: batch, codec: codec,
-                         threads: rendering.count, inPlace: inPlace).run()
+            try BatchRun(chainPath: chainLabel, chain: chain, paths: paths, options: batch, codec: codec,
+                         threads: rendering.count, inPlace: inPlace, beforeWork: { inputs in try inline.save(resolved, inputs: inputs) }).run()
             return
         }
         guard paths.count == 2 else {
@@ -84,6 +97,7 @@ struct Apply: ParsableCommand {
                 : "apply got \(paths.count) paths; many inputs need --output-dir DIR")
         }
         let (input, output) = (paths[0], paths[1])
+        try refuseFolder(input)
         var outputs = [RenderOutput(step: chain.steps.count, .file(try codec.destination(output), codec.encodeOptions))]
         let guardInput = InputGuard(inputs: [input])
         try guardInput.check(output)
@@ -91,13 +105,14 @@ struct Apply: ParsableCommand {
             throw Failure.usage("\(output): the output would replace the input; write to another path, or use --in-place to replace inputs on purpose")
         }
         if let preview, let previewOutput {
-            let position = try resolveStep(preview, in: chain, file: self.chain)
+            let position = try resolveStep(preview, in: chain, file: chainLabel)
             let sameFile = FileIdentity(previewOutput).map { $0 == FileIdentity(output) } ?? false
             if previewOutput == output || sameFile { throw Failure.usage("\(previewOutput): the preview and the output are the same file") }
             try guardInput.check(previewOutput)
             let preview = try codec.output(previewOutput, ownFormat: true)
             outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
         }
+        try inline.save(resolved, inputs: [input])
         let renderer = rendering.renderer()
         let result: RenderResult
         do {

@@ -22,6 +22,9 @@ struct BatchRun {
     let threads: Int
     /// Each input is replaced by its result, in its own format.
     var inPlace = false
+    /// Runs once the inputs and outputs are checked, before any image is read (writes
+    /// --save-chain).
+    var beforeWork: ([String]) throws -> Void = { _ in }
 
     struct Item {
         var input: String
@@ -37,6 +40,7 @@ struct BatchRun {
         if list.contains("-") {
             throw Failure.usage("-: standard input works for one image, not with " + (inPlace ? "--in-place" : "--output-dir"))
         }
+        for input in list { try refuseFolder(input) }
         return list
     }
 
@@ -65,8 +69,10 @@ struct BatchRun {
             let stem = dot.map { String(base[..<$0]) } ?? base
             let inputExtension = dot.map { String(base[base.index(after: $0)...]) } ?? ""
             let ext: String
-            if let format = codec.format {
-                ext = format.lowercased()
+            if let given = codec.format, let format = codec.imageFormat {
+                // An input whose extension already names the format keeps it (rocket.jpg
+                // with --format jpeg stays rocket.jpg); others get the name given.
+                ext = ImageFormat(pathExtension: inputExtension) == format ? inputExtension : given.lowercased()
             } else {
                 guard ImageFormat(pathExtension: inputExtension)?.declaration.writes == true else {
                     let known = CodecRegistry.writable.flatMap(\.extensions).map { "." + $0 }
@@ -112,6 +118,7 @@ struct BatchRun {
             if let origin = shard.origin, !options.quiet { Console.note("shard \(shard.text) (\(origin)): \(planned.count) of \(inputs.count) inputs") }
         }
         let items = planned
+        try beforeWork(inputs)
         if let folder = options.outputDir { try makeDirectory(folder) }
         let report = try options.report.map { try BatchReport(path: BatchReport.path($0, shard: shard), shard: shard) }
         // The job threads only read headers and hand strips to the renderer's pool, whose
@@ -155,6 +162,12 @@ struct BatchRun {
                         line.add("error", nil as String?)
                         line.add("width", result.sizes[0].width)
                         line.add("height", result.sizes[0].height)
+                        if chain.usesExpressions {
+                            // The values this image's variables and expressions took.
+                            let values = result.values.jsonNode
+                            line.addRaw("variables", JSONWriter.compact(values.member("variables")!))
+                            line.addRaw("parameters", JSONWriter.compact(values.member("parameters")!))
+                        }
                         if let format = try? encode.resolvedFormat(for: .file(item.output)) {
                             line.add("format", format.id)
                             let used = encode.settingsUsed(by: format, source: result.info.metadata)
@@ -165,11 +178,12 @@ struct BatchRun {
                         state.finished(.cancelled)
                         continue
                     } catch {
-                        report?.record(input: item.input, output: item.output, outcome: .failed, error: "\(error)", seconds: now() - started)
+                        let message = describe(error)
+                        report?.record(input: item.input, output: item.output, outcome: .failed, error: message, seconds: now() - started)
                         state.finished(.failed)
-                        Console.error("\(error)")
+                        Console.error(message)
                         line.add("status", "failed")
-                        line.add("error", "\(error)")
+                        line.add("error", message)
                         line.add("width", nil as Int?)
                         line.add("height", nil as Int?)
                     }

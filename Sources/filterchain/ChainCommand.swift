@@ -20,8 +20,14 @@ struct ChainCommand: ParsableCommand {
                 placement.gravity=southEast
               filterchain chain set look.json 2 mask.type=radial mask.radius=0.4
               filterchain chain set look.json 3 input=source mask=null
+
+              filterchain chain var add look.json strength 0.5 --min 0 --max 1 \\
+                --help "how strong the look is"
+              filterchain chain set look.json colour saturation='=1 + strength'
+              filterchain chain var set look.json strength 0.8
             """,
-        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self, ImageCommand.self])
+        subcommands: [New.self, Add.self, Set.self, Remove.self, Move.self, Enable.self, Disable.self, Show.self, ImageCommand.self,
+                      VariableCommand.self])
 
     /// Applies `name=value` assignments to the step at `index`: parameters, `input`, `mask`,
     /// and dotted fields (`mask.radius`, `placement.gravity`); values are JSON or a bare word.
@@ -40,11 +46,10 @@ struct ChainCommand: ParsableCommand {
             }
             values.append((name, value))
         }
-        do { try chain.set(values, atStep: index, file: file) } catch {
-            // A file the value names (a .cube LUT) that is bad makes the chain invalid.
-            throw error.problem.isLUTFile ? Failure.chain(error) : Failure.usage(error.description)
-        }
-        do { try chain.checkStep(at: index, file: file) } catch { throw Failure.usage(error.description) }
+        // A value the chain file would refuse (out of range, unknown, a bad .cube) would make
+        // the chain invalid: 65, as a chain file with it is.
+        do { try chain.set(values, atStep: index, file: file) } catch { throw Failure.chain(error) }
+        do { try chain.checkStep(at: index, file: file) } catch { throw Failure.chain(error) }
         try checkGraph(chain, file: file)
     }
 
@@ -67,9 +72,9 @@ struct ChainCommand: ParsableCommand {
     }
 
     /// Refuses an edit that leaves a reference naming nothing, or a step below, or a mask on
-    /// a geometry step.
+    /// a geometry step: the chain would be invalid (65).
     static func checkGraph(_ chain: Chain, file: String) throws {
-        do { try chain.checkGraph(file: file) } catch { throw Failure.usage(error.description) }
+        do { try chain.checkGraph(file: file) } catch { throw Failure.chain(error) }
     }
 
     static func save(_ chain: Chain, to path: String) throws {
@@ -129,7 +134,8 @@ struct ChainCommand: ParsableCommand {
         func run() throws {
             var chain = try loadChain(file)
             let step: Step
-            do { step = try Chain.makeStep(type: type, name: name, file: file) } catch { throw Failure.usage(error.description) }
+            // An unknown type would make the chain invalid, as it does in a file.
+            do { step = try Chain.makeStep(type: type, name: name, file: file) } catch { throw Failure.chain(error) }
             let position = at ?? chain.steps.count + 1
             guard (1...chain.steps.count + 1).contains(position) else {
                 throw Failure.usage("--at \(position): allowed 1...\(chain.steps.count + 1)")
@@ -142,7 +148,7 @@ struct ChainCommand: ParsableCommand {
             }
             try ChainCommand.assign(parameters, to: &chain, index: position - 1, file: file)
             if let missing = chain.steps[position - 1].filter.missingParameters.first {
-                throw Failure.usage("\(type) needs \(missing)=... (see 'filterchain filters \(type)')")
+                throw Failure(message: "\(type) needs \(missing)=... (see 'filterchain filters \(type)')", status: Status.invalidChain)
             }
             try ChainCommand.save(chain, to: file)
             Console.output(step.id)
@@ -196,8 +202,9 @@ struct ChainCommand: ParsableCommand {
 
         func run() throws {
             var chain = try loadChain(file)
+            // A step other steps read cannot go: the chain would be invalid.
             do { try chain.removeStep(at: try stepPosition(step, chain, file) - 1, file: file) } catch let error as ChainError {
-                throw Failure.usage(error.description)
+                throw Failure.chain(error)
             }
             try ChainCommand.save(chain, to: file)
         }
@@ -215,7 +222,7 @@ struct ChainCommand: ParsableCommand {
             var chain = try loadChain(file)
             let from = try stepPosition(step, chain, file)
             guard (1...chain.steps.count).contains(to) else { throw Failure.usage("--to \(to): allowed 1...\(chain.steps.count)") }
-            do { try chain.moveStep(from: from - 1, to: to - 1, file: file) } catch { throw Failure.usage(error.description) }
+            do { try chain.moveStep(from: from - 1, to: to - 1, file: file) } catch { throw Failure.chain(error) }
             try ChainCommand.save(chain, to: file)
         }
     }
@@ -243,13 +250,21 @@ struct ChainCommand: ParsableCommand {
             let chain = try loadChain(file)
             var rows = [["#", "id", "name", "type", "enabled", "parameters"]]
             for (i, step) in chain.steps.enumerated() {
-                var cell = JSONWriter.compact(step.filter.parametersJSON)
+                var cell = JSONWriter.compact(step.parametersJSON)
                 if let input = step.input { cell += " input=" + input.text }
                 if let mask = step.mask { cell += " mask=" + JSONWriter.compact(mask.jsonNode) }
                 rows.append(["\(i + 1)", step.shortID, step.name ?? "-", step.type, step.enabled ? "yes" : "no", cell])
             }
             let widths = (0..<6).map { c in rows.map { $0[c].count }.max()! }
             Console.output("working space: \(chain.workingSpace.rawValue)")
+            for variable in chain.variables {
+                let value: String = switch variable.value {
+                case .number(let v): JSONWriter.number(v)
+                case .expression(let e): e.text
+                }
+                let range = variable.minimum != nil || variable.maximum != nil ? "  (\(variable.allowed))" : ""
+                Console.output("variable \(variable.name) = \(value)\(range)" + (variable.help.map { "  \($0)" } ?? ""))
+            }
             for image in chain.images {
                 Console.output("image \(String(image.id.prefix(8)))  \(image.name ?? "-")  \(image.file)"
                                + (image.image.map { "  \($0.width) x \($0.height)" } ?? ""))

@@ -35,9 +35,9 @@ extension ChainCommand {
                 do {
                     try chain.addImage(ChainImage(name: name, file: written), relativeTo: folder, file: file)
                 } catch {
-                    // A file that cannot be read would make the chain invalid.
-                    if case .imageFile = error.problem { throw Failure.chain(error) }
-                    throw Failure.usage(error.description)
+                    // A file that cannot be read, or a name already taken, would make the
+                    // chain invalid.
+                    throw Failure.chain(error)
                 }
                 try ChainCommand.save(chain, to: file)
                 Console.output(chain.images[chain.images.count - 1].id)
@@ -54,7 +54,12 @@ extension ChainCommand {
 
             func run() throws {
                 var chain = try loadChain(file)
-                do { try chain.removeImage(Reference(image), file: file) } catch { throw Failure.usage(error.description) }
+                do { try chain.removeImage(Reference(image), file: file) } catch {
+                    // REF naming no image is the command line's mistake; an image steps
+                    // read cannot go (the chain would be invalid).
+                    if case .referenced = error.problem { throw Failure.chain(error) }
+                    throw Failure.usage(error.description)
+                }
                 try ChainCommand.save(chain, to: file)
             }
         }
@@ -62,10 +67,10 @@ extension ChainCommand {
 }
 
 /// The image path the chain file keeps for `path` as given on the command line: an absolute
-/// path as it is; a relative one (from the working directory) made relative to `folder`,
-/// the chain file's folder.
-func relativePath(_ path: String, from folder: String) -> String {
-    if path.hasPrefix("/") { return path }
+/// path as it is (unless `keepingAbsolute` is false); a relative one (from the working
+/// directory) made relative to `folder`, the chain file's folder.
+func relativePath(_ path: String, from folder: String, keepingAbsolute: Bool = true) -> String {
+    if path.hasPrefix("/") && keepingAbsolute { return path }
     let target = normalised(absolute(path)), base = normalised(absolute(folder))
     var common = 0
     while common < min(target.count, base.count), target[common] == base[common] { common += 1 }

@@ -32,9 +32,36 @@ struct Failure: Error {
         if error is RenderCancelled { return Failure(message: "interrupted", status: Status.interrupted) }
         // An option the image turned out not to take (TIFF's jpeg compression for a 16-bit
         // input), found before any work: the command line's mistake.
-        if let e = error as? RenderError, case .badOption = e.reason { return Failure(message: "\(error)", status: Status.usage) }
-        return Failure(message: "\(error)", status: Status.failure)
+        if let e = error as? RenderError {
+            switch e.reason {
+            case .badOption, .options: return Failure(message: describe(error), status: Status.usage)
+            // A chain value an expression gave for this image that its parameter does not
+            // allow: an invalid chain (a batch counts it as that image failing).
+            case .chainValue: return Failure(message: describe(error), status: Status.invalidChain)
+            default: break
+            }
+        }
+        return Failure(message: describe(error), status: Status.failure)
     }
+}
+
+/// An error as the command line says it: the library's words, except where the library
+/// names its own API for what a flag sets (EncodeOptions.format, DecodeOptions.maxPixels,
+/// settings["quality"]): there the flag.
+func describe(_ error: any Error) -> String {
+    if let e = error as? CodecError {
+        switch e.reason {
+        case .unsupportedOutputFormat, .tooManyPixels:
+            return e.displayName + ": " + e.message
+                .replacing(", or set EncodeOptions.format)", with: ", or use --format)")
+                .replacing("(raise DecodeOptions.maxPixels; 0 for none)", with: "(raise it with --max-pixels, 0 for none)")
+        default: return e.description
+        }
+    }
+    if let e = error as? RenderError, case .options(let problem) = e.reason {
+        return (e.file.map { $0 + ": " } ?? "") + problem.commandLine
+    }
+    return "\(error)"
 }
 
 /// Everything the CLI says on stderr and stdout, serialised so that lines from parallel work
@@ -172,6 +199,16 @@ func isDirectory(_ path: String) -> Bool {
     return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
 }
 
+/// A folder given where an image goes (INPUT): a usage error that says it is a folder and
+/// how to give its images.
+func refuseFolder(_ input: String) throws {
+    guard input != "-", isDirectory(input) else { return }
+    let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
+    throw Failure.usage("\(input): is a folder, not an image; give its images with a glob and --output-dir "
+                        + "(\(folder)/*.jpg --output-dir out) or list them with --files-from "
+                        + "(find \(folder) -name '*.jpg' > list.txt; --files-from list.txt --output-dir out)")
+}
+
 /// Creates a folder and its parents when missing.
 func makeDirectory(_ path: String) throws {
     if isDirectory(path) { return }
@@ -192,6 +229,15 @@ func resolveStep(_ text: String, in chain: Chain, file: String) throws -> Int {
     do { return try StepReference(text).resolve(in: chain) } catch {
         throw Failure.usage("\(file): \(error)")
     }
+}
+
+/// The first `count` bytes of a file (fewer when it is shorter); nil when it cannot be read.
+func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+    guard !isDirectory(path), let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let n = fread(&bytes, 1, count, f)
+    return Array(bytes.prefix(n))
 }
 
 /// Writes all of `text` to a file descriptor (unbuffered, so lines appear at once).

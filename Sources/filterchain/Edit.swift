@@ -20,11 +20,12 @@ struct Edit: ParsableCommand {
               filterchain edit look.json photo.jpg
               filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
               filterchain edit look.json photo.jpg --threads 2
+              filterchain edit look.json photo.jpg --set strength=0.8
             """)
 
     /// Everything after `edit`, handed to filterchain-edit, which parses it (CHAIN IMAGE
-    /// [--port N] [--no-browser] [--output PATH] [--threads N]; see its --help).
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("CHAIN IMAGE [--port N] [--no-browser] [--output PATH] [--threads N]", valueName: "arguments"))
+    /// [--port N] [--no-browser] [--output PATH] [--threads N] [--set NAME=VALUE]; see its --help).
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("CHAIN IMAGE [--port N] [--no-browser] [--output PATH] [--threads N] [--set NAME=VALUE ...]", valueName: "arguments"))
     var arguments: [String] = []
 
     func run() throws {

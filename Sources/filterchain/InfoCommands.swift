@@ -129,24 +129,39 @@ enum FormatDocs {
 }
 
 struct Validate: ParsableCommand {
+    /// Problems reported per file, at most.
+    static let limit = 20
+
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check chain files without any image.",
         discussion: """
-            Prints each file's first problem with its JSON path, line and column. Exit status 0 when every file is valid, 65 when any is not.
+            Prints every independent problem of each file (up to \(Validate.limit)), one line each with its JSON path, line and column: each step and each parameter is checked on its own, and references once the rest is valid. Exit status 0 when every file is valid, 65 when any is not.
+
+            A chain with expressions is evaluated for sources of each --size (default \(ExpressionCheck.defaultSizes.map(\.description).joined(separator: ", "))), with the variables as the file sets them or as --set sets them, and every value a parameter refuses is reported, each with the size it was found for.
 
               filterchain validate chains/*.json
               filterchain validate look.json --json
+              filterchain validate look.json --size 6000x4000
             """)
 
     @Argument(help: "Chain files to check.")
     var chains: [String]
 
-    @Flag(help: "Print one JSON object per file on stdout.")
+    @Flag(help: "Print one JSON object per file on stdout (its problems in \"errors\"; the first also as \"error\", \"path\", \"line\" and \"column\").")
     var json = false
+
+    @Option(name: .customLong("size"), help: ArgumentHelp("Evaluate expressions for a source image of this size, like 6000x4000 (repeatable).", valueName: "WxH"))
+    var sizes: [String] = []
+
+    @OptionGroup(title: "Variables")
+    var variables: VariableOptions
 
     func validate() throws {
         if chains.isEmpty { throw ValidationError("give at least one chain file") }
+        for text in sizes where ExpressionCheck.size(text) == nil {
+            throw ValidationError("--size '\(text)': write WIDTHxHEIGHT in pixels, each 1 or more, like 6000x4000")
+        }
     }
 
     func run() throws {
@@ -154,12 +169,50 @@ struct Validate: ParsableCommand {
         for path in chains {
             var line = JSONLine()
             line.add("file", path)
+            let problems = Chain.problems(file: path, limit: Validate.limit + 1)
+            // Problems found while the file is read, every independent one (up to the limit).
+            if let first = problems.first {
+                invalid += 1
+                let shown = problems.prefix(Validate.limit)
+                let more = problems.count > Validate.limit
+                line.add("valid", false)
+                line.add("error", first.message)
+                line.add("path", first.path.isEmpty ? nil : first.path)
+                line.add("line", first.line)
+                line.add("column", first.column)
+                let errors = shown.map { error -> String in
+                    var item = JSONLine()
+                    item.add("error", error.message)
+                    item.add("path", error.path.isEmpty ? nil : error.path)
+                    item.add("line", error.line)
+                    item.add("column", error.column)
+                    return item.text
+                }
+                line.addRaw("errors", "[" + errors.joined(separator: ",") + "]")
+                line.add("more", more)
+                if json {
+                    Console.output(line.text)
+                } else {
+                    for error in shown { Console.error(error.description) }
+                    if more { Console.note("\(path): more problems not shown; the first \(Validate.limit) are above") }
+                }
+                continue
+            }
+            // Then the expressions, for each size.
             do {
-                let chain = try Chain.load(path)
+                let chain = try variables.setting(try Chain.load(path), file: path)
+                try chain.checkExpressions(file: path)
+                let check = ExpressionCheck(chain: chain, file: path, sizes: sizes.isEmpty ? ExpressionCheck.defaultSizes : sizes.compactMap(ExpressionCheck.size))
+                if !check.errors.isEmpty {
+                    invalid += 1
+                    check.report(into: &line, json: json)
+                    continue
+                }
                 line.add("valid", true)
                 line.add("steps", chain.steps.count)
-                if json { Console.output(line.text) } else { Console.output("\(path): valid, \(chain.steps.count) step\(chain.steps.count == 1 ? "" : "s")") }
-            } catch {
+                check.describe(into: &line)
+                if json { Console.output(line.text) } else { Console.output("\(path): valid, \(chain.steps.count) step\(chain.steps.count == 1 ? "" : "s")" + check.summary) }
+            } catch let error as ChainError {
                 invalid += 1
                 line.add("valid", false)
                 line.add("error", error.message)

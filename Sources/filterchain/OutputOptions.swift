@@ -150,6 +150,11 @@ struct CodecOptions: ParsableArguments {
     /// what of the options fits it.
     func problem(with format: ImageFormat, options: Bool = true) -> String? {
         let declaration = format.declaration
+        if case .icc(let name, let data)? = try? resolvedOutputProfile(), !declaration.capabilities.cmyk,
+           (try? ColorProfile(iccData: data))?.space == .cmyk {
+            let cmyk = CodecRegistry.writable.filter(\.capabilities.cmyk).map(\.name)
+            return "--output-profile \(name) is a CMYK profile; \(declaration.name) holds no CMYK (write \(listText(cmyk, and: "or")))"
+        }
         if depth == 16 && !declaration.capabilities.sixteenBit {
             let deep = CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name)
             return "--depth 16: \(declaration.name) holds 8 bits only; write \(listText(deep, and: "or")) for 16-bit output"
@@ -168,7 +173,7 @@ struct CodecOptions: ParsableArguments {
             }
         }
         if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
-            return problem
+            return problem.commandLine
         }
         return nil
     }
@@ -228,7 +233,7 @@ struct CodecOptions: ParsableArguments {
             if path == "-" {
                 throw Failure.usage("-: writing to standard output needs --format (\(CodecOptions.formatIDs))")
             }
-            throw Failure.usage("\(error)")
+            throw Failure.usage(describe(error))
         }
         let ownOptions = !ownFormat || options.format != nil
         if let problem = problem(with: format, options: ownOptions) {

@@ -14,13 +14,18 @@ struct Steps: ParsableCommand {
             Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too: their image equals the one before), and with --sheet a contact sheet of every step's thumbnail labelled with its position and name (or type). The step images and the sheet appear together, or not at all.
 
               filterchain steps chain.json photo.jpg --output-dir steps --sheet steps/sheet.png
+              filterchain steps --step 'exposure ev=0.5' --step 'gaussianBlur sigma=2' \\
+                photo.jpg --output-dir steps
             """)
 
-    @Argument(help: "The chain file.")
-    var chain: String
+    @Argument(help: "The chain file; may be left out when --step gives the steps.")
+    var chain: String?
 
     @Argument(help: "The image.")
-    var input: String
+    var input: String?
+
+    @OptionGroup(title: "Steps on the command line")
+    var inline: InlineStepOptions
 
     @Option(name: .customLong("output-dir"), help: ArgumentHelp("Folder for the step images (created if missing).", valueName: "dir"))
     var outputDir: String
@@ -34,6 +39,9 @@ struct Steps: ParsableCommand {
     @OptionGroup(title: "Rendering")
     var rendering: ThreadOptions
 
+    @OptionGroup(title: "Variables")
+    var variables: VariableOptions
+
     /// A file name part from a step's name or type: lowercase letters, digits and dashes.
     static func slug(_ text: String) -> String {
         var out = ""
@@ -46,7 +54,14 @@ struct Steps: ParsableCommand {
     }
 
     func run() throws {
-        let chain = try loadChain(self.chain)
+        let resolved = try inline.resolve(chain: self.chain, paths: [self.input].compactMap { $0 })
+        let chain = try variables.apply(to: resolved.chain, file: resolved.label)
+        guard resolved.paths.count == 1 else {
+            throw Failure.usage(resolved.paths.isEmpty ? "steps needs the image (after the chain file, if one is given)"
+                                : "steps takes one image; got \(resolved.paths.count) paths")
+        }
+        let input = resolved.paths[0]
+        try refuseFolder(input)
         let ext = codec.imageFormat?.preferredExtension ?? ImageFormat.png.preferredExtension
         let width = max(2, String(chain.steps.count).count)
         func number(_ i: Int) -> String { String(repeating: "0", count: max(0, width - String(i).count)) + String(i) }
@@ -68,6 +83,7 @@ struct Steps: ParsableCommand {
         }
         let guardInput = InputGuard(inputs: [input])
         for path in paths + [sheet].compactMap({ $0 }) { try guardInput.check(path) }
+        try inline.save(resolved, inputs: [input])
         try makeDirectory(outputDir)
         for path in staged { TemporaryFiles.shared.insert(path) }
         defer {

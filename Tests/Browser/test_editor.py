@@ -5,7 +5,8 @@ of the tone curve, nudged with the arrow keys as a keyboard user would), waits u
 previews have changed pixels, saves, and checks the chain file on disk: the parameter
 changed, the ids are the same, and `filterchain validate` passes. With FILTERCHAIN_SCREENSHOT
 set to a path, saves there the screenshot that README shows (samples/editor.png, from a
-release build: FILTERCHAIN_BIN=.build/release).
+release build: FILTERCHAIN_BIN=.build/release); FILTERCHAIN_VARIABLES_SCREENSHOT, the one of
+the variables panel (samples/editor-variables.png), from the slider test.
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
 FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
@@ -45,23 +46,34 @@ return c.width + 'x' + c.height + ':' + h;
 """
 
 
-@pytest.fixture
-def editor():
+def running_editor(chain_name):
     folder = tempfile.mkdtemp(prefix="filterchain-browser-")
     chain = os.path.join(folder, "look.json")
-    shutil.copy(os.path.join(ROOT, "samples", "chains", "look.json"), chain)
+    shutil.copy(os.path.join(ROOT, "samples", "chains", chain_name), chain)
     image = os.path.join(ROOT, "samples", "coffee.png")
     process = subprocess.Popen(
         [os.path.join(BIN, "filterchain"), "edit", chain, image, "--no-browser"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = process.stdout.readline().strip()
     assert url.startswith("http://127.0.0.1:") and "?token=" in url, (url, process.stderr.read())
-    yield {"url": url, "chain": chain, "process": process}
+    yield {"url": url, "chain": chain, "process": process, "folder": folder, "image": image}
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         # SIGTERM ends the editor with status 0.
         assert process.wait(timeout=20) == 0
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def editor():
+    yield from running_editor("look.json")
+
+
+@pytest.fixture
+def strength_editor():
+    """samples/chains/look-strength.json: a variable `strength` (0...1) that colour,
+    contrast and a vignette read in expressions, and a blur of 0.002 x the short side."""
+    yield from running_editor("look-strength.json")
 
 
 @pytest.fixture
@@ -312,8 +324,13 @@ def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(edit
     browser.find_element(By.ID, "add").click()
     field = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'input#param-file'), "no file field")
     field.send_keys("nope.cube", Keys.TAB)
+    # The error names where the file was looked for (relative paths start at the chain file's folder).
+    folder = os.path.dirname(editor["chain"])
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text
-         == "nope.cube: no such file", "the missing file's error is not at the field")
+         == f"nope.cube: no such file (looked for {os.path.realpath(folder)}/nope.cube; paths in a chain file are relative to its folder)"
+         or d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text
+         == f"nope.cube: no such file (looked for {folder}/nope.cube; paths in a chain file are relative to its folder)",
+         "the missing file's error is not at the field")
     assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
     field = browser.find_element(By.CSS_SELECTOR, 'input#param-file')
     field.send_keys(Keys.CONTROL, "a")
@@ -337,3 +354,97 @@ def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(edit
     validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]],
                               capture_output=True, text=True)
     assert validate.returncode == 0, validate.stderr
+
+
+# The largest difference between an <img>'s pixels and those of a PNG given as base64
+# (drawn the same way, through a canvas), or a string saying why there is none.
+COMPARE = """
+const [id, b64, done] = arguments;
+const img = document.getElementById(id);
+const other = new Image();
+other.onload = () => {
+  if (other.naturalWidth !== img.naturalWidth || other.naturalHeight !== img.naturalHeight) {
+    done(`sizes differ: ${img.naturalWidth}x${img.naturalHeight} and ${other.naturalWidth}x${other.naturalHeight}`); return;
+  }
+  const data = (im) => { const c = document.createElement('canvas'); c.width = im.naturalWidth; c.height = im.naturalHeight;
+    const g = c.getContext('2d'); g.drawImage(im, 0, 0); return g.getImageData(0, 0, c.width, c.height).data; };
+  const a = data(img), b = data(other);
+  let most = 0;
+  for (let i = 0; i < a.length; i++) most = Math.max(most, Math.abs(a[i] - b[i]));
+  done(most);
+};
+other.onerror = () => done("the PNG did not load");
+other.src = "data:image/png;base64," + b64;
+"""
+
+
+def test_a_variables_slider_rerenders_the_previews_and_is_saved(strength_editor, browser):
+    """Drives the variable `strength` with its slider (ten steps of 0.01 to the right, as a
+    keyboard user would): both previews change; a parameter computed from it shows its new
+    value; a typo in an expression shows at its field; the saved file has the new value and
+    its expressions unchanged; and the preview (coffee.png is 600 x 400, shown at full size)
+    is the image `filterchain apply` makes of the saved file, within a level."""
+    import base64
+
+    editor = strength_editor
+    with open(editor["chain"]) as f:
+        before = json.load(f)
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    settled = settled_previews(browser)
+    slider = browser.find_element(By.CSS_SELECTOR, '#variable-list input[type=range][data-variable="0"]')
+    assert slider.get_attribute("min") == "0" and slider.get_attribute("max") == "1" and slider.get_attribute("step") == "0.01"
+    field = browser.find_element(By.ID, "variable-0")
+    assert field.get_attribute("value") == "0.5"
+
+    # Step 1 (colour) is selected: its saturation is "=1 + 0.4 * strength", 1.2 here.
+    taken = lambda d: d.find_element(By.CSS_SELECTOR, '#param-list .param[data-param="saturation"] .taken').text
+    wait(browser, lambda d: taken(d) == "= 1.2 here", "the value taken is not shown")
+    assert browser.find_element(By.ID, "param-saturation").get_attribute("value") == "=1 + 0.4 * strength"
+
+    slider.click()
+    browser.switch_to.active_element.send_keys(Keys.HOME)   # 0: from a known place
+    for _ in range(60):
+        browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    wait(browser, lambda d: d.find_element(By.ID, "variable-0").get_attribute("value") == "0.6", "the field did not follow the slider")
+    wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)), "the previews did not both change")
+    wait(browser, lambda d: taken(d) == "= 1.24 here", "the computed value did not follow the variable")
+    changed = settled_previews(browser)
+    shot = os.environ.get("FILTERCHAIN_VARIABLES_SCREENSHOT")  # README's samples/editor-variables.png
+    if shot:
+        browser.save_screenshot(shot)
+
+    # A typo in an expression shows at its field, and nothing is rendered or saved.
+    expression = browser.find_element(By.ID, "param-saturation")
+    expression.send_keys(Keys.CONTROL, "a")
+    expression.send_keys("=1 + 0.4 * strenght", Keys.TAB)
+    error = lambda d: d.find_element(By.CSS_SELECTOR, '#param-list .param[data-param="saturation"] .error').text
+    wait(browser, lambda d: "unknown name 'strenght'; did you mean 'strength'?" in error(d), "the expression's error is not at its field")
+    assert browser.find_element(By.ID, "save").get_attribute("disabled") is not None
+    expression = browser.find_element(By.ID, "param-saturation")
+    expression.send_keys(Keys.CONTROL, "a")
+    expression.send_keys("=1 + 0.4 * strength", Keys.TAB)
+    wait(browser, lambda d: error(d) == "" and d.find_element(By.ID, "save").get_attribute("disabled") is None, "the error did not clear")
+    assert settled_previews(browser) == changed
+
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        after = json.load(f)
+    assert after["variables"][0]["value"] == pytest.approx(0.6, abs=1e-12)
+    assert after["filters"] == before["filters"]
+    validate = subprocess.run([os.path.join(BIN, "filterchain"), "validate", editor["chain"]], capture_output=True, text=True)
+    assert validate.returncode == 0, validate.stderr
+
+    # The left preview (after step 1, colour, which reads strength twice) is the image
+    # `apply --preview 1` makes of the saved file. (The final preview is not compared: the
+    # editor's cache keeps 16-bit images between steps, clamped to 0...1 where the colour
+    # step pushed values past 1, as README says.)
+    out, step1 = os.path.join(editor["folder"], "out.png"), os.path.join(editor["folder"], "step1.png")
+    applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"], editor["image"], out, "--strip",
+                              "--preview", "1", "--preview-output", step1], capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    with open(step1, "rb") as f:
+        b64 = base64.b64encode(f.read()).decode()
+    difference = browser.execute_async_script(COMPARE, "left", b64)
+    assert isinstance(difference, int) and difference <= 1, difference

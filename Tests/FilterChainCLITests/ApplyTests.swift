@@ -67,6 +67,11 @@ import FilterChain
         #expect(gif.status == 1 && gif.stderr.contains("fake.png") && gif.stderr.contains("GIF"))
         let ext = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "x.bmp"], in: folder)
         #expect(ext.status == 64 && ext.stderr.contains("x.bmp"))
+        // The library names EncodeOptions.format and DecodeOptions.maxPixels; the command line
+        // says its flags instead.
+        #expect(ext.stderr == "filterchain: error: x.bmp: unsupported output format '.bmp' (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, or use --format)\n", "\(ext.stderr)")
+        let big = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "big.png", "--max-pixels", "1000"], in: folder)
+        #expect(big.status == 1 && big.stderr == "filterchain: error: \(CLI.samples)/chelsea.png: image is 451 x 300 = 135300 pixels, over the limit of 1000 (raise it with --max-pixels, 0 for none)\n", "\(big.stderr)")
         let noDir = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "nofolder/x.png"], in: folder)
         #expect(noDir.status == 1 && noDir.stderr.contains("nofolder/x.png"))
         #expect(!CLI.files(in: folder).contains("x.png"))
@@ -131,7 +136,7 @@ import FilterChain
     /// runs as written (in a folder holding the files it names) with exit status 0.
     @Test(arguments: [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
                       ["chain", "set"], ["chain", "remove"], ["chain", "move"], ["chain", "enable"], ["chain", "disable"],
-                      ["chain", "show"]])
+                      ["chain", "show"], ["chain", "var"]])
     func everyCommandExplainsItselfWithAnExample(_ command: [String]) throws {
         let r = try CLI.run(command + ["--help"])
         #expect(r.status == 0, "\(command)")

@@ -120,8 +120,9 @@ import FilterChain
         let r = try CLI.run(["apply", CLI.lookChain, "--files-from", "list.txt", "--output-dir", "o", "--format", "jpeg",
                              "--suffix=-edit", "-q"], in: folder)
         #expect(r.status == 0, "\(r.stderr)")
+        // A .jpg input keeps its extension, which names the format already.
         #expect(CLI.files(in: folder + "/o") == names.map { ($0 as NSString).lastPathComponent }
-            .map { ($0 as NSString).deletingPathExtension + "-edit.jpeg" }.sorted())
+            .map { ($0 as NSString).deletingPathExtension + "-edit." + ($0.hasSuffix(".jpg") ? "jpg" : "jpeg") }.sorted())
         // Two inputs with one base name: an error before any work.
         try FileManager.default.createDirectory(atPath: folder + "/in2", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: CLI.samples + "/chelsea.png", toPath: folder + "/in2/img00.png")
@@ -132,6 +133,46 @@ import FilterChain
         let piped = try CLI.run(["apply", CLI.lookChain, "--files-from", "-", "--output-dir", "p", "-q"], in: folder,
                                 stdin: Data((names.prefix(2).joined(separator: "\n")).utf8))
         #expect(piped.status == 0 && CLI.files(in: folder + "/p").count == 2)
+    }
+
+    /// `--format` names the output's format; an input whose extension already names that
+    /// format keeps it (rocket.jpg stays .jpg, a .JPEG stays .JPEG), others take the name
+    /// given to --format.
+    @Test func formatKeepsAnExtensionThatAlreadyNamesIt() throws {
+        try FileManager.default.createDirectory(atPath: folder + "/in", withIntermediateDirectories: true)
+        for (sample, name) in [("rocket.jpg", "rocket.jpg"), ("rocket.jpg", "second.JPEG"), ("coffee.png", "coffee.png")] {
+            try FileManager.default.copyItem(atPath: CLI.samples + "/" + sample, toPath: folder + "/in/" + name)
+        }
+        let jpeg = try CLI.run(["apply", CLI.lookChain, "in/rocket.jpg", "in/second.JPEG", "in/coffee.png",
+                                "--output-dir", "o", "--format", "jpeg", "-q"], in: folder)
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
+        #expect(CLI.files(in: folder + "/o") == ["coffee.jpeg", "rocket.jpg", "second.JPEG"])
+        for name in CLI.files(in: folder + "/o") { #expect(try CLI.pixels(folder + "/o/" + name).0.sourceFormat == .jpeg) }
+        let jpg = try CLI.run(["apply", CLI.lookChain, "in/coffee.png", "--output-dir", "j", "--format", "jpg", "-q"], in: folder)
+        #expect(jpg.status == 0 && CLI.files(in: folder + "/j") == ["coffee.jpg"], "\(jpg.stderr)")
+        let png = try CLI.run(["apply", CLI.lookChain, "in/rocket.jpg", "in/coffee.png", "--output-dir", "p", "--format", "png", "-q"], in: folder)
+        #expect(png.status == 0 && CLI.files(in: folder + "/p") == ["coffee.png", "rocket.png"], "\(png.stderr)")
+    }
+
+    /// A folder given as INPUT is said to be a folder, with how to give its images, before
+    /// any work and whatever else the command line says (no "use --format", no "is a
+    /// directory" later).
+    @Test func aFolderAsInputIsNamedAsAFolder() throws {
+        _ = try inputs(corrupt: false)
+        let advice = "in: is a folder, not an image; give its images with a glob and --output-dir (in/*.jpg --output-dir out) or list them with --files-from (find in -name '*.jpg' > list.txt; --files-from list.txt --output-dir out)\n"
+        for arguments in [["in", "out.png"], ["in", "--output-dir", "o"], ["in", "--output-dir", "o", "--format", "png"],
+                          ["in/img00.png", "in", "--output-dir", "o"]] {
+            let r = try CLI.run(["apply", CLI.lookChain] + arguments, in: folder)
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr == "filterchain: error: " + advice, "\(arguments)")
+        }
+        CLI.write("in/img00.png\nin/\n", to: folder + "/list.txt")
+        let listed = try CLI.run(["apply", CLI.lookChain, "--files-from", "list.txt", "--output-dir", "o"], in: folder)
+        #expect(listed.status == 64 && listed.stderr.hasPrefix("filterchain: error: in/: is a folder, not an image; give its images with a glob"), "\(listed.stderr)")
+        let steps = try CLI.run(["steps", CLI.lookChain, "in", "--output-dir", "s"], in: folder)
+        #expect(steps.status == 64 && steps.stderr == "filterchain: error: " + advice, "\(steps.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/o") && !FileManager.default.fileExists(atPath: folder + "/s")
+                && !FileManager.default.fileExists(atPath: folder + "/out.png"))
     }
 
     @Test func skipExistingResumes() throws {

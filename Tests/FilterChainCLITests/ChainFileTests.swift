@@ -78,6 +78,47 @@ import FilterChain
         #expect(try CLI.run(["validate", CLI.lookChain]).status == 0)
     }
 
+    /// `validate` reports every independent problem, one line each with its path, line and
+    /// column (the library's `Chain.problems`, tested against the loader in
+    /// ChainProblemsTests), up to 20; `--json` lists them in "errors".
+    @Test func validateReportsEveryProblem() throws {
+        let text = """
+            {
+              "version": 1, "workingSpace": "srbg",
+              "filters": [
+                { "id": "\(Self.id1)", "type": "colorControls", "parameters": { "saturation": 9, "contrast": -1 } },
+                { "id": "\(Self.id2)", "type": "gaussianBlur", "parameters": { "sigma": -2 } }
+              ]
+            }
+            """
+        CLI.write(text, to: folder + "/three.json")
+        let r = try CLI.run(["validate", "three.json"], in: folder)
+        #expect(r.status == 65)
+        #expect(r.stderr == """
+            filterchain: error: three.json: workingSpace: "srbg" is not allowed; did you mean "srgb"?; allowed: one of "srgb", "linear", "displayP3", "linearDisplayP3", "linearRec2020" (line 2, column 33)
+            filterchain: error: three.json: filters[0].parameters.saturation: 9 is out of range; allowed 0...4 (line 4, column 108)
+            filterchain: error: three.json: filters[0].parameters.contrast: -1 is out of range; allowed 0...4 (line 4, column 123)
+            filterchain: error: three.json: filters[1].parameters.sigma: -2 is out of range; allowed 0...500 (line 5, column 102)
+
+            """, "\(r.stderr)")
+        let json = try CLI.run(["validate", "three.json", "--json"], in: folder)
+        let object = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
+        let errors = object["errors"] as! [[String: Any]]
+        #expect(errors.map { $0["path"] as! String } == ["workingSpace", "filters[0].parameters.saturation",
+                                                         "filters[0].parameters.contrast", "filters[1].parameters.sigma"])
+        #expect(errors.map { $0["line"] as! Int } == [2, 4, 4, 5])
+        #expect(object["path"] as? String == "workingSpace" && object["more"] as? Bool == false)
+        // Over 20: the first 20, and a line that says there are more.
+        let many = (0..<25).map { "{ \"id\": \"0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C\(String(format: "%04X", $0))\", \"type\": \"gaussianBlur\", \"parameters\": { \"sigma\": -1 } }" }
+        CLI.write("{ \"version\": 1, \"filters\": [\n" + many.joined(separator: ",\n") + "] }", to: folder + "/many.json")
+        let m = try CLI.run(["validate", "many.json"], in: folder)
+        let lines = m.stderr.split(separator: "\n")
+        #expect(m.status == 65 && lines.count == 21, "\(m.stderr)")
+        #expect(lines.last == "many.json: more problems not shown; the first 20 are above")
+        let mj = try JSONSerialization.jsonObject(with: try CLI.run(["validate", "many.json", "--json"], in: folder).stdout) as! [String: Any]
+        #expect((mj["errors"] as! [Any]).count == 20 && mj["more"] as? Bool == true)
+    }
+
     @Test func chainModelRoundTripsThroughJSON() throws {
         for path in try FileManager.default.contentsOfDirectory(atPath: CLI.samples + "/chains") {
             let chain = try Chain.load(CLI.samples + "/chains/" + path)

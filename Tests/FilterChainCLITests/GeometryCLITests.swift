@@ -31,17 +31,17 @@ import FilterChain
         #expect(sizes == [[451, 300], [200, 200], [200, 200], [100, 200]])
     }
 
-    /// A bad combination is refused when the chain is edited (usage, 64) and when a file has
-    /// it (invalid chain, 65), naming the step and what is allowed.
+    /// A bad combination is refused when the chain is edited and when a file has it (both
+    /// invalid chain, 65), naming the step and what is allowed.
     @Test func badCombinationsAreRefused() throws {
         let path = try chain([("resize", ["width=100"])])
         let before = try String(contentsOfFile: path, encoding: .utf8)
         let set = try CLI.run(["chain", "set", path, "1", "scale=0.5"])
-        #expect(set.status == 64)
+        #expect(set.status == 65)
         #expect(set.stderr == "filterchain: error: \(path): filters[0].parameters: resize: scale cannot be given with width; give width, height or both (fit only with both), or scale alone\n")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == before, "the file is untouched")
         let add = try CLI.run(["chain", "add", path, "crop", "x=3"])
-        #expect(add.status == 64 && add.stderr.contains("crop: width and height are required"), "\(add.stderr)")
+        #expect(add.status == 65 && add.stderr.contains("crop: width and height are required"), "\(add.stderr)")
         CLI.write(#"{"version": 1, "filters": [{"id": "0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41", "type": "resize", "parameters": {"height": 10, "fit": "fill"}}]}"#,
                   to: folder + "/bad.json")
         let v = try CLI.run(["validate", "bad.json"], in: folder)

@@ -58,6 +58,48 @@ import FilterChain
         #expect(recipe.hasSuffix(shown.joined(separator: "\n") + "\n"), "README's sbatch lines are not the end of samples/cluster/filterchain.sbatch")
     }
 
+    /// README's dependency line is the real form, with the repository's own URL the one
+    /// thing left to fill in (OWNER, said so) and this release's version; the DocC article
+    /// says the same, and CI's client package tags its clone with that version.
+    @Test func readmesDependencyIsTheRealFormAtThisVersion() throws {
+        let line = ".package(url: \"https://github.com/OWNER/filterchain.git\", from: \"\(filterChainVersion)\")"
+        let readme = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("README.md").path, encoding: .utf8)
+        #expect(readme.contains("`" + line + "`"))
+        #expect(readme.contains("in place of `OWNER` (the one thing to\nfill in)"))
+        #expect(!readme.contains("github.com/…"))
+        let article = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("Sources/FilterChain/FilterChain.docc/GettingStarted.md").path,
+                                 encoding: .utf8)
+        #expect(article.contains(line + ","))
+        let ci = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent(".ci/client-package.sh").path, encoding: .utf8)
+        #expect(ci.contains("git -C \"$work/filterchain\" tag \"$version\"") && ci.contains("from: \"$version\""))
+        #expect(ci.contains("filterChainVersion") && !ci.contains("0.1.0"))
+    }
+
+    /// README's one-liners run as written, from the package root (here a folder holding
+    /// the samples), and write what they say.
+    @Test func readmesOneLinersRun() throws {
+        let readme = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("README.md").path, encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let heading = try #require(lines.firstIndex(of: "### One-liners: steps on the command line"))
+        let start = try #require(lines[heading...].firstIndex(of: "```sh"))
+        let end = try #require(lines[(start + 1)...].firstIndex(of: "```"))
+        let commands = Array(lines[(start + 1)..<end])
+        #expect(commands.count == 4 && commands.allSatisfy { $0.hasPrefix("filterchain ") })
+        let folder = CLI.temporaryFolder()
+        try FileManager.default.createSymbolicLink(atPath: folder + "/samples", withDestinationPath: CLI.samples)
+        let bin = (CLI.binary as NSString).deletingLastPathComponent
+        for command in commands {
+            let r = try CLI.run(["-c", command], in: folder, executable: "/bin/sh",
+                                environment: ["PATH": bin + ":/usr/bin:/bin"])
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+        }
+        #expect(try CLI.pixels(folder + "/thumb.jpg").0.width == 320)
+        #expect(CLI.files(in: folder + "/thumbs") == ["coffee.jpeg", "rocket.jpg"])
+        #expect(try Chain.load(folder + "/mine.json").steps.map(\.type) == ["colorControls", "toneCurve", "gaussianBlur", "vignette"])
+        #expect(FileManager.default.fileExists(atPath: folder + "/out.png"))
+        #expect(CLI.files(in: folder + "/steps") == ["00-input.png", "01-exposure.png", "02-gaussianblur.png"])
+    }
+
     @Test func versionIsPrinted() throws {
         let r = try CLI.run(["--version"])
         #expect(r.status == 0)
@@ -67,6 +109,7 @@ import FilterChain
     static let commands: [[String]] = [[], ["apply"], ["steps"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
                                        ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"],
+                                       ["chain", "var"], ["chain", "var", "remove"],
                                        ["report"], ["report", "merge"]]
 
     /// Wrapped lines are full: each continuation line's first word could not have fitted on

@@ -57,7 +57,15 @@ import FilterChain
         setUp(lut: "luts/none.cube")
         let r = try CLI.run(["validate", "look.json"], in: folder)
         #expect(r.status == 65)
-        #expect(r.stderr == "filterchain: error: look.json: filters[3].parameters.file: luts/none.cube: no such file\n")
+        let here = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        #expect(r.stderr == "filterchain: error: look.json: filters[3].parameters.file: luts/none.cube: no such file (looked for \(here)/luts/none.cube; paths in a chain file are relative to its folder)\n")
+        // From another folder: the path is resolved against the chain file's folder, and
+        // the message says where that led.
+        try FileManager.default.createDirectory(atPath: folder + "/looks", withIntermediateDirectories: true)
+        CLI.write(Self.chain(lut: "luts/none.cube"), to: folder + "/looks/look.json")
+        let elsewhere = try CLI.run(["apply", "looks/look.json", CLI.samples + "/coffee.png", "out.png"], in: folder)
+        #expect(elsewhere.status == 65)
+        #expect(elsewhere.stderr == "filterchain: error: looks/look.json: filters[3].parameters.file: luts/none.cube: no such file (looked for \(here)/looks/luts/none.cube; paths in a chain file are relative to its folder)\n")
     }
 
     @Test func chainAddAndSet() throws {
@@ -71,7 +79,7 @@ import FilterChain
         #expect(set.stderr == Self.message)
         #expect(try String(contentsOfFile: folder + "/look.json", encoding: .utf8) == before)
         let bare = try CLI.run(["chain", "add", "look.json", "lut"], in: folder)
-        #expect(bare.status == 64)
+        #expect(bare.status == 65)
         #expect(bare.stderr == "filterchain: error: lut needs file=... (see 'filterchain filters lut')\n")
     }
 

@@ -133,14 +133,26 @@ import FilterChain
         #expect((chain.steps[1].filter as! ToneCurve).interpolation == .linear)
         #expect(try CLI.run(["chain", "enable", "c.json", "colour"], in: folder).status == 0)
 
-        // Bad values are refused with the chain's message, and the file is not touched.
+        // Bad values are refused with the chain's message, and the file is not touched. An
+        // edit that would make the chain invalid exits 65, as the invalid file would (README,
+        // "Exit status"); a command line that cannot be understood exits 64.
         let before = try String(contentsOfFile: folder + "/c.json", encoding: .utf8)
         let bad = try CLI.run(["chain", "set", "c.json", "colour", "saturaton=2"], in: folder)
-        #expect(bad.status == 64 && bad.stderr.contains("did you mean 'saturation'?"), "\(bad.stderr)")
+        #expect(bad.status == 65 && bad.stderr.contains("did you mean 'saturation'?"), "\(bad.stderr)")
         let range = try CLI.run(["chain", "set", "c.json", id2, "sigma=-1"], in: folder)
-        #expect(range.status == 64 && range.stderr.contains("filters[0].parameters.sigma"), "\(range.stderr)")
+        #expect(range.status == 65 && range.stderr.contains("filters[0].parameters.sigma"), "\(range.stderr)")
+        let saturation = try CLI.run(["chain", "set", "c.json", "colour", "saturation=9"], in: folder)
+        #expect(saturation.status == 65 && saturation.stderr.contains("9 is out of range; allowed 0...4"), "\(saturation.stderr)")
         let blur = try CLI.run(["chain", "add", "c.json", "blur"], in: folder)
-        #expect(blur.status == 64 && blur.stderr.contains("did you mean 'gaussianBlur'?"), "\(blur.stderr)")
+        #expect(blur.status == 65 && blur.stderr.contains("did you mean 'gaussianBlur'?"), "\(blur.stderr)")
+        let duplicate = try CLI.run(["chain", "set", "c.json", id2, "--name", "colour"], in: folder)
+        #expect(duplicate.status == 65 && duplicate.stderr.contains("already used"), "\(duplicate.stderr)")
+        let syntax = try CLI.run(["chain", "set", "c.json", "colour", "saturation"], in: folder)
+        #expect(syntax.status == 64 && syntax.stderr.contains("write parameters as name=value"), "\(syntax.stderr)")
+        let noStep = try CLI.run(["chain", "set", "c.json", "nothing", "sigma=1"], in: folder)
+        #expect(noStep.status == 64, "\(noStep.stderr)")
+        let at = try CLI.run(["chain", "add", "c.json", "invert", "--at", "9"], in: folder)
+        #expect(at.status == 64 && at.stderr.contains("--at 9"), "\(at.stderr)")
         #expect(try String(contentsOfFile: folder + "/c.json", encoding: .utf8) == before)
 
         let show = try CLI.run(["chain", "show", "c.json"], in: folder)
@@ -167,6 +179,39 @@ import FilterChain
             #expect(doc.contains(r.out), "filters.md is out of date for \(type)")
             #expect(doc.contains("samples/filters/\(type)-after.jpg"))
             #expect(FileManager.default.fileExists(atPath: CLI.samples + "/filters/\(type)-after.jpg"))
+        }
+    }
+
+    /// The DocC catalogue's topics (FilterChain.md) list every filter, in a group of its
+    /// kind, and every public type of the library, so that DocC adds no ungrouped list of
+    /// leftovers. (`swift package generate-documentation --target FilterChain
+    /// --warnings-as-errors` checks that each link resolves.)
+    @Test func doccTopicsListEveryFilterAndEveryPublicType() throws {
+        let root = CLI.packageRoot.appendingPathComponent("Sources/FilterChain")
+        let topics = try String(contentsOf: root.appendingPathComponent("FilterChain.docc/FilterChain.md"), encoding: .utf8)
+        let listed = Set(topics.components(separatedBy: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("- ``"), line.hasSuffix("``") else { return nil }
+            return String(line.dropFirst(4).dropLast(2))
+        })
+        for type in FilterRegistry.types {
+            #expect(listed.contains(String(describing: type)), "FilterChain.md does not list \(type)")
+        }
+        let groups = ["### Colour filters", "### Tone filters", "### Detail filters", "### Geometry filters", "### Graphs, blends and masks"]
+        for group in groups { #expect(topics.contains(group + "\n")) }
+        var declared: [String] = []
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
+        for case let url as URL in files where url.pathExtension == "swift" {
+            for line in try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n") {
+                for kind in ["public struct ", "public enum ", "public final class ", "public class ", "public protocol "] where line.hasPrefix(kind) {
+                    declared.append(String(line.dropFirst(kind.count).prefix { $0.isLetter || $0.isNumber }))
+                }
+            }
+        }
+        #expect(declared.count > 50)
+        for name in declared { #expect(listed.contains(name), "FilterChain.md does not list the public type \(name)") }
+        // Plumbing is not public: the package's own targets use it.
+        for name in ["EncoderJob", "ContactSheet", "OutputLayout", "TemporaryFiles", "LCMSKernel", "MatrixTRCKernel"] {
+            #expect(!declared.contains(name), "\(name) is public")
         }
     }
 }

@@ -163,11 +163,12 @@ import FilterChain
         let batch = try CLI.run(["apply", CLI.lookChain, "in/a.tif", "in/b.png", "--output-dir", "o", "--format", "tiff",
                                  "--tiff-compression", "zstd", "--json", "--quiet"], in: folder)
         #expect(batch.status == 0, "\(batch.stderr)")
-        #expect(CLI.files(in: folder + "/o") == ["a.tiff", "b.tiff"])
+        // a.tif names the format already and keeps its extension; b.png takes --format's name.
+        #expect(CLI.files(in: folder + "/o") == ["a.tif", "b.tiff"])
         let line = try JSONSerialization.jsonObject(with: Data(batch.out.split(separator: "\n")[0].utf8)) as! [String: Any]
         #expect(line["format"] as? String == "tiff")
         #expect((line["options"] as? [String: Any])?["tiffCompression"] as? String == "zstd")
-        #expect(try CLI.pixels(folder + "/o/a.tiff").0.format == PixelFormat(.rgba, .eight))
+        #expect(try CLI.pixels(folder + "/o/a.tif").0.format == PixelFormat(.rgba, .eight))
         // Outputs named after a .tif input keep the extension.
         let named = try CLI.run(["apply", CLI.lookChain, "in/a.tif", "--output-dir", "n"], in: folder)
         #expect(named.status == 0 && CLI.files(in: folder + "/n") == ["a.tif"], "\(named.stderr)")

@@ -20,7 +20,7 @@ import Testing
         let task: Task<Void, any Error>
         var http: RawHTTP { RawHTTP(port: port) }
 
-        init(chainText: String? = nil, output: String? = nil) async throws {
+        init(chainText: String? = nil, output: String? = nil, variables: [(name: String, value: Double)] = []) async throws {
             let folder = NSTemporaryDirectory() + "filterchain-editor-tests-" + UUID().uuidString
             self.folder = folder
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -28,7 +28,7 @@ import Testing
             let text = try chainText ?? String(contentsOfFile: EditorAPITests.look, encoding: .utf8)
             try text.write(toFile: chainPath, atomically: true, encoding: .utf8)
             editor = try Editor(chainPath: chainPath, imagePath: EditorAPITests.chelsea,
-                                outputPath: output.map { folder + "/" + $0 }, renderer: Renderer(threads: 2))
+                                outputPath: output.map { folder + "/" + $0 }, renderer: Renderer(threads: 2), variables: variables)
             server = try EditorServer(editor: editor, port: 0)
             (port, task) = try await server.start()
         }

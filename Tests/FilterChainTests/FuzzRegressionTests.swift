@@ -111,6 +111,40 @@ import Testing
         }
     }
 
+    /// What the `expr` harness does: any text parsed as an expression (given an '=' when it
+    /// lacks one); a refusal at a character inside it or just past it; an accepted one
+    /// evaluated to a finite number or an error at a character; then the text as a chain
+    /// file's parameter, refused at a column of its line or accepted.
+    @Test(arguments: files("expr"))
+    func expressionsParseOrFailAtACharacter(_ path: String) throws {
+        let raw = String(decoding: try Self.bytes(path), as: UTF8.self)
+        let text = raw.hasPrefix("=") ? raw : "=" + raw
+        let names = ["strength", "long"] + NumberExpression.sizeNames
+        do {
+            let e = try NumberExpression(text, names: names, laterNames: ["later"])
+            #expect(e.text == text && e.names.isSubset(of: Set(names)))
+            do {
+                #expect(try e.evaluate(["strength": 0.5, "long": 1600, "width": 640, "height": 480, "sourceWidth": 640, "sourceHeight": 480]).isFinite)
+            } catch {
+                #expect((0..<text.count).contains(error.offset) && !error.message.isEmpty, "\(text): \(error)")
+            }
+        } catch {
+            #expect((0...text.count).contains(error.offset) && !error.message.isEmpty, "\(text): \(error)")
+        }
+        let file = #"{ "version": 2, "variables": [ { "name": "strength", "value": 0.5 }, { "name": "long", "value": 1600 } ],"#
+            + "\n" + #"  "filters": [ { "id": "0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41", "type": "gaussianBlur", "parameters": { "sigma": "#
+            + JSONWriter.quote(text) + " } } ] }\n"
+        let lineLength = file.split(separator: "\n")[1].utf8.count
+        do {
+            let chain = try Chain.parse(Array(file.utf8), file: "fuzz.json")
+            _ = try? chain.resolved(sourceSize: ImageSize(width: 640, height: 480))
+        } catch {
+            if error.path == "filters[0].parameters.sigma" {
+                #expect(error.line == 2 && (1...lineLength + 1).contains(error.column ?? 0), "\(text): \(error)")
+            }
+        }
+    }
+
     /// The `render` harness's inputs make the case the fuzzer made of them (same generator,
     /// same limits), checked as the random-chain test checks its own: every position against
     /// the step-by-step oracle, the same bytes for each schedule, a preview against the cut
@@ -135,7 +169,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "avif", "chain", "step", "cube", "render"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

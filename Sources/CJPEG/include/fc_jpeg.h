@@ -122,7 +122,9 @@ typedef struct {
 
 typedef struct {
     uint32_t width, height;
-    int channels;            // 1 (grey) or 3 (RGB)
+    int channels;            // 1 (grey), 3 (RGB) or 4 (CMYK ink amounts, 0 = no ink, with `inks`)
+    int inks;                // channels are C, M, Y, K: written as Adobe CMYK (stored inverted,
+                             // with the Adobe marker, as Photoshop writes and readers expect)
     int quality;             // 1...100
     int progressive;
     int subsample;           // 1: 4:2:0, 2: 4:2:2, 0: 4:4:4

@@ -23,7 +23,9 @@ extension Chain {
         do throws(JSONSyntaxError) { root = try JSONParser.parse(bytes) } catch {
             throw ChainError(file: file, line: error.line, column: error.column, problem: .syntax(error.message))
         }
-        return try ChainDecoder(file: file).chain(root)
+        var decoder = ChainDecoder(file: file)
+        decoder.source = bytes
+        return try decoder.chain(root)
     }
 
     struct ReadError: Error { var why: String }
@@ -56,6 +58,8 @@ struct ChainDecoder {
     let file: String
     /// The chain file's folder, and whether files it names (images, .cube LUTs) are read.
     var context: ParameterContext
+    /// The file's bytes, for the column of a character inside a string (an expression's).
+    var source: [UInt8]?
 
     init(file: String, context: ParameterContext? = nil) {
         self.file = file
@@ -95,7 +99,7 @@ struct ChainDecoder {
     }
 
     /// The top-level keys of each version, and a step's.
-    static let topKeys = [1: ["version", "workingSpace", "filters"], 2: ["version", "workingSpace", "images", "filters"]]
+    static let topKeys = [1: ["version", "workingSpace", "filters"], 2: ["version", "workingSpace", "variables", "images", "filters"]]
     static let stepKeys = [1: ["id", "type", "name", "enabled", "parameters"],
                            2: ["id", "type", "name", "enabled", "input", "mask", "parameters", "layout"]]
 
@@ -132,6 +136,11 @@ struct ChainDecoder {
             }
             chain.workingSpace = ws
         }
+        if let list = top["variables"] {
+            chain.variables = try variables(list)
+            // Their values (an expression's range), before the steps that read them.
+            _ = try chain.variableValues(file: file)
+        }
         // Ids (any case) and names, unique across images and steps, as each is read.
         var identities = Identities(reserveSource: version == 2)
         func claim(_ id: String, _ name: String?, _ item: JSONNode, _ path: String, _ node: GraphNode) throws(ChainError) {
@@ -154,7 +163,7 @@ struct ChainDecoder {
             throw fail("filters", filters, .wrongType(expected: "an array", found: filters.typeName))
         }
         for (i, item) in items.enumerated() {
-            let step = try self.step(item, "filters[\(i)]", version: version)
+            let step = try self.step(item, "filters[\(i)]", version: version, variables: chain.variables.map(\.name))
             chain.steps.append(step)
             try claim(step.id, step.name, item, "filters[\(i)]", .step(i))
         }
@@ -163,7 +172,99 @@ struct ChainDecoder {
             let node = root.node(at: error.path) ?? root
             throw fail(error.path, node, error.problem)
         }
+        // What the variables and the expressions that read no size take, known now.
+        try chain.checkExpressions(file: file)
+        chain.file = file
         return chain
+    }
+
+    /// "variables": each { name, value (a number or an expression over the variables above
+    /// it), min, max, help }, names unique and not reserved, a number value within the range.
+    func variables(_ list: JSONNode) throws(ChainError) -> [ChainVariable] {
+        guard case .array(let items) = list.value else {
+            throw fail("variables", list, .wrongType(expected: "an array", found: list.typeName))
+        }
+        // Every name first, so that reading a later one says it is declared below.
+        let names = items.map { item -> String? in
+            if case .object(let members) = item.value, case .string(let name)? = members.first(where: { $0.key == "name" })?.value.value {
+                return name
+            }
+            return nil
+        }
+        var result: [ChainVariable] = []
+        for (k, item) in items.enumerated() {
+            let path = "variables[\(k)]"
+            let m = try members(item, path, allowed: ["name", "value", "min", "max", "help"])
+            let nameNode = try required(m, "name", path, item)
+            let name = try string(nameNode, path + ".name")
+            if let why = ChainVariable.problem(withName: name) { throw fail(path + ".name", nameNode, .variableName(name, why: why)) }
+            if let first = result.firstIndex(where: { $0.name == name }) {
+                throw fail(path + ".name", nameNode, .duplicateVariable(name, first: first))
+            }
+            var bounds: [Double?] = [nil, nil]
+            for (b, key) in ["min", "max"].enumerated() {
+                guard let node = m[key] else { continue }
+                guard case .number(let v) = node.value else {
+                    throw fail(path + "." + key, node, .wrongType(expected: "a number", found: node.typeName))
+                }
+                bounds[b] = v
+            }
+            if let lo = bounds[0], let hi = bounds[1], lo > hi {
+                throw fail(path + ".max", m["max"]!, .combination("max \(JSONWriter.number(hi)) is below min \(JSONWriter.number(lo)); min <= max"))
+            }
+            var help: String?
+            if let h = m["help"] { help = try string(h, path + ".help") }
+            var variable = ChainVariable(name: name, value: 0, minimum: bounds[0], maximum: bounds[1], help: help)
+            let valueNode = try required(m, "value", path, item)
+            switch valueNode.value {
+            case .number(let v):
+                guard variable.allows(v) else {
+                    throw fail(path + ".value", valueNode, .notAllowed(JSONWriter.number(v), allowed: variable.allowed, suggestion: nil))
+                }
+                variable.value = .number(v)
+            case .string(let text) where NumberExpression.isExpression(text):
+                variable.value = .expression(try expression(text, valueNode, path + ".value",
+                                                            names: result.map(\.name), later: names[(k + 1)...].compactMap { $0 }))
+            default:
+                throw fail(path + ".value", valueNode, .wrongType(expected: "a number, or an expression starting with '='", found: valueNode.typeName))
+            }
+            result.append(variable)
+        }
+        return result
+    }
+
+    /// The expression written in the string `node`, located in the file; an error gives the
+    /// column of the character it is about.
+    func expression(_ text: String, _ node: JSONNode, _ path: String, names: [String], later: [String] = []) throws(ChainError) -> NumberExpression {
+        let columns = JSONParser.stringColumns(source, line: node.line, quoteColumn: node.column, text: text)
+        do throws(ExpressionError) {
+            return try NumberExpression(text, names: names, laterNames: later).locating(line: node.line, quoteColumn: node.column, source: source)
+        } catch {
+            throw ChainError(file: file, path: path, line: node.line > 0 ? node.line : nil,
+                             column: node.line > 0 ? columns[min(error.offset, columns.count - 1)] : nil,
+                             problem: .expression(text, error))
+        }
+    }
+
+    /// The parameters of a step that hold expressions, parsed (a version 1 file may not).
+    func computedParameters(_ type: any Filter.Type, _ parameters: JSONNode, _ path: String, version: Int,
+                            variables: [String]) throws(ChainError) -> [String: ComputedParameter] {
+        let sites: [(name: String, sites: [(indices: [Int], node: JSONNode)])]
+        do throws(ParameterError) { sites = try type.expressionSites(parameters) } catch {
+            throw fail(path + ".parameters" + error.subpath, error.node, error.problem)
+        }
+        var computed: [String: ComputedParameter] = [:]
+        for (name, list) in sites {
+            var expressions: [(indices: [Int], expression: NumberExpression)] = []
+            for (indices, node) in list {
+                let where_ = path + ".parameters." + name + indexPath(indices)
+                if version == 1 { throw fail(where_, node, .needsVersion2("an expression (a string starting with '=')")) }
+                guard case .string(let text) = node.value else { continue }
+                expressions.append((indices, try expression(text, node, where_, names: variables + NumberExpression.sizeNames)))
+            }
+            computed[name] = ComputedParameter(json: parameters.member(name)!, expressions: expressions)
+        }
+        return computed
     }
 
     /// An entry of "images": its id, optional name and file, read unless only checked.
@@ -185,7 +286,7 @@ struct ChainDecoder {
         return image
     }
 
-    func step(_ node: JSONNode, _ path: String, version: Int) throws(ChainError) -> Step {
+    func step(_ node: JSONNode, _ path: String, version: Int, variables: [String] = []) throws(ChainError) -> Step {
         let m = try members(node, path, keys: Self.stepKeys, version: version)
         let idNode = try required(m, "id", path, node)
         let id = try string(idNode, path + ".id")
@@ -225,8 +326,9 @@ struct ChainDecoder {
         let filter: any Filter
         // Without "parameters", required ones are reported at the step.
         let parameters = m["parameters"] ?? JSONNode(.object([]), line: node.line, column: node.column)
+        let computed = try computedParameters(type, parameters, path, version: version, variables: variables)
         do throws(ParameterError) {
-            filter = try decodeFilter(type, parameters, context: context)
+            filter = try type.decode(parameters, context: context, computed: computed)
         } catch {
             throw fail(path + ".parameters" + error.subpath, error.node, error.problem)
         }
@@ -239,7 +341,7 @@ struct ChainDecoder {
                 throw fail(path + ".layout" + error.subpath, error.node, error.problem)
             }
         }
-        return Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask, layout: layout)
+        return Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask, computed: computed, layout: layout)
     }
 }
 

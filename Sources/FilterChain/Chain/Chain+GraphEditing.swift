@@ -54,7 +54,7 @@ extension Chain {
             }
         default:
             guard parts.count > 1 else { return try setParameter(at: index, key, to: value, file: file) }
-            let current = steps[index].filter.parametersJSON.member(parts[0]) ?? JSONNode(.object([]))
+            let current = steps[index].parametersJSON.member(parts[0]) ?? JSONNode(.object([]))
             try setParameter(at: index, parts[0], to: current.setting(Array(parts.dropFirst()), to: value), file: file)
         }
     }
@@ -171,7 +171,7 @@ extension Chain {
 
 extension JSONNode {
     /// The value of an object's member `key`.
-    func member(_ key: String) -> JSONNode? {
+    public func member(_ key: String) -> JSONNode? {
         guard case .object(let members) = value else { return nil }
         return members.first { $0.key == key }?.value
     }

@@ -36,9 +36,14 @@ public struct Step: Sendable {
     /// Where the editor's graph view draws the step, once a person has placed it there; nil:
     /// where the view's own layout puts it. The engine ignores it.
     public var layout: NodePosition?
+    /// Parameters written with expressions (`"sigma": "=0.002 * min(width, height)"`), by
+    /// name. The filter holds their defaults until the chain is resolved for an image
+    /// (`Chain.resolved(sourceSize:)`), which sets their values.
+    public var computed: [String: ComputedParameter]
 
     public init(id: String = UUID().uuidString, name: String? = nil, enabled: Bool = true, filter: any Filter,
-                input: Reference? = nil, mask: Mask? = nil, layout: NodePosition? = nil) {
+                input: Reference? = nil, mask: Mask? = nil, computed: [String: ComputedParameter] = [:],
+                layout: NodePosition? = nil) {
         self.id = id
         self.name = name
         self.enabled = enabled
@@ -46,6 +51,7 @@ public struct Step: Sendable {
         self.input = input
         self.mask = mask
         self.layout = layout
+        self.computed = computed
     }
 
     public var type: String { filter.type }
@@ -64,9 +70,16 @@ public struct Chain: Sendable {
     public var steps: [Step]
     /// Extra input images that steps may refer to.
     public var images: [ChainImage]
+    /// Named numbers that parameters read in expressions (version 2).
+    public var variables: [ChainVariable]
+    /// The chain file it was read from (`load`, `parse`): errors found while it runs on an
+    /// image (an expression's value out of range) name it. Nil for a chain made in code.
+    public var file: String?
 
-    public init(workingSpace: WorkingSpace = .srgb, images: [ChainImage] = [], steps: [Step] = []) {
+    public init(workingSpace: WorkingSpace = .srgb, variables: [ChainVariable] = [], images: [ChainImage] = [],
+                steps: [Step] = []) {
         self.workingSpace = workingSpace
+        self.variables = variables
         self.images = images
         self.steps = steps
     }
@@ -96,6 +109,8 @@ public struct Chain: Sendable {
 
     /// The steps as far as position `position` (0 or less: none; past the end: all).
     public func prefix(through position: Int) -> Chain {
-        Chain(workingSpace: workingSpace, images: images, steps: Array(steps.prefix(max(0, position))))
+        var chain = Chain(workingSpace: workingSpace, variables: variables, images: images, steps: Array(steps.prefix(max(0, position))))
+        chain.file = file
+        return chain
     }
 }

@@ -1,6 +1,6 @@
 /// Why a chain file was refused: the file, where in it (the JSON path, and line and
 /// column), and the problem with the values a person needs to fix it.
-public struct ChainError: Error, Sendable, CustomStringConvertible {
+public struct ChainError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Problem: Sendable, Equatable {
         case unreadable(String)
         case unwritable(String)
@@ -48,6 +48,20 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         /// A move would leave steps reading steps at or below them: the step moved, the
         /// position it would take, and each broken reference ("glow reads soft").
         case moveBreaksReferences(String, to: Int, broken: [String])
+        /// An expression (`"=2 * strength"`) that cannot be read or evaluated: its text and
+        /// the error, which says at which character.
+        case expression(String, ExpressionError)
+        /// An expression whose value its parameter (or variable) does not allow: the text,
+        /// the value it took (for a whole number, rounded; `unrounded` the value before),
+        /// what is allowed, and the step's input size when the expression reads a size.
+        case expressionValue(String, value: Double, unrounded: Double?, allowed: String, size: ImageSize?)
+        /// A variable name that cannot be used: the name and why.
+        case variableName(String, why: String)
+        /// A variable declared twice: the name and the first declaration's index.
+        case duplicateVariable(String, first: Int)
+        /// A variable, or a value given for one, that does not exist: the name, the closest
+        /// declared name, and the declared names.
+        case unknownVariable(String, suggestion: String?, declared: [String])
     }
 
     public var file: String
@@ -112,10 +126,25 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
         case .needsVersion2(let what):
             return "\(what) needs version 2; set \"version\": 2 (version 1 is for filterchains that read straight chains only)"
         case .referenced(let what, let readers):
-            return "\(what) is read by " + readers.joined(separator: ", ") + "; change or remove \(readers.count == 1 ? "that step" : "those steps") first"
+            let those = readers.allSatisfy { $0.hasPrefix("step ") } ? (readers.count == 1 ? "that step" : "those steps")
+                : (readers.count == 1 ? "it" : "them")
+            return "\(what) is read by " + readers.joined(separator: ", ") + "; change or remove \(those) first"
         case .moveBreaksReferences(let what, let to, let broken):
             return "moving \(what) to \(to) would break what steps read: " + broken.joined(separator: ", ")
                 + "; a step may read only the source, the images and the steps above it"
+        case .expression(let text, let error):
+            return "\(JSONWriter.quote(text)), \(error.description)"
+        case .expressionValue(let text, let value, let unrounded, let allowed, let size):
+            let took = JSONWriter.number(value) + (unrounded.map { " (\(JSONWriter.number($0)) rounded)" } ?? "")
+            let at = size.map { " with this step's input \($0.width)x\($0.height)" } ?? ""
+            return "\(JSONWriter.quote(text)) took \(took)\(at), which is not allowed; allowed: \(allowed)"
+        case .variableName(let name, let why):
+            return "\(JSONWriter.quote(name)) cannot name a variable: \(why)"
+        case .duplicateVariable(let name, let first):
+            return "the variable '\(name)' is already declared by variables[\(first)]; variable names are unique"
+        case .unknownVariable(let name, let suggestion, let declared):
+            return "no variable '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+                + (declared.isEmpty ? " (the chain declares none)" : " (declared: \(declared.joined(separator: ", ")))")
         }
     }
 

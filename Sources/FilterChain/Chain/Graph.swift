@@ -233,11 +233,11 @@ extension Chain {
         !images.isEmpty || steps.contains { $0.input != nil || $0.mask != nil || $0.filter is Blend }
     }
 
-    /// True when the chain uses anything a version 1 file cannot say: the graph, or a step's
-    /// place in the editor's graph view (`layout`, a version 2 key, so that a file that has
-    /// one says which readers know it).
+    /// True when the chain uses anything a version 1 file cannot say: the graph, variables or
+    /// expressions, or a step's place in the editor's graph view (`layout`, a version 2 key,
+    /// so that a file that has one says which readers know it).
     public var needsVersion2: Bool {
-        usesGraph || steps.contains { $0.layout != nil }
+        usesGraph || usesExpressions || steps.contains { $0.layout != nil }
     }
 
     /// The node whose image `node` is: a disabled step passes its input through.

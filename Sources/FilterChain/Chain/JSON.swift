@@ -285,6 +285,68 @@ public struct JSONParser {
     }
 }
 
+extension JSONParser {
+    /// The file column of each character of the string `text` written at `line` with its
+    /// opening quote at `quoteColumn` in `source` (columns count bytes, as the parser's do),
+    /// and one more for the place after the last character. An escape's characters all take
+    /// the escape's column. Without the source, the string is taken to have no escapes.
+    static func stringColumns(_ source: [UInt8]?, line: Int, quoteColumn: Int, text: String) -> [Int] {
+        // The column of each byte of the decoded text.
+        var byteColumns: [Int] = []
+        var endColumn = quoteColumn + 1 + text.utf8.count
+        let decoded = Array(text.utf8)
+        if let source, let start = lineStart(source, line: line) {
+            var p = start + quoteColumn   // just after the quote
+            while byteColumns.count < decoded.count, p < source.count, source[p] != UInt8(ascii: "\"") {
+                let column = p - start + 1
+                guard source[p] == UInt8(ascii: "\\") else {
+                    byteColumns.append(column)
+                    p += 1
+                    continue
+                }
+                let escape = p + 1 < source.count ? source[p + 1] : 0
+                if escape == UInt8(ascii: "u") {
+                    // \uXXXX, or a surrogate pair \uXXXX\uXXXX: the bytes of one scalar.
+                    let value = Int(String(decoding: source[min(p + 2, source.count)..<min(p + 6, source.count)], as: UTF8.self), radix: 16) ?? 0
+                    let pair = (0xD800..<0xDC00).contains(value)
+                    let scalarBytes = pair ? 4 : value < 0x80 ? 1 : value < 0x800 ? 2 : 3
+                    byteColumns.append(contentsOf: repeatElement(column, count: scalarBytes))
+                    p += pair ? 12 : 6
+                } else {
+                    byteColumns.append(column)
+                    p += 2
+                }
+            }
+            endColumn = p - start + 1
+        }
+        if byteColumns.count != decoded.count {
+            byteColumns = decoded.indices.map { quoteColumn + 1 + $0 }
+            endColumn = quoteColumn + 1 + decoded.count
+        }
+        var columns: [Int] = []
+        var offset = 0
+        for character in text {
+            columns.append(byteColumns[offset])
+            offset += character.utf8.count
+        }
+        columns.append(endColumn)
+        return columns
+    }
+
+    /// The index of the first byte of `line` (1-based) in `source`; a byte order mark
+    /// before line 1 is skipped, as the parser skips it.
+    private static func lineStart(_ source: [UInt8], line: Int) -> Int? {
+        var start = source.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var current = 1
+        while current < line {
+            guard let newline = source[start...].firstIndex(of: 0x0A) else { return nil }
+            start = newline + 1
+            current += 1
+        }
+        return start
+    }
+}
+
 /// Writes JSON: pretty-printed with two-space indents, members in the order given, short
 /// arrays of numbers on one line.
 public enum JSONWriter {

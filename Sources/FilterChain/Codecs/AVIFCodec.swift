@@ -24,7 +24,7 @@ enum AVIFCodec {
         signature: isAVIF,
         check: { settings, _ in
             settings["quality"]?.integer == 100 && settings["chroma"]?.choice == ChromaSubsampling.yuv420.rawValue
-                ? "--quality 100 is lossless AVIF, which needs --chroma 4:4:4 (the default)" : nil
+                ? OptionProblem("{quality 100} is lossless AVIF, which needs {chroma 4:4:4} (the default)") : nil
         },
         decoder: { input, options in try AVIFDecoder(input, options: options) },
         encoder: { output, header, metadata, settings in

@@ -40,11 +40,11 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
             "unsupported format: \(what) (filterchain reads \(CodecRegistry.list(CodecRegistry.readable.map(\.name))))"
         case .unsupportedOutputFormat(let ext):
             ext.isEmpty
-                ? "cannot tell the output format: no extension (use \(CodecError.extensions) or --format)"
-                : "unsupported output format '.\(ext)' (use \(CodecError.extensions) or --format)"
+                ? "cannot tell the output format: no extension (end the name with \(CodecError.extensions), or set EncodeOptions.format)"
+                : "unsupported output format '.\(ext)' (end the name with \(CodecError.extensions), or set EncodeOptions.format)"
         case .tooManyPixels(let w, let h, let limit):
             // A header's sizes can make a product past Int.max (found by fuzzing).
-            "image is \(w) x \(h) = \(w.multipliedReportingOverflow(by: h).overflow ? "more than \(Int.max)" : String(w * h)) pixels, over the limit of \(limit) (raise it with --max-pixels, 0 for none)"
+            "image is \(w) x \(h) = \(w.multipliedReportingOverflow(by: h).overflow ? "more than \(Int.max)" : String(w * h)) pixels, over the limit of \(limit) (raise DecodeOptions.maxPixels; 0 for none)"
         case .corrupt(let format, let why): "damaged \(format.name) data: \(why)"
         case .unsupported(let why): why
         case .writeFailed(let why): "cannot write: \(why)"

@@ -103,7 +103,7 @@ public struct EncodeOptions: Sendable, Hashable {
             }
         }
         if let problem = declaration.combinationProblem(settings, depth: depth ?? self.depth) {
-            throw RenderError(.badOption(problem))
+            throw RenderError(.options(problem))
         }
     }
 

@@ -22,8 +22,9 @@ public struct FormatDeclaration: Sendable {
     /// JPEG output), before the declared default.
     let sourceDefault: (@Sendable (_ option: String, _ source: ImageMetadata) -> EncodeOptionValue?)?
     /// Rules across the options given and the output's depth (nil when not yet known): what
-    /// is wrong with a combination ("--quality is for lossy WebP"), with option names as flags.
-    let check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> String?)?
+    /// is wrong with a combination ("{quality} is for lossy WebP"), options named in braces
+    /// (see ``OptionProblem``).
+    let check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> OptionProblem?)?
     let decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?
     let encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?
 
@@ -31,7 +32,7 @@ public struct FormatDeclaration: Sendable {
          capabilities: FormatCapabilities, options: [EncodeOption],
          signature: @escaping @Sendable ([UInt8]) -> Bool,
          sourceDefault: (@Sendable (String, ImageMetadata) -> EncodeOptionValue?)? = nil,
-         check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> String?)? = nil,
+         check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> OptionProblem?)? = nil,
          decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?,
          encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
@@ -61,7 +62,7 @@ public struct FormatDeclaration: Sendable {
 
     /// What is wrong with these settings together for this format, for an output of `depth`
     /// bits (nil: not yet known), or nil.
-    public func combinationProblem(_ settings: [String: EncodeOptionValue], depth: BitDepth? = nil) -> String? {
+    public func combinationProblem(_ settings: [String: EncodeOptionValue], depth: BitDepth? = nil) -> OptionProblem? {
         check?(settings, depth)
     }
 
@@ -89,9 +90,11 @@ public struct FormatCapabilities: Sendable, Hashable {
     public var exifOrientation: Bool
     /// The largest width or height a file can have; nil: no limit below 2^31.
     public var maxSide: Int?
+    /// Holds CMYK images (an output whose profile is a CMYK one is written as its inks).
+    public var cmyk: Bool
 
     public init(alpha: Bool, depths: [BitDepth], grey: Bool, metadata: Set<MetadataKind>,
-                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil) {
+                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil, cmyk: Bool = false) {
         self.alpha = alpha
         self.depths = depths
         self.grey = grey
@@ -99,6 +102,7 @@ public struct FormatCapabilities: Sendable, Hashable {
         self.animation = animation
         self.exifOrientation = exifOrientation
         self.maxSide = maxSide
+        self.cmyk = cmyk
     }
 
     /// Holds 16-bit samples.
@@ -202,7 +206,10 @@ public struct EncodeOption: Sendable {
     }
 
     /// The command line's flag: `--alpha-quality` for alphaQuality.
-    public var flag: String {
+    public var flag: String { Self.flag(for: name) }
+
+    /// The command line's flag for an option name: `--` and the name in kebab case.
+    public static func flag(for name: String) -> String {
         "--" + name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
     }
 

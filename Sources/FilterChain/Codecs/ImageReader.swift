@@ -32,7 +32,9 @@ public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
     public var height: Int
     public var format: PixelFormat
     public var metadata: ImageMetadata
-    public var sourceFormat: ImageFormat
+    /// The format of the file or bytes decoded; nil for pixels already in memory (a
+    /// `RasterImage` made in memory or by a render).
+    public var sourceFormat: ImageFormat?
     /// The EXIF orientation that was applied to the pixels (nil when they are as stored).
     public var appliedOrientation: Orientation?
     /// The rows hold C, M, Y, K ink amounts (0: no ink), four 8-bit samples a pixel in
@@ -44,7 +46,7 @@ public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
     public var imageFormat: PixelFormat { inks ? PixelFormat(.rgb, format.depth) : format }
 
     public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none,
-                sourceFormat: ImageFormat = .png, appliedOrientation: Orientation? = nil) {
+                sourceFormat: ImageFormat? = nil, appliedOrientation: Orientation? = nil) {
         self.width = width
         self.height = height
         self.format = format
@@ -55,9 +57,10 @@ public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
 
     public var rowBytes: Int { width * format.bytesPerPixel }
 
-    /// "4000 x 3000 RGB 8-bit from JPEG, turned upright (rotate90), ICC profile (RGB, 3144 bytes)".
+    /// "4000 x 3000 RGB 8-bit from JPEG, turned upright (rotate90), ICC profile (RGB, 3144 bytes)";
+    /// "in memory" for pixels that were never a file.
     public var description: String {
-        var text = "\(width) x \(height) \(format) from \(sourceFormat.name)"
+        var text = "\(width) x \(height) \(format) " + (sourceFormat.map { "from \($0.name)" } ?? "in memory")
         if let appliedOrientation { text += ", turned upright (\(appliedOrientation))" }
         return text + ", " + metadata.description
     }

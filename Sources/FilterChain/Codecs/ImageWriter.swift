@@ -5,18 +5,24 @@ public struct EncodeHeader: Sendable, Hashable {
     /// The layout of the rows handed to `write` (16-bit samples in host byte order).
     public var format: PixelFormat
     public var metadata: ImageMetadata
+    /// The rows' four samples are C, M, Y, K ink amounts (0: no ink) in `format`'s RGBA
+    /// layout, for a format that holds CMYK (`FormatCapabilities.cmyk`), described by the
+    /// metadata's CMYK ICC profile.
+    public var inks: Bool
 
-    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none) {
+    public init(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata = .none, inks: Bool = false) {
+        precondition(!inks || format.channels == .rgba, "inks are four samples a pixel")
         self.width = width
         self.height = height
         self.format = format
         self.metadata = metadata
+        self.inks = inks
     }
 }
 
 /// Work an encoder hands out so that it can run on another thread (PNG deflates pieces of
 /// the image in parallel). Run each job once, on any thread, then call `flush()`.
-public protocol EncoderJob: AnyObject, Sendable {
+package protocol EncoderJob: AnyObject, Sendable {
     func run()
 }
 
@@ -47,7 +53,14 @@ public final class ImageWriter: @unchecked Sendable {
         guard let makeEncoder = declaration.encoder else {
             throw CodecError(destination.name, .unsupported("filterchain does not write \(declaration.name)"))
         }
-        if !declaration.capabilities.holds(header.format) {
+        if header.inks {
+            guard declaration.capabilities.cmyk else {
+                throw RenderError(.mismatch("\(declaration.name) does not hold CMYK rows"))
+            }
+            guard declaration.capabilities.depths.contains(header.format.depth) else {
+                throw RenderError(.mismatch("\(declaration.name) does not hold \(header.format.depth.rawValue)-bit CMYK rows"))
+            }
+        } else if !declaration.capabilities.holds(header.format) {
             throw RenderError(.mismatch("\(declaration.name) does not hold \(header.format) rows"))
         }
         try options.validate(for: format, depth: header.format.depth)
@@ -67,7 +80,7 @@ public final class ImageWriter: @unchecked Sendable {
             metadata.nclx = nil
         }
         if let space = metadata.iccColorSpace {
-            let wanted = header.format.channels.isGrey ? "GRAY" : "RGB "
+            let wanted = header.inks ? "CMYK" : header.format.channels.isGrey ? "GRAY" : "RGB "
             if space != wanted {
                 metadata.iccProfile = nil
                 notes.append("the ICC profile (\(space.trimmingWhitespace)) does not fit a \(header.format.channels.isGrey ? "grey" : "colour") output and was not written")
@@ -79,8 +92,9 @@ public final class ImageWriter: @unchecked Sendable {
         notes += encoder.notes
     }
 
-    /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`.
-    public func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+    /// Hands over the next `count` rows. Returns jobs to run (anywhere) before `flush()`
+    /// (the renderer's pool runs them; `writeNow` runs them here).
+    package func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
         guard count >= 0, rowsWritten + count <= header.height else {
             throw RenderError(.mismatch("\(rowsWritten) + \(count) rows: more rows than the header's \(header.height)"))
         }

@@ -7,7 +7,7 @@ enum JPEGCodec {
         capabilities: FormatCapabilities(
             alpha: false, depths: [.eight], grey: true,
             metadata: [.icc, .exif, .xmp, .extendedXMP, .comments, .resolution],
-            exifOrientation: true, maxSide: 65500),
+            exifOrientation: true, maxSide: 65500, cmyk: true),
         options: [
             EncodeOption("quality", .integer(1...100), default: .integer(EncodeOptions.defaultQuality),
                          defaultNote: "a JPEG input's own, estimated from its quantisation tables",

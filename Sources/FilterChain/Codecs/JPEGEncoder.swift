@@ -24,6 +24,7 @@ final class JPEGEncoder: RowEncoder {
                     o.width = UInt32(header.width)
                     o.height = UInt32(header.height)
                     o.channels = Int32(header.format.channels.count)
+                    o.inks = header.inks ? 1 : 0
                     o.quality = Int32(max(1, min(100, quality)))
                     o.progressive = progressive ? 1 : 0
                     o.subsample = switch chroma {

@@ -198,7 +198,7 @@ final class OutputFile {
 }
 
 /// Temporary files not yet committed, so that an interrupted process can remove them.
-public final class TemporaryFiles: @unchecked Sendable {
+package final class TemporaryFiles: @unchecked Sendable {
     public static let shared = TemporaryFiles()
     private var paths: Set<String> = []
     private var lock = pthread_mutex_t()

@@ -6,7 +6,7 @@ enum TIFFCodec {
         extensions: ["tif", "tiff"], mediaType: "image/tiff",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .resolution],
-            exifOrientation: true),
+            exifOrientation: true, cmyk: true),
         options: [
             EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",
                          help: "how the strips are compressed: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),
@@ -20,10 +20,10 @@ enum TIFFCodec {
         check: { settings, depth in
             let jpeg = settings["tiffCompression"]?.choice == TIFFEncoder.Compression.jpeg.rawValue
             if !jpeg && settings["quality"] != nil {
-                return "--quality is for TIFF's jpeg compression (--tiff-compression jpeg); the others are lossless"
+                return OptionProblem("{quality} is for TIFF's jpeg compression ({tiffCompression jpeg}); the others are lossless")
             }
             if jpeg && depth == .sixteen {
-                return "--tiff-compression jpeg holds 8-bit samples only, and this output is 16-bit: add --depth 8, or choose another --tiff-compression"
+                return OptionProblem("{tiffCompression jpeg} holds 8-bit samples only, and this output is 16-bit: add {depth 8}, or choose another {tiffCompression}")
             }
             return nil
         },

@@ -60,7 +60,8 @@ final class TIFFEncoder: RowEncoder {
         height = header.height
         rowsPerStrip = TIFFEncoder.rowsPerStrip(rowBytes: rowBytes, height: header.height)
         layout = fc_tiff_layout(width: UInt32(header.width), height: UInt32(header.height), rows_per_strip: UInt32(rowsPerStrip),
-                                channels: Int32(header.format.channels.count), depth: Int32(header.format.depth.rawValue),
+                                channels: Int32(header.format.channels.count), inks: header.inks ? 1 : 0,
+                                depth: Int32(header.format.depth.rawValue),
                                 compression: compression.shim, quality: Int32(quality))
         guard let e = output.name.withCString({ fc_tiff_encoder_new($0, output.file) }) else {
             throw CodecError(output.name, .outOfMemory)

@@ -24,7 +24,7 @@ enum WebPCodec {
         signature: { FormatDeclaration.starts($0, with: Array("RIFF".utf8)) && FormatDeclaration.starts($0, with: Array("WEBP".utf8), at: 8) },
         check: { settings, _ in
             settings["lossless"]?.boolean == true && settings["quality"] != nil
-                ? "--quality is for lossy WebP; lossless WebP takes --effort" : nil
+                ? OptionProblem("{quality} is for lossy WebP; lossless WebP takes {effort}") : nil
         },
         decoder: { input, options in try WebPDecoder(input, options: options) },
         encoder: { output, header, metadata, settings in

@@ -1,7 +1,7 @@
 /// What an image's samples mean, read from its metadata in this order: an embedded ICC
 /// profile (RGB, grey or CMYK); else PNG cHRM and gAMA (a profile made from them; an sRGB
 /// chunk means sRGB); else a HEIF/AVIF nclx description; else sRGB.
-public enum ImageColour: Sendable {
+package enum ImageColour: Sendable {
     /// sRGB: no description, an sRGB chunk, or a profile that behaves as sRGB (judged by what
     /// it does: `ColorProfile.behavesAsSRGB`).
     case srgb

@@ -109,7 +109,7 @@ final class LCMSProfile: @unchecked Sendable {
 
 /// An lcms2 float transform between two profiles, made with cmsFLAGS_NOCACHE: one transform
 /// runs on any number of threads at once.
-public final class LCMSTransform: @unchecked Sendable {
+package final class LCMSTransform: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// Floats per pixel in and out: 3 RGB, 1 grey, 4 CMYK (lcms2's float CMYK: 0 to 100).
     public let inputChannels: Int

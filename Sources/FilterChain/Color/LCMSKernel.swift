@@ -3,7 +3,7 @@
 /// into a scratch row, transformed by lcms2 in float, and spread back; grey is read from the
 /// red plane and written to all three. Alpha is untouched. CMYK sources, which have four
 /// planes of colour, are converted from interleaved rows with `LCMSTransform.run`.
-public struct LCMSKernel: PointKernel {
+package struct LCMSKernel: PointKernel {
     public let transform: LCMSTransform
 
     public init(_ transform: LCMSTransform) {

@@ -8,7 +8,7 @@
 /// A grey profile's kernel works on R = G = B (grey spread to three planes): in, its one
 /// curve on each plane and white's XYZ times the curve's value; out, the luminance (the
 /// connection space's Y) through the inverse curve, into all three planes.
-public struct MatrixTRCKernel: PointKernel {
+package struct MatrixTRCKernel: PointKernel {
     let before: [CurveEvaluator]
     /// Row-major.
     public let matrix: Matrix3

@@ -17,8 +17,8 @@ public enum OutputProfile: Sendable, Hashable, CustomStringConvertible {
     /// An ICC profile from a file (RGB or grey), written with the output.
     case icc(name: String, data: [UInt8])
 
-    /// Reads `path` as an ICC profile for outputs: one lcms2 can read, of an RGB or grey
-    /// space (CMYK outputs are not written).
+    /// Reads `path` as an ICC profile for outputs: one lcms2 can read, of an RGB, grey or
+    /// CMYK space (CMYK outputs are JPEG and TIFF; the profile needs an output direction).
     public static func file(_ path: String) throws(ColorProfileError) -> OutputProfile {
         let data: [UInt8]
         switch readWholeFile(path) {
@@ -27,7 +27,13 @@ public enum OutputProfile: Sendable, Hashable, CustomStringConvertible {
         }
         let profile = try ColorProfile(iccData: data)
         if profile.space == .cmyk {
-            throw .cannotUse("a CMYK profile; filterchain writes RGB and grey images, so an output profile is RGB or grey")
+            // lcms2 makes the transform only when the profile can be written to (a BToA table).
+            do {
+                _ = try LCMSTransform(from: ColorProfile(workingSpace: .srgb), to: profile, intent: .relative,
+                                      blackPointCompensation: true)
+            } catch {
+                throw .cannotUse("a CMYK profile that cannot be written to (it has no output direction): \(error)")
+            }
         }
         return .icc(name: path, data: data)
     }

@@ -24,10 +24,22 @@ extension Chain {
         for (i, image) in images.enumerated() where image.image == nil {
             throw ChainError(file: file, path: "images[\(i)].file", problem: .imageNotLoaded(file: image.file))
         }
+        try validateVariables(file: file)
+        let names = variables.map(\.name) + NumberExpression.sizeNames
         for (i, step) in steps.enumerated() {
-            do throws(ParameterError) { try step.filter.validate() } catch {
+            // A computed parameter holds its default until its value is known: the rules
+            // across parameters are checked then (`resolved(sourceSize:)`).
+            do throws(ParameterError) { try step.computed.isEmpty ? step.filter.validate() : step.filter.validateValues() } catch {
                 throw ChainError(file: file, path: "filters[\(i)].parameters" + error.subpath,
                                  line: error.line, column: error.column, problem: error.problem)
+            }
+            for (parameter, c) in step.computed {
+                for slot in c.expressions {
+                    guard let unknown = slot.expression.names.first(where: { !names.contains($0) }) else { continue }
+                    throw ChainError(file: file, path: "filters[\(i)].parameters.\(parameter)" + indexPath(slot.indices),
+                                     problem: .unknownVariable(unknown, suggestion: closestMatch(unknown, in: names),
+                                                               declared: variables.map(\.name)))
+                }
             }
             guard let mask = step.mask else { continue }
             do throws(ParameterError) { _ = try Mask(json: mask.jsonNode) } catch {
@@ -36,6 +48,25 @@ extension Chain {
             }
         }
         try checkGraph(file: file)
+    }
+}
+
+extension Chain {
+    /// Variable names valid, unique and each expression reading only the variables above it.
+    func validateVariables(file: String) throws(ChainError) {
+        for (k, variable) in variables.enumerated() {
+            if let why = ChainVariable.problem(withName: variable.name) {
+                throw ChainError(file: file, path: "variables[\(k)].name", problem: .variableName(variable.name, why: why))
+            }
+            if let first = variables.prefix(k).firstIndex(where: { $0.name == variable.name }) {
+                throw ChainError(file: file, path: "variables[\(k)].name", problem: .duplicateVariable(variable.name, first: first))
+            }
+            if case .expression(let e) = variable.value,
+               let unknown = e.names.first(where: { name in !variables.prefix(k).contains { $0.name == name } }) {
+                throw ChainError(file: file, path: "variables[\(k)].value", problem: .unknownVariable(
+                    unknown, suggestion: closestMatch(unknown, in: variables.prefix(k).map(\.name)), declared: variables.prefix(k).map(\.name)))
+            }
+        }
     }
 }
 

@@ -68,7 +68,11 @@ extension Parameter {
             do throws(CubeLUTError) {
                 filter[keyPath: keyPath] = try CubeFile(path, relativeTo: context.directory)
             } catch {
-                throw ParameterError(node: node, problem: .lutFile(file: path, line: error.line, reason: error.reason))
+                // A file that cannot be opened: where it was looked for (a relative path
+                // starts at the chain file's folder, not the working directory).
+                let lookedFor = error.line == nil ? context.whereLookedFor(path) : nil
+                throw ParameterError(node: node, problem: .lutFile(file: path, line: error.line,
+                                                                   reason: error.reason + (lookedFor.map { " (\($0))" } ?? "")))
             }
         }
         var parameter = Parameter(name: name, help: help, kind: .file(extension: "cube"),

@@ -2,7 +2,7 @@
 /// name, so that a whole chain can be judged at a glance. Thumbnails are made from strips of
 /// rows (a reader's, or an image's), so a sheet of full-size steps needs only the thumbnails
 /// in memory; images of different sizes each fit their own cell.
-public enum ContactSheet {
+package enum ContactSheet {
     /// Thumbnails fit in a square this many pixels wide (smaller images stay as they are).
     public static let thumbnailSize = 240
     static let padding = 8

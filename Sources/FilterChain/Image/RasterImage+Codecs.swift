@@ -6,6 +6,7 @@ extension RasterImage {
         let pixels = try reader.readAll()
         let info = reader.info
         try self.init(width: info.width, height: info.height, format: info.format, metadata: info.metadata, pixels: pixels)
+        sourceFormat = info.sourceFormat
     }
 
     /// Decodes the image file at `path`.
@@ -42,13 +43,35 @@ extension Renderer {
         return buffer.bytes
     }
 
-    /// The images after each of `steps` (positions: 0 is the decoded input, n the image
-    /// after step n), from one evaluation of `chain` on the image read from `source`.
-    public func images(_ chain: Chain, source: ImageSource, steps: [Int], decode: DecodeOptions = .init(),
-                       depth: BitDepth? = nil) throws -> [RasterImage] {
-        let result = try render(chain, source: source, decode: decode,
-                                outputs: steps.map { RenderOutput(step: $0, .memory(depth: depth)) })
-        return result.images.compactMap { $0 }
+    /// The final image of `chain` on the image read from `source`, and the images after
+    /// `steps` (positions, `.final`, or steps by name), from one evaluation:
+    /// `try renderer.images(chain, source: .file("in.jpg"), steps: [1, "blur"])`, then
+    /// `.final`, `[1]`, `["blur"]`. `depth` nil keeps the input's.
+    public func images(_ chain: Chain, source: ImageSource, steps: [StepPosition] = [], decode: DecodeOptions = .init(),
+                       depth: BitDepth? = nil, cancel: CancellationFlag? = nil) throws -> StepImages {
+        let positions = try steps.map { try $0.resolve(in: chain) }
+        let outputs = (positions + [chain.steps.count]).map { RenderOutput(step: $0, .memory(depth: depth)) }
+        return StepImages(chain: chain, result: try render(chain, source: source, decode: decode, outputs: outputs, cancel: cancel),
+                          positions: positions)
+    }
+
+    /// The final image of `chain` on an image in memory, and the images after `steps`,
+    /// from one evaluation: `try renderer.images(chain, of: photo, steps: [1])`.
+    public func images(_ chain: Chain, of image: RasterImage, steps: [StepPosition] = [], depth: BitDepth? = nil,
+                       cancel: CancellationFlag? = nil) throws -> StepImages {
+        let positions = try steps.map { try $0.resolve(in: chain) }
+        let outputs = (positions + [chain.steps.count]).map { RenderOutput(step: $0, .memory(depth: depth)) }
+        return StepImages(chain: chain, result: try render(chain, image: image, outputs: outputs, cancel: cancel),
+                          positions: positions)
+    }
+}
+
+extension StepImages {
+    /// From a render whose outputs are `positions` and then the final image, all in memory.
+    init(chain: Chain, result: RenderResult, positions: [Int]) {
+        let images = result.images.map { $0! }
+        self.init(chain: chain, positions: positions, images: Array(images.dropLast()), final: images[images.count - 1],
+                  info: result.info, notes: result.notes)
     }
 }
 

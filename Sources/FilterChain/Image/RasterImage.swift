@@ -1,10 +1,27 @@
 /// An image in memory: rows of stored samples (16-bit in host byte order), top row first.
+/// Two images are equal when their size, pixel format, metadata and pixels are:
+/// `sourceFormat` says where one came from, not what it is.
 public struct RasterImage: Sendable, Hashable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public var format: PixelFormat
     public var metadata: ImageMetadata
     public var pixels: [UInt8]
+    /// The format of the file it was decoded from (JPEG, ...); nil for an image made in
+    /// memory or by a render. A render of it reports it in `RenderResult.info`.
+    public var sourceFormat: ImageFormat?
+
+    public static func == (a: RasterImage, b: RasterImage) -> Bool {
+        a.width == b.width && a.height == b.height && a.format == b.format && a.metadata == b.metadata && a.pixels == b.pixels
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(width)
+        hasher.combine(height)
+        hasher.combine(format)
+        hasher.combine(metadata)
+        hasher.combine(pixels)
+    }
 
     /// Throws RenderError when the size is not at least 1 x 1 or `pixels` does not hold
     /// width x height x bytes per pixel bytes.
@@ -92,7 +109,8 @@ public final class RasterSource: PixelSource {
     public init(_ image: RasterImage, name: String = "<memory>") {
         self.image = image
         self.name = name
-        info = ImageInfo(width: image.width, height: image.height, format: image.format, metadata: image.metadata)
+        info = ImageInfo(width: image.width, height: image.height, format: image.format, metadata: image.metadata,
+                         sourceFormat: image.sourceFormat)
     }
 
     public func read(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {

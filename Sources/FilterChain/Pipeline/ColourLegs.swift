@@ -57,6 +57,9 @@ struct OutputLeg: Sendable {
     /// Linear sRGB to sRGB through the table.
     let encodesSRGB: Bool
     let kernel: (any PointKernel)?
+    /// A CMYK output profile: lcms2's float transform from the working space to its inks
+    /// (0 to 100), written as four samples a pixel.
+    var inks: LCMSTransform? = nil
 
     static let stored = OutputLeg(encodesSRGB: false, kernel: nil)
     static let linearToSRGB = OutputLeg(encodesSRGB: true, kernel: nil)
@@ -72,6 +75,11 @@ struct OutputLeg: Sendable {
             default: return try from(space, to: .profile(.srgb, origin: "sRGB"), intent: intent)
             }
         case .profile(let profile, _):
+            if profile.space == .cmyk {
+                return OutputLeg(encodesSRGB: false, kernel: nil,
+                                 inks: try LCMSTransform(from: ColorProfile(workingSpace: space), to: profile, intent: intent,
+                                                         blackPointCompensation: true))
+            }
             // A matrix/TRC profile whose curves reach 0 at 0 is the fused kernel for every
             // intent but absolute: lcms2's black point is then 0 (compensation changes
             // nothing), and perceptual and saturation fall back to the colorimetric matrix

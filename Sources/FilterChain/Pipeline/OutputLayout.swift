@@ -1,5 +1,5 @@
 /// What an output does with the image: the layout it stores and how it gets there.
-public struct OutputLayout: Sendable, Hashable {
+package struct OutputLayout: Sendable, Hashable {
     public var format: PixelFormat
     /// For a format without alpha: colour is composited over this background.
     public var background: RGBColor?

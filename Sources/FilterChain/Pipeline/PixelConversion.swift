@@ -300,6 +300,10 @@ struct OutputConversion: Sendable {
 
     /// Converts one row of `width` pixels.
     func convert(_ p: PlanarPixels, hasAlpha: Bool, width: Int, into destination: UnsafeMutableRawPointer) {
+        if let inks = leg.inks {
+            convertToInks(p, hasAlpha: hasAlpha, width: width, through: inks, into: destination)
+            return
+        }
         let kernel = leg.kernel
         if depth == .eight && !leg.encodesSRGB && kernel == nil && (background == nil || !hasAlpha)
             && (channels == .rgb || channels == .rgba) {
@@ -390,6 +394,46 @@ struct OutputConversion: Sendable {
                     let source = plane(c)
                     for x in 0..<width { d[x &* n &+ c] = UInt16(truncatingIfNeeded: OutputConversion.round(source[x])) }
                 }
+            }
+        }
+    }
+}
+
+extension OutputConversion {
+    /// A CMYK output: colour composited over the background where the image has alpha (CMYK
+    /// holds none), through lcms2 to ink amounts (0 to 100), then clamped and rounded as
+    /// other samples are: round(ink / 100 * 255) or * 65535, four samples a pixel.
+    fileprivate func convertToInks(_ p: PlanarPixels, hasAlpha: Bool, width: Int, through transform: LCMSTransform,
+                                   into destination: UnsafeMutableRawPointer) {
+        let piece = 512
+        let bg = background ?? (1, 1, 1)
+        let scale = Float(depth.maxValue) / 100
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: piece * 7) { scratch in
+            let rgb = scratch.baseAddress!, cmyk = rgb + piece * 3
+            var start = 0
+            while start < width {
+                let n = min(piece, width - start)
+                for x in 0..<n {
+                    let i = start + x
+                    var (r, g, b) = (p.red[i], p.green[i], p.blue[i])
+                    if hasAlpha {
+                        let av = p.alpha[i], a = av > 0 ? (av < 1 ? av : 1) : 0
+                        r = r * a + bg.0 * (1 - a); g = g * a + bg.1 * (1 - a); b = b * a + bg.2 * (1 - a)
+                    }
+                    rgb[3 * x] = r; rgb[3 * x + 1] = g; rgb[3 * x + 2] = b
+                }
+                transform.run(rgb, into: cmyk, count: n)
+                for k in 0..<(4 * n) {
+                    let v = cmyk[k] * scale
+                    let c = v > 0 ? (v < Float(depth.maxValue) ? v : Float(depth.maxValue)) : 0
+                    let q = (c + 8_388_608).bitPattern & 0xFFFF
+                    if depth == .eight {
+                        destination.storeBytes(of: UInt8(truncatingIfNeeded: q), toByteOffset: start * 4 + k, as: UInt8.self)
+                    } else {
+                        destination.storeBytes(of: UInt16(truncatingIfNeeded: q), toByteOffset: (start * 4 + k) * 2, as: UInt16.self)
+                    }
+                }
+                start += n
             }
         }
     }

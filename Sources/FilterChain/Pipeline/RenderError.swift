@@ -13,12 +13,17 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case mismatch(String)
         /// An option with a value outside what it allows.
         case badOption(String)
+        /// Encode options that are each allowed but not together, for the output's format.
+        case options(OptionProblem)
         /// A step cannot apply to the image as it stands (a crop reaching outside it).
         case stepFailed(position: Int, label: String, reason: String)
         /// An image of the chain was made without its pixels (`ChainImage.image` is nil).
         case imageNotLoaded(String)
         /// A colour conversion cannot be made (an output profile that cannot be used).
         case colour(String)
+        /// The chain's expressions took, for this image, a value their parameter refuses (or
+        /// could not be evaluated): the chain's error, with its file, path, line and column.
+        case chainValue(ChainError)
     }
 
     /// The image it happened to, when there was one.
@@ -45,7 +50,9 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .imageNotLoaded(let label):
             "the chain's image \(label) has no pixels: load the chain from its file, or set ChainImage.image"
         case .badOption(let what): what
+        case .options(let problem): problem.description
         case .colour(let what): what
+        case .chainValue(let error): error.description
         }
     }
 

@@ -50,13 +50,17 @@ extension Renderer {
 
     /// How an output goes out: its leg, the metadata it is written with (its colour
     /// description replaced where its colour changes), and its layout (a grey layout becomes
-    /// RGB when the output's profile is an RGB one other than sRGB). `holdsColourChunks`,
-    /// `holdsNCLX`: what the output's format can hold.
+    /// RGB when the output's profile is an RGB one other than sRGB; a CMYK profile's output
+    /// is four samples of ink, `inks`, alpha composited over `background`).
+    /// `holdsColourChunks`, `holdsNCLX`: what the output's format can hold; `cmykRefusal`:
+    /// why this output cannot be CMYK (nil when it can: a JPEG or TIFF file).
     static func outputColour(_ profile: OutputProfile, intent: RenderingIntent, input: InputColour,
                              metadata: ImageMetadata, layout: OutputLayout,
-                             holdsColourChunks: Bool, holdsNCLX: Bool) throws(RenderError)
-        -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?)
+                             holdsColourChunks: Bool, holdsNCLX: Bool, cmykRefusal: String?,
+                             background: RGBColor) throws(RenderError)
+        -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool)
     {
+        var inks = false
         var layout = layout
         var note: String?
         let grey = layout.format.channels.isGrey
@@ -106,7 +110,13 @@ extension Renderer {
             }
             switch p.space {
             case .cmyk:
-                throw RenderError(.colour("the output profile \(name) is a CMYK profile; filterchain writes RGB and grey images"))
+                if let cmykRefusal {
+                    throw RenderError(.colour("the output profile \(name) is a CMYK profile: \(cmykRefusal)"))
+                }
+                inks = true
+                let alpha = layout.format.channels.hasAlpha
+                layout = OutputLayout(format: PixelFormat(.rgba, layout.format.depth),
+                                      background: layout.background ?? (alpha ? background : nil))
             case .grey where !grey:
                 throw RenderError(.colour("the output profile \(name) is a grey profile, but the image is in colour"))
             case .rgb where grey: rgb()
@@ -146,6 +156,6 @@ extension Renderer {
                 if !chunksKept && !nclxKept { out.iccProfile = p.iccData }
             }
         }
-        return (leg, out, layout, note)
+        return (leg, out, layout, note, inks)
     }
 }

@@ -37,6 +37,8 @@ public struct RenderResult: Sendable {
     public var notes: [String]
     /// Damage that lenient decoding went past.
     public var warnings: [String]
+    /// What the chain's variables and expressions took for this image.
+    public var values = ChainValues()
 }
 
 /// Runs chains on images. One renderer's threads serve every image given to it, from any
@@ -58,9 +60,12 @@ public final class Renderer: @unchecked Sendable {
 
     /// Reads `source`, runs `chain` and produces `outputs` from one evaluation. On any
     /// failure nothing is written and no existing file is touched. `order` ranks this image
-    /// among images rendered at once (lower goes first).
+    /// among images rendered at once (lower goes first). `variables` sets the chain's
+    /// variables (each declared, within its range) for this render.
     public func render(_ chain: Chain, source: ImageSource, decode: DecodeOptions = .init(),
-                       outputs: [RenderOutput], cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
+                       outputs: [RenderOutput], cancel: CancellationFlag? = nil, order: Int = 0,
+                       variables: [String: Double] = [:]) throws -> RenderResult {
+        let chain = try chain.settingVariables(variables)
         let formats = try outputFormats(chain, outputs)
         if cancel?.isCancelled == true { throw RenderCancelled() }
         // Standard input is read once, so that the image can be read again.
@@ -74,7 +79,8 @@ public final class Renderer: @unchecked Sendable {
         decode.keepsInks = true
         let open = { [self] () throws -> (PixelSource, ImageSize?) in
             let reader = try ImageReader.open(source, options: decode)
-            let shrink = try shrinkOnLoad(chain, reader: reader, outputs: outputs)
+            let size = ImageSize(width: reader.info.width, height: reader.info.height)
+            let shrink = try shrinkOnLoad(try Self.resolve(chain, size: size, image: reader.name).chain, reader: reader, outputs: outputs)
             shrunk = shrink?.denominator ?? 1
             // Decoded at a reduced scale, a large JPEG's Huffman decoding is most of the work
             // (the inverse DCT, colour conversion and every later step see 1/4 of the
@@ -93,10 +99,11 @@ public final class Renderer: @unchecked Sendable {
         return result
     }
 
-    /// Runs `chain` on an image in memory.
+    /// Runs `chain` on an image in memory (`variables` as for a file).
     public func render(_ chain: Chain, image: RasterImage, outputs: [RenderOutput],
-                       cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
+                       cancel: CancellationFlag? = nil, order: Int = 0, variables: [String: Double] = [:]) throws -> RenderResult {
         try image.checked()
+        let chain = try chain.settingVariables(variables)
         let formats = try outputFormats(chain, outputs)
         return try render(chain, open: { (RasterSource(image), nil) }, formats: formats, outputs: outputs,
                           cancel: cancel, order: order)
@@ -112,8 +119,10 @@ public final class Renderer: @unchecked Sendable {
     }
 
     /// The image after `step` steps of `chain` (by default all of them).
-    public func apply(_ chain: Chain, to image: RasterImage, step: Int? = nil, depth: BitDepth? = nil) throws -> RasterImage {
-        let result = try render(chain, image: image, outputs: [RenderOutput(step: step ?? chain.steps.count, .memory(depth: depth))])
+    public func apply(_ chain: Chain, to image: RasterImage, step: Int? = nil, depth: BitDepth? = nil,
+                      variables: [String: Double] = [:]) throws -> RasterImage {
+        let result = try render(chain, image: image, outputs: [RenderOutput(step: step ?? chain.steps.count, .memory(depth: depth))],
+                                variables: variables)
         return result.images[0]!
     }
 
@@ -199,10 +208,21 @@ public final class Renderer: @unchecked Sendable {
     /// when the decoder shrank it.
     typealias Open = () throws -> (PixelSource, ImageSize?)
 
+    /// The chain with its expressions evaluated for a source of `size`; a value they take
+    /// that their parameter refuses fails this image, named `image`.
+    static func resolve(_ chain: Chain, size: ImageSize, image: String) throws(RenderError) -> (chain: Chain, values: ChainValues) {
+        do throws(ChainError) { return try chain.resolved(sourceSize: size) } catch {
+            throw RenderError(.chainValue(error), file: image)
+        }
+    }
+
     func render(_ chain: Chain, open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var (reader, logicalSize) = try open()
         let info = reader.info
+        // Expressions read the size the chain takes the image to have.
+        let (chain, values) = try Self.resolve(chain, size: logicalSize ?? ImageSize(width: info.width, height: info.height),
+                                               image: reader.name)
         let images = try chain.images.map { image throws(RenderError) -> RasterImage in
             guard let raster = image.image else { throw RenderError(.imageNotLoaded(image.label)) }
             return raster
@@ -218,17 +238,22 @@ public final class Renderer: @unchecked Sendable {
         let colourLegs = (source: colour.sourceLeg, images: colour.imageLegs)
         /// Each output's colour: its leg, the metadata written with it, its layout.
         func outputColour(_ i: Int, layout: OutputLayout) throws(RenderError)
-            -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?) {
+            -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool) {
             switch outputs[i].target {
             case .file(_, let options):
-                let caps = formats[i]!.declaration.capabilities
+                let declaration = formats[i]!.declaration
+                let caps = declaration.capabilities
+                let cmyk = CodecRegistry.writable.filter(\.capabilities.cmyk).map(\.name)
                 return try Self.outputColour(options.outputProfile, intent: options.intent, input: colour,
                                              metadata: info.metadata, layout: layout,
                                              holdsColourChunks: caps.metadata.contains(.colourChunks),
-                                             holdsNCLX: caps.metadata.contains(.nclx))
+                                             holdsNCLX: caps.metadata.contains(.nclx),
+                                             cmykRefusal: caps.cmyk ? nil : "\(declaration.name) holds no CMYK; write \(CodecRegistry.list(cmyk, and: "or"))",
+                                             background: options.background)
             case .memory(_, let profile):
                 return try Self.outputColour(profile, intent: .relative, input: colour, metadata: info.metadata,
-                                             layout: layout, holdsColourChunks: true, holdsNCLX: true)
+                                             layout: layout, holdsColourChunks: true, holdsNCLX: true,
+                                             cmykRefusal: "an image in memory holds no CMYK", background: .white)
             }
         }
         let plan: Plan
@@ -290,7 +315,8 @@ public final class Renderer: @unchecked Sendable {
                 case .file(let destination, let options):
                     let writer = try ImageWriter(destination, format: formats[i]!,
                                                  header: EncodeHeader(width: size.width, height: size.height,
-                                                                      format: rows.layout.format, metadata: out.metadata),
+                                                                      format: rows.layout.format, metadata: out.metadata,
+                                                                      inks: out.inks),
                                                  options: options)
                     sinks.append(FileSink(writer: writer, rows: rows, budget: budget))
                 case .memory:
@@ -318,7 +344,7 @@ public final class Renderer: @unchecked Sendable {
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
-                            warnings: reader.warnings)
+                            warnings: reader.warnings, values: values)
     }
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would

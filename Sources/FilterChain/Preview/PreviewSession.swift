@@ -4,7 +4,8 @@
 ///
 /// - The image is scaled down once, to `maxSize` pixels on its long side (16-bit).
 /// - Parameters measured in pixels are scaled with it (`Chain.scaledForPreview(by:)`), so the
-///   preview looks like the full-size result scaled down.
+///   preview looks like the full-size result scaled down. Expressions are evaluated for the
+///   full-size image first (`fullSize`), so a value computed from `width` is scaled too.
 /// - The images after steps are cached, keyed by the steps before them (type, parameters,
 ///   enabled; in a graph also ids, names, inputs, masks and the chain's images; never where
 ///   the editor draws a node). A render
@@ -25,6 +26,9 @@ public final class PreviewSession: @unchecked Sendable {
     public let image: RasterImage
     /// preview width / full width (1 when the image already fits).
     public let scale: Double
+    /// The full-size image's size: expressions are evaluated for it (`width`, `height`,
+    /// `sourceWidth`, ... as the full-size render sees them), then scaled with the rest.
+    public let fullSize: ImageSize
 
     private struct Entry {
         var keys: [String]
@@ -53,6 +57,7 @@ public final class PreviewSession: @unchecked Sendable {
         self.renderer = renderer
         self.image = try image.downscaled(toFit: maxSize)
         scale = Double(self.image.width) / Double(image.width)
+        fullSize = ImageSize(width: image.width, height: image.height)
         self.cacheLimit = max(2, cacheLimit)
     }
 
@@ -72,6 +77,8 @@ public final class PreviewSession: @unchecked Sendable {
     /// chain superseded this one, and whatever the render throws.
     public func render(_ chain: Chain, at positions: [Int]) throws -> [RasterImage] {
         precondition(positions.allSatisfy { (0...chain.steps.count).contains($0) }, "no such step in the chain")
+        // Expressions take their full-size values (the cache keys then see them).
+        let chain = try chain.resolved(sourceSize: fullSize).chain
         let keys = PreviewSession.keys(chain)
         let flag = CancellationFlag()
         let ticket: Int = monitor.locked {

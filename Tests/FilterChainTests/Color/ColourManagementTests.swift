@@ -240,6 +240,82 @@ import Testing
     }
 }
 
+/// CMYK outputs, with Ghostscript's default CMYK profile (Debian's libgs-common, which CI
+/// installs: no free CMYK profile with an output direction can be committed).
+@Suite struct CMYKOutputTests {
+    static let profilePath = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
+    static let available = FileManager.default.fileExists(atPath: profilePath)
+    static let required = ProcessInfo.processInfo.environment["CI"] != nil
+
+    /// A TIFF (lossless) written with the CMYK profile holds the inks lcms2's float transform
+    /// gives for the working space's values (relative, black-point compensation), within one
+    /// level plus rounding, as Separated InkSet CMYK with the profile; read back, the inks
+    /// convert to within a few levels of the photograph (the inks' gamut is smaller).
+    @Test(.enabled(if: available || required, "needs Ghostscript's default_cmyk.icc (libgs-common)"))
+    func tiffHoldsLCMSInks() throws {
+        let profile = try OutputProfile.file(Self.profilePath)
+        let path = TestData.samples.appendingPathComponent("coffee.png").path
+        let (input, _) = try Pixels.read(path)
+        let folder = TestData.temporaryFolder()
+        let out = folder.appendingPathComponent("cmyk.tif").path
+        _ = try Renderer(threads: 2).render(Chain(), source: .file(path),
+                                             outputs: [RenderOutput(step: 0, .file(.file(out), EncodeOptions(outputProfile: profile)))])
+        var decode = DecodeOptions()
+        decode.keepsInks = true
+        let (inks, info) = try Pixels.read(out, options: decode)
+        #expect(info.inks && inks.format.channels.count == 4)
+        #expect(info.metadata.iccColorSpace == "CMYK")
+        let cmyk = try ColorProfile(iccData: try #require(info.metadata.iccProfile))
+        let theirs = try LCMSTransform(from: ColorProfile(workingSpace: .srgb), to: cmyk, intent: .relative,
+                                       blackPointCompensation: true).run(input.samples.map { Float($0) / 255 })
+        var worst = 0.0
+        for (ours, ink) in zip(inks.samples, theirs) { worst = max(worst, abs(Double(ours) - Double(min(max(ink, 0), 100)) * 2.55)) }
+        #expect(worst <= 1.5, "inks: worst \(worst) levels")
+        // Back to sRGB through the same profile.
+        let back = folder.appendingPathComponent("back.png").path
+        _ = try Renderer(threads: 2).render(Chain(), source: .file(out),
+                                             outputs: [RenderOutput(step: 0, .file(.file(back), EncodeOptions(outputProfile: .srgb)))])
+        let (rgb, _) = try Pixels.read(back)
+        let mean = Double(zip(rgb.samples, input.samples).map { abs($0 - $1) }.reduce(0, +)) / Double(input.samples.count)
+        #expect(mean < 6, "round trip through the inks: mean difference \(mean) levels")
+        print("cmyk: inks within \(worst) levels of lcms2; round trip mean \(mean) levels")
+    }
+
+    /// A JPEG is Adobe CMYK (the marker, inverted samples) that reads back as the same inks
+    /// within JPEG's loss; PNG and images in memory refuse a CMYK profile, naming why.
+    @Test(.enabled(if: available || required, "needs Ghostscript's default_cmyk.icc (libgs-common)"))
+    func jpegIsAdobeCMYKAndOthersRefuse() throws {
+        let profile = try OutputProfile.file(Self.profilePath)
+        let path = TestData.samples.appendingPathComponent("chelsea.png").path
+        let folder = TestData.temporaryFolder()
+        let jpeg = folder.appendingPathComponent("cmyk.jpg").path, tiff = folder.appendingPathComponent("cmyk.tif").path
+        _ = try Renderer(threads: 2).render(Chain(), source: .file(path), outputs: [
+            RenderOutput(step: 0, .file(.file(jpeg), EncodeOptions(quality: 95, chroma: .yuv444, outputProfile: profile))),
+            RenderOutput(step: 0, .file(.file(tiff), EncodeOptions(outputProfile: profile))),
+        ])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpeg)))
+        #expect(bytes.indices.contains { bytes[$0] == 0xFF && $0 + 10 < bytes.count && bytes[$0 + 1] == 0xEE && Array(bytes[($0 + 4)..<($0 + 9)]) == Array("Adobe".utf8) })
+        var decode = DecodeOptions()
+        decode.keepsInks = true
+        let (a, ai) = try Pixels.read(jpeg, options: decode), (b, _) = try Pixels.read(tiff, options: decode)
+        #expect(ai.inks && ai.metadata.iccColorSpace == "CMYK")
+        let mean = Double(zip(a.samples, b.samples).map { abs($0 - $1) }.reduce(0, +)) / Double(a.samples.count)
+        #expect(mean < 2, "JPEG inks against the TIFF's: mean \(mean)")
+        for (target, expected) in [(RenderOutput(step: 0, .file(.file(folder.appendingPathComponent("x.png").path), EncodeOptions(outputProfile: profile))), "PNG holds no CMYK"),
+                                   (RenderOutput(step: 0, .memory(profile: profile)), "an image in memory holds no CMYK")] {
+            #expect(throws: RenderError.self) { try Renderer(threads: 1).render(Chain(), source: .file(path), outputs: [target]) }
+            do { _ = try Renderer(threads: 1).render(Chain(), source: .file(path), outputs: [target]) } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("x.png").path))
+        // A profile with no output direction (the conformance folder's CMYK one has only AToB0).
+        #expect(throws: ColorProfileError.self) {
+            try OutputProfile.file(ICCData.folder.appendingPathComponent("CGATS001Compat-v2-micro.icc").path)
+        }
+    }
+}
+
 /// What an image's metadata says about its colour, in the order.
 @Suite struct ImageColourTests {
     /// A PNG with gAMA 1.0 and no cHRM holds linear light with sRGB's primaries: 0.5 is

@@ -289,8 +289,12 @@ import Testing
             do { _ = try Chain.parse(Array(text.utf8), file: chainPath); return "accepted" } catch { return error.description }
         }
         #expect(message(", \"parameters\": {\"file\": \"film.cube\"}") == "\(chainPath): filters[0].parameters.file: film.cube:4: expected 3 numbers, found 2")
-        #expect(message(", \"parameters\": {\"file\": \"missing.cube\"}") == "\(chainPath): filters[0].parameters.file: missing.cube: no such file")
-        #expect(message(", \"parameters\": {\"file\": \".\"}") == "\(chainPath): filters[0].parameters.file: .: is a directory")
+        // A file that cannot be opened: where it was looked for, and that paths are relative
+        // to the chain file's folder.
+        let here = URL(fileURLWithPath: folder.path).standardized.path
+        #expect(message(", \"parameters\": {\"file\": \"missing.cube\"}") == "\(chainPath): filters[0].parameters.file: missing.cube: no such file (looked for \(here)/missing.cube; paths in a chain file are relative to its folder)")
+        #expect(message(", \"parameters\": {\"file\": \".\"}") == "\(chainPath): filters[0].parameters.file: .: is a directory (looked for \(here); paths in a chain file are relative to its folder)")
+        #expect(message(", \"parameters\": {\"file\": \"/nonexistent/missing.cube\"}") == "\(chainPath): filters[0].parameters.file: /nonexistent/missing.cube: no such file")
         #expect(message(", \"parameters\": {\"intensity\": 0.5}").hasPrefix("\(chainPath): filters[0].parameters: missing \"file\""))
         #expect(message("").hasPrefix("\(chainPath): filters[0].parameters: missing \"file\""))
         #expect(message(", \"parameters\": {\"file\": 3}").hasPrefix("\(chainPath): filters[0].parameters.file: expected a path to a .cube file, found a number"))

@@ -142,6 +142,36 @@ import FilterChain
         }
     }
 
+    /// The library's messages name its own API (EncodeOptions.format, DecodeOptions.maxPixels,
+    /// settings["quality"]), never a command-line flag; the command line words the same
+    /// problems with its flags (`OptionProblem.commandLine`; CLI tests check what it prints).
+    @Test func messagesSpeakOfTheLibraryAPI() throws {
+        let image = try Self.image()
+        func message(_ body: () throws -> Void) -> String {
+            do { try body(); return "no error" } catch { return "\(error)" }
+        }
+        let messages = [
+            message { try image.write(to: NSTemporaryDirectory() + "x.gif") },
+            message { try image.write(to: NSTemporaryDirectory() + "noextension") },
+            message { _ = try ImageReader.open(.bytes(try image.encoded(as: .png), name: "a.png"), options: DecodeOptions(maxPixels: 10)) },
+            message { _ = try image.encoded(as: .webp, options: EncodeOptions(quality: 80, settings: ["lossless": .boolean(true)])) },
+            message { _ = try image.encoded(as: .tiff, options: EncodeOptions(quality: 80)) },
+            message { _ = try image.encoded(as: .tiff, options: EncodeOptions(depth: .sixteen, settings: ["tiffCompression": .choice("jpeg")])) },
+        ]
+        #expect(messages[0].hasSuffix("unsupported output format '.gif' (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, or set EncodeOptions.format)"), "\(messages[0])")
+        #expect(messages[1].hasSuffix("cannot tell the output format: no extension (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, or set EncodeOptions.format)"))
+        #expect(messages[2] == "a.png: image is 4 x 3 = 12 pixels, over the limit of 10 (raise DecodeOptions.maxPixels; 0 for none)", "\(messages[2])")
+        #expect(messages[3] == "settings[\"quality\"] is for lossy WebP; lossless WebP takes settings[\"effort\"]", "\(messages[3])")
+        #expect(messages[4] == "settings[\"quality\"] is for TIFF's jpeg compression (settings[\"tiffCompression\"] = \"jpeg\"); the others are lossless", "\(messages[4])")
+        #expect(messages[5] == "settings[\"tiffCompression\"] = \"jpeg\" holds 8-bit samples only, and this output is 16-bit: add depth = .eight, or choose another settings[\"tiffCompression\"]", "\(messages[5])")
+        for text in messages { #expect(!text.contains("--"), "\(text)") }
+        // The same problems in the command line's words.
+        let webp = try #require(ImageFormat.webp.declaration.combinationProblem(["lossless": .boolean(true), "quality": .integer(80)]))
+        #expect(webp.commandLine == "--quality is for lossy WebP; lossless WebP takes --effort")
+        let tiff = try #require(ImageFormat.tiff.declaration.combinationProblem(["tiffCompression": .choice("jpeg")], depth: .sixteen))
+        #expect(tiff.commandLine == "--tiff-compression jpeg holds 8-bit samples only, and this output is 16-bit: add --depth 8, or choose another --tiff-compression")
+    }
+
     @Test func decodingBadFilesThrows() throws {
         #expect(throws: CodecError.self) { _ = try RasterImage(decoding: Array("hello".utf8)) }
         #expect(throws: CodecError.self) { _ = try RasterImage(decoding: []) }

@@ -49,12 +49,61 @@ import FilterChain
         let chain = Chain([ColorControls(saturation: 0), GaussianBlur(sigma: 1)])
         let path = Self.root.appendingPathComponent("samples/chelsea.png").path
         let renderer = Renderer(threads: 2)
-        let images = try renderer.images(chain, source: .file(path), steps: [0, 1, 2])
-        #expect(images.count == 3)
+        let shots = try renderer.images(chain, source: .file(path), steps: [0, 1, 2])
+        #expect(shots.images.count == 3 && shots.positions == [0, 1, 2])
         let decoded = try RasterImage(contentsOf: path)
-        #expect(images[0].pixels == decoded.pixels)
-        #expect(try renderer.apply(chain, to: decoded, step: 1) == images[1])
-        #expect(try renderer.apply(chain, to: decoded) == images[2])
+        #expect(shots[0].pixels == decoded.pixels)
+        #expect(try renderer.apply(chain, to: decoded, step: 1) == shots[1])
+        #expect(try renderer.apply(chain, to: decoded) == shots[2])
+        #expect(shots.final == shots[2] && shots[.final] == shots.final)
+        #expect(shots.info.sourceFormat == .png)
+    }
+
+    /// One call on an image already in memory gives the final image and the steps asked
+    /// for, by position or name, without unwrapping: each equal to `apply` of that step,
+    /// the reference one evaluation at a time.
+    @Test func imagesOfAnImageInMemory() throws {
+        var chain = Chain([ColorControls(saturation: 1.5), GaussianBlur(sigma: 2), Invert()])
+        chain.steps[1].name = "blur"
+        let photo = try RasterImage(contentsOf: Self.root.appendingPathComponent("samples/rocket.jpg").path)
+        let renderer = Renderer(threads: 2)
+        let shots = try renderer.images(chain, of: photo, steps: [1, "blur"])
+        #expect(shots.positions == [1, 2])
+        #expect(shots.final == (try renderer.apply(chain, to: photo)))
+        #expect(shots[1] == (try renderer.apply(chain, to: photo, step: 1)))
+        #expect(shots["blur"] == (try renderer.apply(chain, to: photo, step: 2)))
+        #expect(shots[2] == shots["blur"])
+        #expect(shots.image(at: 0) == nil && shots.image(at: "nothing") == nil && shots.image(at: 1) == shots[1])
+        // No steps asked: the final image alone.
+        let final = try renderer.images(chain, of: photo)
+        #expect(final.images.isEmpty && final.final == shots.final)
+        // A step the chain lacks throws before any work, naming what there is.
+        #expect(throws: RenderError(.noSuchStep(7, count: 3))) { _ = try renderer.images(chain, of: photo, steps: [7]) }
+        #expect(throws: StepError.self) { _ = try renderer.images(chain, of: photo, steps: ["sharpen"]) }
+    }
+
+    /// RenderResult.info names the format the pixels were decoded from, whether the render
+    /// read the file or an image decoded from it; pixels made in memory are "in memory".
+    @Test func infoNamesTheFormatDecodedFrom() throws {
+        let renderer = Renderer(threads: 1)
+        for (name, format) in [("rocket.jpg", ImageFormat.jpeg), ("coffee.png", .png)] {
+            let path = Self.root.appendingPathComponent("samples/" + name).path
+            let fromFile = try renderer.render(Chain(), source: .file(path), outputs: [RenderOutput(step: 0, .memory())])
+            #expect(fromFile.info.sourceFormat == format && "\(fromFile.info)".contains("from \(format.name)"))
+            let photo = try RasterImage(contentsOf: path)
+            #expect(photo.sourceFormat == format)
+            let inMemory = try renderer.render(Chain(), image: photo, outputs: [RenderOutput(step: 0, .memory())])
+            #expect(inMemory.info.sourceFormat == format && "\(inMemory.info)".contains("from \(format.name)"), "\(inMemory.info)")
+            // An image a render made was never a file.
+            let made = try renderer.apply(Chain([Invert()]), to: photo)
+            #expect(made.sourceFormat == nil)
+            let again = try renderer.render(Chain(), image: made, outputs: [RenderOutput(step: 0, .memory())])
+            #expect(again.info.sourceFormat == nil && "\(again.info)".contains(" in memory") && !"\(again.info)".contains("from"))
+            // Where it came from is not what it is: equal pixels and metadata are equal images.
+            var copy = photo
+            copy.sourceFormat = nil
+            #expect(copy == photo && copy.hashValue == photo.hashValue)
+        }
     }
 
     @Test func writeToAFileIsAtomicAndReadable() throws {

@@ -21,9 +21,11 @@ func readmeExample() throws {
     let photo = try RasterImage(contentsOf: "in.jpg")
     let look = Chain([ColorControls(saturation: 1.2, contrast: 1.1), GaussianBlur(sigma: 3)])
     let edited = try renderer.apply(look, to: photo)
-    let afterStep1 = try renderer.apply(chain, to: photo, step: 1)
     let jpeg: [UInt8] = try edited.encoded(as: .jpeg, options: EncodeOptions(quality: 85))
-    print(edited.width, afterStep1.height, jpeg.count)
+
+    // The final image and the one after step 1, from one evaluation.
+    let shots = try renderer.images(chain, of: photo, steps: [1])
+    print(edited.width, shots[1].height, shots.final.width, jpeg.count)
 
     // Interactive previews: a 1024-pixel copy, cached steps, stale renders cancelled.
     let session = try PreviewSession(image: photo, maxSize: 1024, renderer: renderer)

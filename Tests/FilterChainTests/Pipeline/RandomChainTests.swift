@@ -12,6 +12,10 @@ import Testing
 ///   byte (a step's result never depends on what follows it);
 /// - now and then, a 16-bit PNG file output decodes to the image rendered in memory.
 ///
+/// About a third of the chains have some numbers rewritten as expressions and variables that
+/// take exactly the values drawn (`RandomChains.addExpressions`, reading each step's input
+/// size as the generator tracked it); the oracle works from the literal chain.
+///
 /// A failure prints its case's seed and the one line that runs that case alone:
 /// `FILTERCHAIN_RANDOM_CASE=SEED swift test --filter RandomChainTests`. Failures found are
 /// kept in Tests/Fixtures/random/ (a chain file and its image) and run by `regressions`.
@@ -40,13 +44,17 @@ import Testing
         _ = Self.setUp
         #expect(!RandomChains.cubeFiles.isEmpty, "lut steps need samples/luts")
         let count = ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_COUNT"].flatMap { Int($0) } ?? Self.casesPerBatch
+        var withExpressions = 0
         for index in 0..<count {
             let seed = Self.caseSeed(batch: batch, index: index)
             var e = SeedEntropy(seed)
             let c = RandomChains.makeCase(&e)
+            if c.chain.steps.contains(where: { !$0.computed.isEmpty }) { withExpressions += 1 }
             let ok = try Self.check(c, label: Self.repro(seed), fileOutput: index % 8 == 0)
             if !ok { return }  // one case's failures are enough to read
         }
+        // About a third of the cases compute some of their numbers.
+        if count >= 40 { #expect(withExpressions >= count / 8, "\(withExpressions) of \(count) cases with expressions") }
     }
 
     /// One case, from the seed a failure printed.
@@ -96,7 +104,9 @@ import Testing
             imagePath = TestData.packageRoot.appendingPathComponent(source.trimmingCharacters(in: .whitespacesAndNewlines)).path
         }
         let image = try RasterImage(contentsOf: imagePath)
-        let c = RandomCase(chain: chain, image: image, imageDescription: name,
+        // Expressions in a kept chain are evaluated by the library for the oracle's literals.
+        let literal = try chain.resolved(sourceSize: ImageSize(width: image.width, height: image.height)).chain
+        let c = RandomCase(chain: chain, literal: literal, image: image, imageDescription: name,
                            schedules: [(1, 1), (2, 32), (4, 7), (3, 200)], cuts: Array(0...chain.steps.count))
         _ = try Self.check(c, label: "Tests/Fixtures/random/\(name)", fileOutput: true)
     }
@@ -124,7 +134,7 @@ import Testing
 
         // The oracle; a geometry step that cannot apply must fail the render too.
         let expected: [FloatImage]
-        do { expected = try StepwiseReference.positions(chain, image: c.image) } catch {
+        do { expected = try StepwiseReference.positions(c.literal, image: c.image) } catch {
             for (threads, strip) in c.schedules {
                 #expect(throws: RenderError.self, "\(what): the oracle failed (\(error.reason)), the render did not") {
                     try Renderer(threads: threads, stripHeight: strip).render(chain, image: c.image, outputs: outputs)

@@ -68,7 +68,10 @@ extension CaseEntropy {
 /// One differential case: an image, a chain, the positions whose images are taken, and the
 /// schedules (thread count, strip height) it is rendered with.
 struct RandomCase {
+    /// The chain rendered; some of its numbers may be expressions (`addExpressions`).
     var chain: Chain
+    /// The same chain with every number a literal (what the expressions take): the oracle's.
+    var literal: Chain
     var image: RasterImage
     /// How the image was made: "196x673 RGB 8-bit, alpha with holes".
     var imageDescription: String
@@ -88,6 +91,8 @@ struct CaseLimits {
     var maxStrip = 200
     /// The share of cases that are graphs (references, blends, masks, an extra image).
     var graphs = 0.4
+    /// The share of cases whose numbers are partly expressions and variables.
+    var expressions = 0.35
 
     /// The `render` fuzzer's (and its kept inputs').
     static let fuzz = CaseLimits(side: 400, area: 12_000, maxSteps: 8, maxThreads: 4, maxStrip: 200)
@@ -113,6 +118,8 @@ enum RandomChains {
         var sizes: [GraphNode: ImageSize] = [.source: ImageSize(width: image.width, height: image.height)]
         for (i, extra) in images.enumerated() { sizes[.image(i)] = ImageSize(width: extra.image!.width, height: extra.image!.height) }
         var steps: [Step] = []
+        // The size of each step's input, for expressions that read width and height.
+        var inputSizes: [ImageSize] = []
         let count = e.int(1...limits.maxSteps)
         var attempts = 0
         func reference(to node: GraphNode) -> FilterChain.Reference {
@@ -161,6 +168,7 @@ enum RandomChains {
             }
             let enabled = e.chance(0.85)
             let index = steps.count
+            inputSizes.append(sizes[input]!)
             sizes[.step(index)] = enabled ? size : sizes[input]!
             steps.append(Step(id: "00000000-0000-4000-8000-" + twelveDigits(index), name: graph ? "s\(index)" : nil,
                               enabled: enabled, filter: filter, input: inputReference, mask: mask))
@@ -168,10 +176,80 @@ enum RandomChains {
         // A disabled geometry step leaves the size unchanged, so the sizes tracked above are
         // the largest any step sees; they only bound the work.
         // 1, 2 and 4 threads (up to the limit's most for the third), strips of 1 to 200 rows.
+        let literal = Chain(workingSpace: space, images: images, steps: steps)
+        var chain = literal
+        if e.chance(limits.expressions) {
+            addExpressions(&e, to: &chain, inputSizes: inputSizes)
+        }
         let threads = [1, min(2, limits.maxThreads), limits.maxThreads == 4 ? 4 : e.int(min(3, limits.maxThreads)...limits.maxThreads)]
         let schedules = threads.map { ($0, e.chance(0.2) ? 1 : e.int(1...limits.maxStrip)) }
-        return RandomCase(chain: Chain(workingSpace: space, images: images, steps: steps), image: image, imageDescription: description,
+        return RandomCase(chain: chain, literal: literal, image: image, imageDescription: description,
                           schedules: schedules, cuts: [e.int(0...steps.count)])
+    }
+
+    /// Rewrites some numbers of the steps (numbers, whole numbers, choices of whole numbers,
+    /// the numbers of colours, points and matrices) as expressions that take exactly the
+    /// value they had: through variables (literal, or an expression over one above), the
+    /// step's input size (`width - W + v`, with W the size the generator tracked: a wrong
+    /// `width` gives a wrong value), the source's size, functions, and whole numbers that
+    /// need rounding half away from zero (`v + 0.4`, `v - 0.5` for v > 0).
+    static func addExpressions(_ e: inout some CaseEntropy, to chain: inout Chain, inputSizes: [ImageSize]) {
+        var variables: [ChainVariable] = []
+        func number(_ v: Double) -> String { JSONWriter.number(v) }
+        func expression(_ v: Double, whole: Bool, size: ImageSize) -> String {
+            let isWhole = v == v.rounded() && abs(v) < 1e9
+            var forms = [0, 1, 2, 3, 4, 5, 6, 7]
+            if isWhole { forms += [8, 9] }
+            if whole { forms += [10, 10] }
+            switch e.pick(forms) {
+            case 0: return "=" + number(v)
+            case 1:
+                let name = "n\(variables.count)"
+                variables.append(ChainVariable(name: name, value: .number(v)))
+                return "=" + name
+            case 2: return "=if(width > 0, \(number(v)), 0)"
+            case 3: return e.chance(0.5) ? "=min(\(number(v)), 1e300)" : "=max(-1e300, \(number(v)))"
+            case 4: return "=clamp(\(number(v)), -1e300, 1e300)"
+            case 5: return "=\(number(v)) + 0 * height"
+            case 6:
+                let a = "a\(variables.count)", b = "b\(variables.count)"
+                variables.append(ChainVariable(name: a, value: .number(v)))
+                variables.append(ChainVariable(name: b, value: .expression(try! NumberExpression("=\(a) * 1", names: variables.map(\.name)))))
+                return "=" + b
+            case 7: return "=sourceWidth - sourceWidth + \(number(v))"
+            case 8: return "=width - \(size.width) + \(number(v))"
+            case 9: return "=height - \(size.height) + \(number(v))"
+            default: return v > 0 ? (e.chance(0.5) ? "=\(number(v)) - 0.5" : "=\(number(v)) + 0.4") : "=\(number(v)) + 0.5"
+            }
+        }
+        var edits: [(step: Int, name: String, value: JSONNode)] = []
+        for i in chain.steps.indices where e.chance(0.5) {
+            let filter = chain.steps[i].filter
+            guard case .object(let members) = filter.parametersJSON.value else { continue }
+            for parameter in type(of: filter).info.parameters where e.chance(0.6) {
+                let whole: Bool
+                switch parameter.kind {
+                case .number, .color, .point, .matrix: whole = false
+                case .integer, .integerChoice: whole = true
+                default: continue
+                }
+                guard let value = members.first(where: { $0.key == parameter.name })?.value else { continue }
+                func rewrite(_ node: JSONNode) -> JSONNode {
+                    switch node.value {
+                    case .number(let v): return e.chance(0.7) ? JSONNode(.string(expression(v, whole: whole, size: inputSizes[i]))) : node
+                    case .array(let items): return JSONNode(.array(items.map(rewrite)))
+                    default: return node
+                    }
+                }
+                edits.append((i, parameter.name, rewrite(value)))
+            }
+        }
+        chain.variables = variables
+        for (i, name, value) in edits {
+            do { try chain.setParameter(at: i, name, to: value, file: "random") } catch {
+                preconditionFailure("a random expression was refused: \(error)")
+            }
+        }
     }
 
     static func makePlacement(_ e: inout some CaseEntropy) -> Placement {
