@@ -103,7 +103,9 @@ function renderGraph() {
   if (graph.other && !nodeKeys(chain).includes(graph.other)) graph.other = null;
   const vertical = graph.root.clientWidth > 0 && graph.root.clientWidth < 560;
   if (vertical !== graph.vertical) { graph.vertical = vertical; graph.fitted = false; }
+  graph.root.classList.toggle("vertical-view", graph.vertical);
   const { positions, routes } = computePositions(chain);
+  placeNumberNodes(chain, positions);   // numbers.js
   graph.positions = positions;
   graph.routes = routes;
   const keys = nodeKeys(chain);
@@ -125,11 +127,12 @@ function renderGraph() {
   for (const [key, entry] of graph.elements) {
     if (!keys.includes(key)) { entry.el.remove(); graph.elements.delete(key); }
   }
+  renderNumberNodes(chain);   // numbers.js
   drawWires();
   // The list shows no selection while the source or an image is selected here.
   if (graph.other) for (const li of document.querySelectorAll("#steps li.selected")) li.classList.remove("selected");
-  if (!graph.fitted || graph.nodeCount !== keys.length) { fitGraph(); graph.fitted = true; }
-  graph.nodeCount = keys.length;
+  if (!graph.fitted || graph.nodeCount !== positions.size) { fitGraph(); graph.fitted = true; }
+  graph.nodeCount = positions.size;
 }
 
 function buildNode(chain, key) {
@@ -287,6 +290,7 @@ function drawWires() {
         onclick: () => deleteWire(w.id, w.port) }, "×"));
     }
   }
+  drawNumberWires(chain);   // numbers.js
 }
 
 function applyView() {
@@ -768,6 +772,16 @@ function setupGraph() {
     const vertical = root.clientWidth > 0 && root.clientWidth < 560;
     if (vertical !== graph.vertical || !graph.fitted) { graph.fitted = false; renderGraph(); }
   }).observe(root);
+  // A narrow window keeps the previews in view (sticky) while the rest of the page scrolls
+  // under them: the graph leaves their block there for the end of the page, below the
+  // controls, so that the block stays shorter than the window.
+  const narrow = window.matchMedia("(max-width: 860px)");
+  const place = () => {
+    const home = narrow.matches ? document.querySelector("main") : document.querySelector(".previews");
+    if (panel.parentElement !== home) { home.append(panel); graph.fitted = false; renderGraph(); }
+  };
+  narrow.addEventListener("change", place);
+  place();
   applyView();
 }
 

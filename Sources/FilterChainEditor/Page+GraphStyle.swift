@@ -77,9 +77,25 @@ extension Page {
 .mask-handle { fill: #fff; stroke: var(--accent); stroke-width: 2; cursor: move; pointer-events: all; }
 .mask-handle.center, .mask-handle.from { fill: var(--accent); }
 .mask-handle:focus { outline: none; stroke: #000; stroke-width: 3; }
+/* Number nodes (numbers.js): a variable's slider or field, its wires dashed amber. */
+.gnum { position: absolute; box-sizing: border-box; background: #fff8ea; border: 1px solid #d9b46a; border-radius: 8px;
+  box-shadow: 0 1px 3px rgba(0, 0, 0, .12); font-size: 12px; padding: 4px 8px; display: flex; flex-direction: column; gap: 4px; }
+.gnumhead { display: flex; justify-content: space-between; gap: 6px; white-space: nowrap; }
+.gnumname { font-weight: 600; overflow: hidden; text-overflow: ellipsis; }
+.gnumvalue { color: var(--muted); }
+.gnumrow { display: flex; align-items: center; gap: 6px; }
+.gnumslider { flex: 1; min-width: 0; margin: 0; }
+.gnumfield { width: 52px; font-size: 12px; padding: 1px 4px; }
+.gnumrow .gnumfield:only-child { width: 100%; }
+.gnumport { position: absolute; left: calc(50% - 6px); bottom: -6px; width: 10px; height: 10px; border-radius: 50%;
+  background: #c58a1c; border: 1px solid #fff; }
+.graph.vertical-view .gnumport { left: auto; bottom: auto; right: -6px; top: calc(50% - 6px); }
+.gwire.number { stroke: #c58a1c; stroke-dasharray: 6 3; stroke-width: 1.6; }
+.gnumend { fill: #c58a1c; }
 @media (max-width: 860px) {
   .previews { grid-template-rows: auto auto auto auto; }
-  .graph-panel { height: min(86vh, 780px); }
+  /* Below the controls (graph.js moves it out of the sticky previews), under them as the page scrolls. */
+  main > .graph-panel { order: 1; height: min(72vh, 700px); margin: 6px; flex: none; }
 }
 """#
 }

@@ -91,6 +91,7 @@ extension Page {
 <script src="/graph-model.js?token={{TOKEN}}"></script>
 <script src="/graph.js?token={{TOKEN}}"></script>
 <script src="/masks.js?token={{TOKEN}}"></script>
+<script src="/numbers.js?token={{TOKEN}}"></script>
 <script src="/app.js?token={{TOKEN}}"></script>
 </body>
 </html>

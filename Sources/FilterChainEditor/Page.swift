@@ -19,6 +19,7 @@ enum Page {
         case "/graph-model.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphModelScript)
         case "/graph.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphScript)
         case "/masks.js": Asset(contentType: "text/javascript; charset=utf-8", body: maskScript)
+        case "/numbers.js": Asset(contentType: "text/javascript; charset=utf-8", body: numberNodesScript)
         case "/graph.css": Asset(contentType: "text/css; charset=utf-8", body: graphStyle)
         case "/variables.js": Asset(contentType: "text/javascript; charset=utf-8", body: variablesScript)
         case "/zoom.js": Asset(contentType: "text/javascript; charset=utf-8", body: zoomScript)

@@ -496,11 +496,13 @@ def test_a_narrow_window_shows_a_usable_graph_and_previews(start, browser):
     load(browser, editor)
     # Nothing is wider than the window.
     assert browser.execute_script("return document.documentElement.scrollWidth") <= 420
-    # Both previews are there, with their images.
+    # Both previews are there, with their images, side by side (the narrow layout keeps them
+    # in view above the rest).
     for which in ["left", "right"]:
         image = browser.find_element(By.ID, which)
         assert browser.execute_script("return arguments[0].naturalWidth", image) == 600
-        assert 300 <= image.size["width"] <= 420
+        assert 170 <= image.size["width"] <= 210
+    assert browser.find_element(By.ID, "left").location["y"] == browser.find_element(By.ID, "right").location["y"]
     # The graph runs top to bottom, every node whole inside its panel, at a readable zoom.
     graph = browser.find_element(By.ID, "graph")
     browser.execute_script("arguments[0].scrollIntoView()", graph)
