@@ -5,8 +5,9 @@ of the tone curve, nudged with the arrow keys as a keyboard user would), waits u
 previews have changed pixels, saves, and checks the chain file on disk: the parameter
 changed, the ids are the same, and `filterchain validate` passes. With FILTERCHAIN_SCREENSHOT
 set to a path, saves there the screenshot that README shows (samples/editor.png, from a
-release build: FILTERCHAIN_BIN=.build/release); FILTERCHAIN_VARIABLES_SCREENSHOT, the one of
-the variables panel (samples/editor-variables.png), from the slider test.
+release build: FILTERCHAIN_BIN=.build/release); FILTERCHAIN_NUMBERS_SCREENSHOT, the one of
+a variable's number node in the graph and the variables panel (samples/editor-numbers.png),
+from the number node's test; FILTERCHAIN_VARIABLES_SCREENSHOT, the panel's slider test.
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
 FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
@@ -410,7 +411,7 @@ def test_a_variables_slider_rerenders_the_previews_and_is_saved(strength_editor,
     wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)), "the previews did not both change")
     wait(browser, lambda d: taken(d) == "= 1.24 here", "the computed value did not follow the variable")
     changed = settled_previews(browser)
-    shot = os.environ.get("FILTERCHAIN_VARIABLES_SCREENSHOT")  # README's samples/editor-variables.png
+    shot = os.environ.get("FILTERCHAIN_VARIABLES_SCREENSHOT")
     if shot:
         browser.save_screenshot(shot)
 
