@@ -122,11 +122,11 @@ bottom-right corner:
       "placement": { "gravity": "southEast", "offset": [24, 24] } } } ] }
 ```
 
-**Versions.** A chain that uses none of this (no `images`, `input`, `mask` or `blend`) is
+**Versions.** A chain that uses none of this (no `images`, `input`, `mask`, `layout` or `blend`) is
 written as version 1, byte for byte as before, so older filterchains still read it. A version
 1 file with a version 2 key (or a blend step) is refused with a message that says to set
 `"version": 2`. Keys are written in the order version, workingSpace, images, filters, and in
-a step id, type, name, enabled, input, mask, parameters.
+a step id, type, name, enabled, input, mask, parameters, layout.
 
 **References.** A reference is a string naming `"source"` (the decoded input), an entry of
 `images`, or a step, by its id (in any case) or its name. Ids and names are unique across
@@ -147,6 +147,12 @@ takes a REF (`--input 0`, `layer=1`), and the file keeps the step's name, else i
 
 **input** (optional, any step): where the step reads its image. Default: the step above it
 (the source for the first), so every version 1 chain means what it meant.
+
+**layout** (optional, any step): `[x, y]`, where the editor's graph view draws the step's
+node once a person has dragged it there (its top-left corner, in the view's units); without
+it the view's own layout places the node. The engine ignores it, `chain` commands keep it
+(`chain set STEP layout=[x,y]` sets it, `layout=null` removes it), and a file that has one is
+written as version 2, like one with `input`.
 
 **images**: extra inputs, each `{ "id": UUID, "name": optional, "file": path }`, the path
 relative to the chain file's folder (or absolute), like a lut's `.cube`. Any format

@@ -34,6 +34,8 @@ public final class Editor: @unchecked Sendable {
     private var useClock = 0
     private let scratch: String
     public let export: ExportJob?
+    /// The sessions that render masks for the graph view (Editor+Graph.swift).
+    let maskSessions = MaskSessions()
 
     /// Variables set on the command line (`--set`), applied to the chain as loaded.
     public let overrides: [(name: String, value: Double)]
@@ -227,6 +229,8 @@ public final class Editor: @unchecked Sendable {
         }
         let position: Int
         do { position = try StepReference(step).resolve(in: chain) } catch {
+            // An entry of the chain's images, by its id or name (the graph view's image nodes).
+            if let png = try imagePNG(step, in: chain, size: size) { return (png, nil) }
             throw EditorError(status: 404, "\(chainPath): \(error)")
         }
         let session = try session(for: size)
@@ -243,7 +247,7 @@ public final class Editor: @unchecked Sendable {
         }
     }
 
-    private func session(for size: Int) throws -> PreviewSession {
+    func session(for size: Int) throws -> PreviewSession {
         let longSide = min(size, max(image.width, image.height))
         let key = size >= Editor.defaultPreviewSize && longSide <= Editor.defaultPreviewSize ? Editor.defaultPreviewSize : longSide
         return try lock.withLock {

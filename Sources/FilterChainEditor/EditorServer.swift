@@ -133,17 +133,26 @@ public final class EditorServer: @unchecked Sendable {
                         HTTPHeader("X-Filterchain-Rendered"): region.method,
                     ], body: Data(region.png))
                 }
-                var size = Editor.defaultPreviewSize
-                if let text = request.query["size"] {
-                    guard let n = Int(text), n >= 1 else {
-                        throw EditorError(status: 400, "size: '\(text)' is not allowed; allowed: a whole number of pixels, at least 1")
-                    }
-                    size = n
-                }
+                let size = try Self.size(request.query["size"], default: Editor.defaultPreviewSize)
                 let preview = try await Self.offload { [size] in try editor.renderPreview(step: step, size: size) }
                 var headers: [HTTPHeader: String] = [.contentType: "image/png", .cacheControl: "no-store"]
                 if let full = preview.fullSize { headers[HTTPHeader("X-Filterchain-Size")] = "\(full.width)x\(full.height)" }
                 return HTTPResponse(statusCode: .ok, headers: headers, body: Data(preview.png))
+            }
+        case "/api/thumbnails", "/api/mask":
+            // The graph view's requests (Editor+Graph.swift).
+            if method == .GET {
+                let fallback = request.path == "/api/mask" ? Editor.defaultPreviewSize : 96
+                let size = try Self.size(request.query["size"], default: fallback)
+                let editor = self.editor
+                if request.path == "/api/thumbnails" {
+                    return Self.json(try await Self.offload { try editor.thumbnailsJSON(size: size) })
+                }
+                let step = request.query["step"] ?? ""
+                guard !step.isEmpty else { throw EditorError(status: 400, "step: missing; give a position, an id, an id prefix or a name") }
+                let png = try await Self.offload { try editor.maskPNG(step: step, size: size) }
+                return HTTPResponse(statusCode: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
+                                    body: Data(png))
             }
         case "/api/save":
             if method == .POST {
@@ -188,6 +197,15 @@ public final class EditorServer: @unchecked Sendable {
         var response = response
         response.headers[HTTPHeader("X-Filterchain-Unsaved")] = editor.unsaved ? "true" : "false"
         return response
+    }
+
+    /// A `size` query value: a whole number of pixels, at least 1 (`fallback` when absent).
+    static func size(_ text: String?, default fallback: Int) throws -> Int {
+        guard let text else { return fallback }
+        guard let n = Int(text), n >= 1 else {
+            throw EditorError(status: 400, "size: '\(text)' is not allowed; allowed: a whole number of pixels, at least 1")
+        }
+        return n
     }
 
     /// The body, or nil when it is over the limit (it is then not read further).

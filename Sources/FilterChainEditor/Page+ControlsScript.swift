@@ -287,6 +287,8 @@ function kindControl(step, i, p, id, value) {
     case "color": return colorControl(step, i, p, id, value);
     case "point": return pointControl(step, i, p, id, value);
     case "matrix": return matrixControl(step, i, p, id, value);
+    case "reference": return referenceControl(step, i, p, id, value);   // graph.js
+    case "placement": return placementControl(step, i, p, id, value);   // masks.js
     default: return null;
   }
 }

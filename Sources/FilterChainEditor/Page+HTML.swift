@@ -8,6 +8,7 @@ extension Page {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>filterchain edit</title>
 <link rel="stylesheet" href="/style.css?token={{TOKEN}}">
+<link rel="stylesheet" href="/graph.css?token={{TOKEN}}">
 </head>
 <body>
 <header class="bar">
@@ -80,12 +81,17 @@ extension Page {
       <button id="hold" type="button" title="Hold (or hold the I key) to show the input">Hold to show input</button>
       <span id="timing" class="muted small"></span>
     </div>
+    <section id="graph-panel" class="graph-panel" aria-label="The chain as a graph"></section>
   </section>
 </main>
 <script src="/curve.js?token={{TOKEN}}"></script>
 <script src="/controls.js?token={{TOKEN}}"></script>
 <script src="/variables.js?token={{TOKEN}}"></script>
 <script src="/zoom.js?token={{TOKEN}}"></script>
+<script src="/graph-model.js?token={{TOKEN}}"></script>
+<script src="/graph.js?token={{TOKEN}}"></script>
+<script src="/masks.js?token={{TOKEN}}"></script>
+<script src="/numbers.js?token={{TOKEN}}"></script>
 <script src="/app.js?token={{TOKEN}}"></script>
 </body>
 </html>

@@ -18,7 +18,7 @@ const GROUP_OF = {
 const PREVIEW_SIZE = 1024;
 
 const state = {
-  chain: null,        // the page's chain (version 1 JSON object)
+  chain: null,        // the page's chain (its JSON object, version 1 or 2)
   acked: null,        // JSON text of the chain the server last took (PUT, load, save, reload)
   serverUnsaved: false, // the server's chain differs from the file (X-Filterchain-Unsaved)
   handWritten: false, // the file is not in the layout Save writes
@@ -83,6 +83,7 @@ function edit(change, coalesce = null, rebuild = true) {
   const before = clone(state.chain);
   const after = clone(state.chain);
   change(after);
+  graphAfterEdit(before, after);   // graph-model.js: renamed references, version 2
   if (!(coalesce && state.coalesce === coalesce)) {
     state.undo.push({ chain: before, selected: state.selected });
     if (state.undo.length > 500) state.undo.shift();
@@ -228,9 +229,10 @@ function setImage(which, url) {
 
 async function renderPreviews(generation) {
   const count = state.chain.filters.length;
-  const position = count === 0 ? 0 : state.selected + 1;
+  const other = graphSelectedNode();   // graph.js: the source or an image selected in the graph
+  const position = other ? other.reference : count === 0 ? 0 : state.selected + 1;
   const step = count === 0 ? null : state.chain.filters[state.selected];
-  $("left-label").textContent = count === 0 ? "input (the chain is empty)"
+  $("left-label").textContent = other ? other.label : count === 0 ? "input (the chain is empty)"
     : `after step ${position}: ${step.name || step.type}` + (step.enabled === false ? " (disabled)" : "");
   $("right-label").textContent = `final, after step ${count}`;
   // The server keeps the last valid chain: while the page's has an error, nothing to render.
@@ -261,6 +263,7 @@ async function renderPreviews(generation) {
     setImage("right", right.url);
     $("left").dataset.generation = $("right").dataset.generation = String(generation);
     $("timing").textContent = `rendered in ${Math.round(left.ms + right.ms)} ms`;
+    graphRefreshThumbnails(generation);   // graph.js
     if (state.zoom) renderZoom();
   } catch (e) {
     status("rendering failed: " + e, true);
@@ -325,10 +328,12 @@ function renderSteps() {
     );
     list.append(li);
   });
+  graphViewsChanged();   // graph.js: the graph and the mask handles follow
 }
 
 function select(i, focus = false) {
-  if (i === state.selected && !focus) return;
+  const fromOther = graphClearOther();   // graph.js: a step replaces a selected source or image
+  if (i === state.selected && !focus && !fromOther) return;
   state.selected = i;
   renderSteps();
   renderParams();
@@ -339,6 +344,7 @@ function select(i, focus = false) {
 function move(from, to) {
   const n = state.chain.filters.length;
   if (to < 0 || to >= n || from === to) return;
+  if (graphMoveRefused(from, to)) return;   // graph.js: a reference would point down
   edit((c) => { const [s] = c.filters.splice(from, 1); c.filters.splice(to, 0, s); });
   state.selected = to;
   renderSteps();
@@ -348,7 +354,7 @@ function move(from, to) {
 }
 
 function remove(i) {
-  edit((c) => c.filters.splice(i, 1));
+  graphRemoveStep(i);   // graph.js: what read the step reads its input; asks when a reference names it
 }
 
 function addStep() {
@@ -385,6 +391,7 @@ function renderParams() {
   state.curveRedraws = [];
   const box = $("param-list");
   box.replaceChildren();
+  if (graphParamsForOther(box)) return;   // graph.js: the source or an image is selected
   const step = state.chain.filters[state.selected];
   if (!step) { box.append(el("p", { class: "muted" }, "Add a filter to start.")); return; }
   const info = filterInfo(step.type);
@@ -395,8 +402,10 @@ function renderParams() {
     el("div", { class: "row" }, el("input", { id: "step-name", type: "text", value: step.name || "", placeholder: step.type,
       onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }, null, false) })),
     el("div", { class: "error", role: "alert" })));
+  box.append(inputControl(step, i));   // graph.js
   if (!info) { box.append(el("p", { class: "error" }, `unknown filter type ${step.type}`)); return; }
   for (const p of info.parameters) box.append(parameterControl(step, i, p));
+  box.append(maskControls(step, i));   // masks.js
   showErrors();
   showValues();
 }
@@ -607,6 +616,8 @@ async function start() {
   $("conflict-reload").onclick = reloadFromDisk;
   $("conflict-overwrite").onclick = () => save(true);
   $("conflict-cancel").onclick = () => { $("conflict").hidden = true; };
+  setupGraph();   // graph.js
+  setupMasks();   // masks.js
   $("revert").onclick = () => {
     if (confirm(`Drop the unsaved edits and read ${state.info.chain} again?`)) reloadFromDisk();
   };

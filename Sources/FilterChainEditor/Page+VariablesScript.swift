@@ -11,7 +11,7 @@ function isExpression(v) { return typeof v === "string" && v.startsWith("="); }
 function hasExpressions(v) { return isExpression(v) || (Array.isArray(v) && v.some(hasExpressions)); }
 
 // A chain with variables or expressions is a version 2 file.
-function needsVersion2(c) { c.version = 2; }
+function makeVersion2(c) { c.version = 2; }
 
 // A slider step that gives about a hundred stops over the range: 0.01 for 0...1.
 function variableStep(lo, hi) {
@@ -100,7 +100,7 @@ function addVariable() {
     input.focus();
     return;
   }
-  edit((c) => { needsVersion2(c); c.variables = (c.variables || []).concat([{ name, value: 1 }]); });
+  edit((c) => { makeVersion2(c); c.variables = (c.variables || []).concat([{ name, value: 1 }]); });
   input.value = "";
   renderVariables();
 }
@@ -131,7 +131,7 @@ function expressionControl(step, i, p, id, value) {
 function expressionButton(i, p, current) {
   return el("button", { type: "button", class: "mode", title: "an expression (=2 * strength, =0.002 * min(width, height))",
     "aria-label": `${p.name} as an expression`, onclick: () => {
-      edit((c) => { needsVersion2(c); c.filters[i].parameters = c.filters[i].parameters || {};
+      edit((c) => { makeVersion2(c); c.filters[i].parameters = c.filters[i].parameters || {};
         c.filters[i].parameters[p.name] = "=" + (current ?? p.default ?? p.minimum); });
       renderParams();
       $(`param-${p.name}`)?.focus();

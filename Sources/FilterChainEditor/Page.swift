@@ -15,6 +15,12 @@ enum Page {
         case "/app.js": Asset(contentType: "text/javascript; charset=utf-8", body: script)
         case "/curve.js": Asset(contentType: "text/javascript; charset=utf-8", body: curveScript)
         case "/controls.js": Asset(contentType: "text/javascript; charset=utf-8", body: controlsScript)
+        // The graph view and masks (issue 23).
+        case "/graph-model.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphModelScript)
+        case "/graph.js": Asset(contentType: "text/javascript; charset=utf-8", body: graphScript)
+        case "/masks.js": Asset(contentType: "text/javascript; charset=utf-8", body: maskScript)
+        case "/numbers.js": Asset(contentType: "text/javascript; charset=utf-8", body: numberNodesScript)
+        case "/graph.css": Asset(contentType: "text/css; charset=utf-8", body: graphStyle)
         case "/variables.js": Asset(contentType: "text/javascript; charset=utf-8", body: variablesScript)
         case "/zoom.js": Asset(contentType: "text/javascript; charset=utf-8", body: zoomScript)
         case "/style.css": Asset(contentType: "text/css; charset=utf-8", body: style)

@@ -160,7 +160,7 @@ struct ChainCommand: ParsableCommand {
             commandName: "set",
             abstract: "Set parameters, the input or the mask of a step.",
             discussion: """
-                KEY=VALUE sets a parameter, a field of one (placement.gravity=southEast), the step's input (input=REF; input=null for the step above) or its mask: mask={...} or mask=null, or a field (mask.type=radial|linear|luminance|image, mask.center=[0.5,0.5], mask.radius=1, mask.feather=0.5, mask.from=[0,0], mask.to=[0,1], mask.range=[0.5,1], mask.source=REF, mask.channel=luminance, mask.placement.gravity=center, mask.invert=false, mask.opacity=1). Another mask.type starts that type at its defaults.
+                KEY=VALUE sets a parameter, a field of one (placement.gravity=southEast), the step's input (input=REF; input=null for the step above) or its mask: mask={...} or mask=null, or a field (mask.type=radial|linear|luminance|image, mask.center=[0.5,0.5], mask.radius=1, mask.feather=0.5, mask.from=[0,0], mask.to=[0,1], mask.range=[0.5,1], mask.source=REF, mask.channel=luminance, mask.placement.gravity=center, mask.invert=false, mask.opacity=1). Another mask.type starts that type at its defaults. layout=[x,y] places the step's node in the editor's graph view (layout=null: where the view's layout puts it); the engine ignores it.
 
                   filterchain chain set look.json 3 sigma=4
                   filterchain chain set look.json blur mask.type=radial mask.radius=0.6

@@ -5,8 +5,9 @@ of the tone curve, nudged with the arrow keys as a keyboard user would), waits u
 previews have changed pixels, saves, and checks the chain file on disk: the parameter
 changed, the ids are the same, and `filterchain validate` passes. With FILTERCHAIN_SCREENSHOT
 set to a path, saves there the screenshot that README shows (samples/editor.png, from a
-release build: FILTERCHAIN_BIN=.build/release); FILTERCHAIN_VARIABLES_SCREENSHOT, the one of
-the variables panel (samples/editor-variables.png), from the slider test.
+release build: FILTERCHAIN_BIN=.build/release); FILTERCHAIN_NUMBERS_SCREENSHOT, the one of
+a variable's number node in the graph and the variables panel (samples/editor-numbers.png),
+from the number node's test; FILTERCHAIN_VARIABLES_SCREENSHOT, the panel's slider test.
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
 FILTERCHAIN_BIN overrides the folder of the built programs (default .build/debug).
@@ -410,7 +411,7 @@ def test_a_variables_slider_rerenders_the_previews_and_is_saved(strength_editor,
     wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)), "the previews did not both change")
     wait(browser, lambda d: taken(d) == "= 1.24 here", "the computed value did not follow the variable")
     changed = settled_previews(browser)
-    shot = os.environ.get("FILTERCHAIN_VARIABLES_SCREENSHOT")  # README's samples/editor-variables.png
+    shot = os.environ.get("FILTERCHAIN_VARIABLES_SCREENSHOT")
     if shot:
         browser.save_screenshot(shot)
 
@@ -440,6 +441,76 @@ def test_a_variables_slider_rerenders_the_previews_and_is_saved(strength_editor,
     # `apply --preview 1` makes of the saved file. (The final preview is not compared: the
     # editor's cache keeps 16-bit images between steps, clamped to 0...1 where the colour
     # step pushed values past 1, as README says.)
+    out, step1 = os.path.join(editor["folder"], "out.png"), os.path.join(editor["folder"], "step1.png")
+    applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"], editor["image"], out, "--strip",
+                              "--preview", "1", "--preview-output", step1], capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    with open(step1, "rb") as f:
+        b64 = base64.b64encode(f.read()).decode()
+    difference = browser.execute_async_script(COMPARE, "left", b64)
+    assert isinstance(difference, int) and difference <= 1, difference
+
+
+def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browser):
+    """The graph view draws the variable `strength` as a number node, wired to the two steps
+    whose parameters read it (colour and the vignette; not the blur, which reads the image's
+    size only). Its slider, driven by keyboard (sixty steps of 0.01 from 0), moves the
+    Variables panel's own controls with it, re-renders both previews, and is what Save
+    writes; the left preview is then the image `apply --preview 1` makes of the saved file."""
+    import base64
+
+    editor = strength_editor
+    with open(editor["chain"]) as f:
+        before = json.load(f)
+    browser.get(editor["url"])
+    wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    settled = settled_previews(browser)
+    number = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '.gnum[data-variable="strength"]'), "no number node")[0]
+    readers = browser.execute_script(
+        "return [...document.querySelectorAll('path.gwire.number[data-variable=\"strength\"]')].map(p => p.dataset.reader)")
+    ids = [s["id"].upper() for s in before["filters"]]
+    assert sorted(readers) == sorted(["step:" + ids[0], "step:" + ids[2]]), readers
+    # The wires end on the nodes they name.
+    for reader in readers:
+        box = browser.execute_script(
+            "return document.querySelector(`.gnode[data-key=\"${arguments[0]}\"]`).getBoundingClientRect().toJSON()", reader)
+        end = browser.execute_script(
+            "const p = document.querySelector(`path.gwire.number[data-reader=\"${arguments[0]}\"]`);"
+            "const s = p.getTotalLength(); const q = p.getPointAtLength(s);"
+            "const m = p.getScreenCTM(); return {x: q.x * m.a + m.e, y: q.y * m.d + m.f};", reader)
+        assert box["left"] - 2 <= end["x"] <= box["right"] + 2 and box["top"] - 2 <= end["y"] <= box["bottom"] + 2, (box, end)
+    assert number.find_element(By.CSS_SELECTOR, ".gnumfield").get_attribute("value") == "0.5"
+
+    slider = number.find_element(By.CSS_SELECTOR, "input.gnumslider")
+    assert slider.get_attribute("min") == "0" and slider.get_attribute("max") == "1" and slider.get_attribute("step") == "0.01"
+    slider.click()
+    browser.switch_to.active_element.send_keys(Keys.HOME)
+    for _ in range(60):
+        browser.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    wait(browser, lambda d: d.execute_script("return state.chain.variables[0].value") == pytest.approx(0.6, abs=1e-9),
+         "the chain did not follow the number node")
+    wait(browser, lambda d: d.find_element(By.ID, "variable-0").get_attribute("value") == "0.6", "the panel's field did not follow")
+    assert browser.find_element(By.CSS_SELECTOR, '#variable-list input[type=range][data-variable="0"]').get_attribute("value") == "0.6"
+    wait(browser, lambda d: all(a is not None and a != b for a, b in zip(previews(d), settled)), "the previews did not both change")
+    settled_previews(browser)
+    # The page's one undo history holds the node's edits (a key press each, as the panel's
+    # slider): Undo takes the last one back, in the node and the panel, and Redo replays it.
+    browser.find_element(By.ID, "undo").click()
+    wait(browser, lambda d: number.find_element(By.CSS_SELECTOR, ".gnumfield").get_attribute("value") == "0.59", "undo did not reach the node")
+    assert browser.find_element(By.ID, "variable-0").get_attribute("value") == "0.59"
+    browser.find_element(By.ID, "redo").click()
+    wait(browser, lambda d: number.find_element(By.CSS_SELECTOR, ".gnumfield").get_attribute("value") == "0.6", "redo did not reach the node")
+    settled_previews(browser)
+    shot = os.environ.get("FILTERCHAIN_NUMBERS_SCREENSHOT")  # README's samples/editor-numbers.png
+    if shot:
+        browser.save_screenshot(shot)
+
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "save did not finish")
+    with open(editor["chain"]) as f:
+        after = json.load(f)
+    assert after["variables"][0]["value"] == pytest.approx(0.6, abs=1e-12)
+    assert after["filters"] == before["filters"]
     out, step1 = os.path.join(editor["folder"], "out.png"), os.path.join(editor["folder"], "step1.png")
     applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"], editor["image"], out, "--strip",
                               "--preview", "1", "--preview-output", step1], capture_output=True, text=True)

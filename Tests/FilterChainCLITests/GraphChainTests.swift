@@ -153,6 +153,34 @@ import FilterChain
         #expect(v1.status == 65 && v1.stderr.contains("images: \"images\" needs version 2; set \"version\": 2"), "\(v1.stderr)")
     }
 
+    /// The editor's node positions ("layout") survive every chain command, and `chain set`
+    /// places or unplaces a node.
+    @Test func chainCommandsKeepAStepsLayout() throws {
+        #expect(try run(["chain", "new", "c.json"]).status == 0)
+        #expect(try run(["chain", "add", "c.json", "gaussianBlur", "--name", "soft"]).status == 0)
+        #expect(try run(["chain", "add", "c.json", "exposure", "--name", "light"]).status == 0)
+        let set = try run(["chain", "set", "c.json", "soft", "layout=[40,-12.5]"])
+        #expect(set.status == 0, "\(set.stderr)")
+        var text = try String(contentsOfFile: folder + "/c.json", encoding: .utf8)
+        #expect(text.hasPrefix("{\n  \"version\": 2,") && text.contains("\"layout\": [40, -12.5]"))
+        for command in [["chain", "set", "c.json", "soft", "sigma=3"], ["chain", "set", "c.json", "soft", "--name", "blur"],
+                        ["chain", "disable", "c.json", "blur"], ["chain", "enable", "c.json", "blur"],
+                        ["chain", "move", "c.json", "blur", "--to", "2"], ["chain", "add", "c.json", "invert", "--at", "1"],
+                        ["chain", "remove", "c.json", "invert"]] {
+            let r = try run(command)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+        }
+        let chain = try Chain.load(folder + "/c.json")
+        #expect(chain.steps.map(\.label) == ["light", "blur"])
+        #expect(chain.steps.map(\.layout) == [nil, NodePosition(40, -12.5)])
+        // A value the chain cannot hold is a chain error (exit 65), as every invalid edit is.
+        let bad = try run(["chain", "set", "c.json", "blur", "layout=[1]"])
+        #expect(bad.status == 65 && bad.stderr.contains("filters[1].layout"), "\(bad.stderr)")
+        #expect(try run(["chain", "set", "c.json", "blur", "layout=null"]).status == 0)
+        text = try String(contentsOfFile: folder + "/c.json", encoding: .utf8)
+        #expect(text.hasPrefix("{\n  \"version\": 1,") && !text.contains("layout"))
+    }
+
     @Test func straightChainsStayVersionOne() throws {
         #expect(try run(["chain", "new", "c.json"]).status == 0)
         #expect(try run(["chain", "add", "c.json", "gaussianBlur", "--name", "soft"]).status == 0)

@@ -101,7 +101,7 @@ struct ChainDecoder {
     /// The top-level keys of each version, and a step's.
     static let topKeys = [1: ["version", "workingSpace", "filters"], 2: ["version", "workingSpace", "variables", "images", "filters"]]
     static let stepKeys = [1: ["id", "type", "name", "enabled", "parameters"],
-                           2: ["id", "type", "name", "enabled", "input", "mask", "parameters"]]
+                           2: ["id", "type", "name", "enabled", "input", "mask", "parameters", "layout"]]
 
     /// The object's members for a file of `version`: a key only version 2 knows, in a
     /// version 1 file, is refused with a message that says to set version 2.
@@ -332,7 +332,16 @@ struct ChainDecoder {
         } catch {
             throw fail(path + ".parameters" + error.subpath, error.node, error.problem)
         }
-        return Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask, computed: computed)
+        var layout: NodePosition?
+        if let l = m["layout"] {
+            do throws(ParameterError) {
+                let v = try readNumbers(l, count: 2, in: NodePosition.range, what: "a position [x, y] in the editor's graph view")
+                layout = NodePosition(v[0], v[1])
+            } catch {
+                throw fail(path + ".layout" + error.subpath, error.node, error.problem)
+            }
+        }
+        return Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask, computed: computed, layout: layout)
     }
 }
 

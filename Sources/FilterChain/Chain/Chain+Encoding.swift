@@ -1,11 +1,11 @@
 extension Chain {
     /// The chain as a JSON tree: keys in a fixed order, every parameter written out. A chain
-    /// that uses none of the graph (`usesGraph` false) and no variables or expressions
-    /// (`usesExpressions` false) is written as version 1, exactly as before version 2
-    /// existed, so older filterchains still read it; otherwise version 2, with "variables",
-    /// then "images", after "workingSpace".
+    /// that uses none of the graph, no variables or expressions and places no node
+    /// (`needsVersion2` false) is written as version 1, exactly as before version 2 existed,
+    /// so older filterchains still read it; otherwise version 2, with "variables", then
+    /// "images", after "workingSpace".
     public var jsonNode: JSONNode {
-        var top: [(key: String, value: JSONNode)] = [("version", JSONNode(.number(usesGraph || usesExpressions ? 2 : 1)))]
+        var top: [(key: String, value: JSONNode)] = [("version", JSONNode(.number(needsVersion2 ? 2 : 1)))]
         if workingSpace != .srgb { top.append(("workingSpace", JSONNode(.string(workingSpace.rawValue)))) }
         if !variables.isEmpty { top.append(("variables", JSONNode(.array(variables.map(\.jsonNode))))) }
         if !images.isEmpty { top.append(("images", JSONNode(.array(images.map(\.jsonNode))))) }
@@ -34,7 +34,7 @@ extension Step {
         return filter.parametersJSON.member(name).map { .literal($0) }
     }
 
-    /// id, type, name, enabled (when false), input, mask, parameters.
+    /// id, type, name, enabled (when false), input, mask, parameters, layout.
     public var jsonNode: JSONNode {
         var m: [(key: String, value: JSONNode)] = [("id", JSONNode(.string(id))), ("type", JSONNode(.string(type)))]
         if let name { m.append(("name", JSONNode(.string(name)))) }
@@ -42,6 +42,7 @@ extension Step {
         if let input { m.append(("input", JSONNode(.string(input.text)))) }
         if let mask { m.append(("mask", mask.jsonNode)) }
         m.append(("parameters", parametersJSON))
+        if let layout { m.append(("layout", numbers([layout.x, layout.y]))) }
         return JSONNode(.object(m))
     }
 }

@@ -5,6 +5,8 @@ extension Chain {
     /// Sets one key of the step at `index` (0-based), as `filterchain chain set` writes it:
     ///
     /// - `input`: a reference (null: the step above, the default);
+    /// - `layout`: where the editor's graph view draws the step, [x, y] (null: where its
+    ///   layout puts it);
     /// - `mask`: a whole mask object (null: none);
     /// - `mask.FIELD`, dotted to any depth (`mask.radius`, `mask.placement.gravity`); setting
     ///   `mask.type` to another type starts that type at its defaults, keeping invert and
@@ -28,6 +30,17 @@ extension Chain {
             default:
                 throw ChainError(file: file, path: path + ".input", problem: .wrongType(
                     expected: "a reference (\"source\", an image's or a step's id or name), or null for the step above", found: value.typeName))
+            }
+        case "layout":
+            guard parts.count == 1 else {
+                throw ChainError(file: file, path: path + "." + key, problem: .wrongType(expected: "layout=[x,y]", found: key))
+            }
+            if case .null = value.value { steps[index].layout = nil; return }
+            do throws(ParameterError) {
+                let v = try readNumbers(value, count: 2, in: NodePosition.range, what: "a position [x, y] in the editor's graph view, or null")
+                steps[index].layout = NodePosition(v[0], v[1])
+            } catch {
+                throw ChainError(file: file, path: path + ".layout" + error.subpath, problem: error.problem)
             }
         case "mask":
             let rest = Array(parts.dropFirst())

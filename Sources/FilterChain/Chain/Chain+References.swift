@@ -35,7 +35,7 @@ extension Chain {
     func stepTitle(_ index: Int) -> String { "step \(index + 1) (\(steps[index].label))" }
 
     /// Checks what makes a chain a graph: ids and names unique across steps and images, no
-    /// step or image named "source" (in chains that use the graph; a version 1 file's step
+    /// step or image named "source" (in chains written as version 2; a version 1 file's step
     /// may keep that name, as nothing can refer to it), every reference naming the source,
     /// an image or a step above its step, and no mask on a geometry step. The error has the
     /// JSON path of the problem.
@@ -54,7 +54,7 @@ extension Chain {
 
     /// Unique ids and names across images and steps, and the reserved name.
     func checkIdentities(file: String) throws(ChainError) {
-        var identities = Identities(reserveSource: usesGraph)
+        var identities = Identities(reserveSource: needsVersion2)
         for (i, image) in images.enumerated() {
             if let (key, problem) = identities.claim(image.id, image.name, .image(i)) {
                 throw ChainError(file: file, path: "images[\(i)].\(key)", problem: problem)

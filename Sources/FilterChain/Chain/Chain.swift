@@ -33,19 +33,24 @@ public struct Step: Sendable {
     public var input: Reference?
     /// Where the step acts; nil: everywhere.
     public var mask: Mask?
+    /// Where the editor's graph view draws the step, once a person has placed it there; nil:
+    /// where the view's own layout puts it. The engine ignores it.
+    public var layout: NodePosition?
     /// Parameters written with expressions (`"sigma": "=0.002 * min(width, height)"`), by
     /// name. The filter holds their defaults until the chain is resolved for an image
     /// (`Chain.resolved(sourceSize:)`), which sets their values.
     public var computed: [String: ComputedParameter]
 
     public init(id: String = UUID().uuidString, name: String? = nil, enabled: Bool = true, filter: any Filter,
-                input: Reference? = nil, mask: Mask? = nil, computed: [String: ComputedParameter] = [:]) {
+                input: Reference? = nil, mask: Mask? = nil, computed: [String: ComputedParameter] = [:],
+                layout: NodePosition? = nil) {
         self.id = id
         self.name = name
         self.enabled = enabled
         self.filter = filter
         self.input = input
         self.mask = mask
+        self.layout = layout
         self.computed = computed
     }
 

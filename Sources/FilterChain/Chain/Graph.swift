@@ -34,6 +34,22 @@ public enum GraphNode: Sendable, Hashable {
     case step(Int)
 }
 
+/// Where a step's node lies in the editor's graph view: its top-left corner in the view's
+/// units (CSS pixels at zoom 1), x to the right and y down. A chain file writes it as
+/// `"layout": [x, y]`; the engine never reads it.
+public struct NodePosition: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+
+    public init(_ x: Double, _ y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    /// How far a coordinate may lie from the origin.
+    public static let range: ClosedRange<Double> = -1_000_000...1_000_000
+}
+
 /// An extra input of a chain: an image file read relative to the chain file's folder.
 public struct ChainImage: Sendable {
     /// A UUID, as written in the file.
@@ -211,9 +227,17 @@ extension Chain {
         return refs
     }
 
-    /// True when the chain uses anything a version 1 file cannot say.
+    /// True when the chain's steps read anything but the step above them, or act through a
+    /// mask: what evaluates as a graph.
     public var usesGraph: Bool {
         !images.isEmpty || steps.contains { $0.input != nil || $0.mask != nil || $0.filter is Blend }
+    }
+
+    /// True when the chain uses anything a version 1 file cannot say: the graph, variables or
+    /// expressions, or a step's place in the editor's graph view (`layout`, a version 2 key,
+    /// so that a file that has one says which readers know it).
+    public var needsVersion2: Bool {
+        usesGraph || usesExpressions || steps.contains { $0.layout != nil }
     }
 
     /// The node whose image `node` is: a disabled step passes its input through.

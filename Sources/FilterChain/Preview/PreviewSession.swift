@@ -7,7 +7,8 @@
 ///   preview looks like the full-size result scaled down. Expressions are evaluated for the
 ///   full-size image first (`fullSize`), so a value computed from `width` is scaled too.
 /// - The images after steps are cached, keyed by the steps before them (type, parameters,
-///   enabled; in a graph also ids, names, inputs, masks and the chain's images). A render
+///   enabled; in a graph also ids, names, inputs, masks and the chain's images; never where
+///   the editor draws a node). A render
 ///   starts from the longest cached prefix of the chain and runs only the steps after it; it
 ///   also keeps the image before the earliest position asked for, so the next edit of that
 ///   step starts there. A graph (`Chain.usesGraph`), whose steps may read any step above
@@ -160,7 +161,7 @@ public final class PreviewSession: @unchecked Sendable {
 
     /// The working space (with a graph's images), then one key per step: what the images
     /// after it depend on. In a graph that includes each step's id, name, input and mask,
-    /// since references name steps and a step may read any above it.
+    /// since references name steps and a step may read any above it (but not its layout).
     static func keys(_ chain: Chain) -> [String] {
         guard chain.usesGraph else {
             return [chain.workingSpace.rawValue] + chain.steps.map { step in
@@ -171,7 +172,10 @@ public final class PreviewSession: @unchecked Sendable {
             JSONWriter.compact(image.jsonNode) + (image.image.map { " \($0.width)x\($0.height) \($0.format)" } ?? " not loaded")
         }
         return ["\(chain.workingSpace.rawValue) " + images.joined(separator: "; ")] + chain.steps.map { step in
-            JSONWriter.compact(step.jsonNode)
+            // Where the editor draws the node changes no pixel.
+            var step = step
+            step.layout = nil
+            return JSONWriter.compact(step.jsonNode)
         }
     }
 }

@@ -210,6 +210,77 @@ import Testing
         #expect(try Chain.parse(Array(two.utf8), file: "c.json").jsonText == text)
     }
 
+    // MARK: - Layout (where the editor's graph view draws a step)
+
+    /// A step's "layout" is kept as read, written last in the step, and makes the file
+    /// version 2; the engine ignores it; a version 1 file with it is told to set version 2.
+    @Test func aStepsLayoutIsAVersionTwoKeyKeptAsWritten() throws {
+        let text = """
+            {
+              "version": 2,
+              "filters": [
+                {
+                  "id": "\(Self.softID)",
+                  "type": "gaussianBlur",
+                  "name": "soft",
+                  "parameters": {
+                    "sigma": 2
+                  },
+                  "layout": [120.5, -40]
+                },
+                {
+                  "id": "\(Self.glowID)",
+                  "type": "exposure",
+                  "parameters": {
+                    "ev": 0.5
+                  }
+                }
+              ]
+            }
+
+            """
+        let chain = try Chain.parse(Array(text.utf8), file: "c.json")
+        #expect(chain.steps.map(\.layout) == [NodePosition(120.5, -40), nil])
+        #expect(!chain.usesGraph && chain.needsVersion2)
+        #expect(chain.jsonText == text)
+        // Without it, the same chain is version 1 again.
+        var plain = chain
+        plain.steps[0].layout = nil
+        #expect(plain.jsonText.hasPrefix("{\n  \"version\": 1,") && !plain.jsonText.contains("layout"))
+        // Edits keep it.
+        var edited = chain
+        try edited.setParameter(at: 0, "sigma", to: JSONNode(.number(3)), file: "c.json")
+        try edited.moveStep(from: 0, to: 1, file: "c.json")
+        #expect(edited.steps.map(\.layout) == [nil, NodePosition(120.5, -40)])
+        // It changes no pixel.
+        let image = try RasterImage(width: 8, height: 6, format: PixelFormat(.rgb, .eight),
+                                    samples: (0..<(8 * 6 * 3)).map { ($0 * 37) % 256 })
+        let renderer = Renderer(threads: 1)
+        #expect(try renderer.apply(chain, to: image) == renderer.apply(plain, to: image))
+        // Version 1 does not know it.
+        let v1 = text.replacingOccurrences(of: "\"version\": 2", with: "\"version\": 1")
+        let e = try #require(throws: ChainError.self) { try Chain.parse(Array(v1.utf8), file: "c.json") }
+        #expect(e.path == "filters[0].layout" && e.problem == .needsVersion2("\"layout\""), "\(e)")
+        #expect(e.line == 11)
+    }
+
+    static let layoutErrors: [(String, ChainError.Problem)] = [
+        ("[1]", .wrongType(expected: "a position [x, y] in the editor's graph view", found: "[1]")),
+        ("\"top\"", .wrongType(expected: "a position [x, y] in the editor's graph view", found: "\"top\"")),
+        ("[1, 2, 3]", .wrongType(expected: "a position [x, y] in the editor's graph view", found: "[1, 2, 3]")),
+        ("[1, 2e7]", .outOfRange(2e7, -1_000_000...1_000_000)),
+    ]
+
+    @Test(arguments: layoutErrors)
+    func aBadLayoutIsRefusedAtItsPath(_ test: (String, ChainError.Problem)) throws {
+        let (json, problem) = test
+        let text = #"{"version": 2, "filters": [{"id": "\#(Self.softID)", "type": "exposure", "layout": \#(json)}]}"#
+        let e = try #require(throws: ChainError.self) { try Chain.parse(Array(text.utf8), file: "c.json") }
+        let path = problem == .outOfRange(2e7, -1_000_000...1_000_000) ? "filters[0].layout[1]" : "filters[0].layout"
+        #expect(e.path == path, "\(e)")
+        #expect(e.problem == problem, "\(e)")
+    }
+
     // MARK: - Refusals
 
     static let readable = "A step may read \"source\", the images (logo) and the steps above it (soft)"

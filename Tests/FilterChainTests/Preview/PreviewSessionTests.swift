@@ -130,6 +130,26 @@ import Testing
         try check([4, 2])
     }
 
+    /// Where the editor draws a node changes no pixel: moving it keeps every cached image.
+    @Test func movingANodeInTheGraphViewKeepsTheCache() throws {
+        let session = try PreviewSession(image: try Self.image(width: 64, height: 48), renderer: Renderer(threads: 2))
+        var blur = GaussianBlur()
+        blur.sigma = 2
+        var chain = Chain(steps: [Step(name: "soft", filter: blur),
+                                  Step(filter: Blend(layer: "soft", mode: .screen), input: .source)])
+        let first = try session.render(chain, at: [1, 2])
+        #expect(session.lastStart == 0)
+        chain.steps[1].layout = NodePosition(300, 40)
+        chain.steps[0].layout = NodePosition(10, 10)
+        let again = try session.render(chain, at: [1, 2])
+        #expect(session.lastStart == 2)  // nothing ran: both came from the cache
+        #expect(again.map(\.pixels) == first.map(\.pixels))
+        // A real edit still renders.
+        chain.steps[1].filter = Blend(layer: "soft", mode: .multiply)
+        _ = try session.render(chain, at: [2])
+        #expect(session.lastStart == 0)
+    }
+
     @Test func anEditOfStepNRendersFromTheCachedImageBeforeIt() throws {
         let session = try PreviewSession(image: try Self.image(width: 64, height: 48), renderer: Renderer(threads: 2))
         var chain = Self.chain()
