@@ -12,6 +12,7 @@
 #define FC_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// The sliding cosine sums for `count` consecutive positions, over `columns` columns
 /// starting at column `first` (both multiples of 8). `state` holds the nine running sums
@@ -40,5 +41,18 @@ int fc_sliding_cosines_8(float *state, ptrdiff_t lanes, ptrdiff_t count,
 
 /// Whether fc_sliding_cosines runs its AVX loop on this processor (for the benchmark notes).
 int fc_kernels_have_avx(void);
+
+/// 8-bit RGB (channels 3) or RGBA (4) samples of `width` pixels to planes of Float, each
+/// sample over 255 (`alpha` only for RGBA), as PixelConversion.swift's reference does.
+/// `wide`: 1 to use the AVX2 loop where the processor has it, 0 for the plain one (the tests
+/// compare both); the results are bit for bit the same.
+void fc_unpack_rgb8(const uint8_t *source, int channels, float *red, float *green, float *blue, float *alpha,
+                    ptrdiff_t width, int wide);
+
+/// Planes of Float to 8-bit RGB (channels 3) or RGBA (4) samples: each value clamped to
+/// [0, 1] (NaN to 0), times 255, rounded to nearest with halves to even (`alpha` read only for
+/// RGBA). `wide` as for fc_unpack_rgb8.
+void fc_pack_rgb8(const float *red, const float *green, const float *blue, const float *alpha, int channels,
+                  uint8_t *destination, ptrdiff_t width, int wide);
 
 #endif

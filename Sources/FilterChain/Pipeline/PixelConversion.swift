@@ -1,3 +1,4 @@
+import CKernels
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,10 +32,16 @@ struct InputConversion: Sendable {
     /// through a profile's curves), one table a channel (red's serves grey); empty: 16-bit
     /// samples over 65535.
     private let colorTables: [[Float]]
+    /// 8-bit RGB or RGBA samples that become their value over 255 (no transfer function on
+    /// the way): the C loop of fc_kernels does them (`fc_unpack_rgb8`, the same quotients
+    /// as `eightBit`'s, with AVX2 where the processor has it).
+    private let plainEightBitRGB: Bool
 
     init(format: PixelFormat, leg: InputLeg) {
         self.format = format
         self.leg = leg
+        plainEightBitRGB = format.depth == .eight && leg.sampleCurves == nil && !leg.decodesSRGB
+            && !format.channels.isGrey && (format.channels.count == 3 || format.channels.count == 4)
         if let curves = leg.sampleCurves {
             let levels = format.depth == .eight ? 256 : 65536
             colorTables = curves.map { InputConversion.table(levels: levels, through: $0) }
@@ -135,6 +142,10 @@ struct InputConversion: Sendable {
 
     private func samples(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
         let n = format.channels.count
+        if plainEightBitRGB {
+            fc_unpack_rgb8(source.assumingMemoryBound(to: UInt8.self), Int32(n), p.red, p.green, p.blue, p.alpha, width, 1)
+            return
+        }
         let hasAlpha = format.channels.hasAlpha
         let grey = format.channels.isGrey
         colorTables[0].withUnsafeBufferPointer { tr in
@@ -274,6 +285,14 @@ struct OutputConversion: Sendable {
     /// pass, eight pixels at a time, each pixel's samples packed in a 32-bit word and stored
     /// at once (for RGB the word's fourth byte is overwritten by the next pixel's store).
     private func packEightBit(_ p: PlanarPixels, width: Int, into destination: UnsafeMutableRawPointer) {
+        // The same arithmetic as `eightBitLanes`, in C (fc_kernels, AVX2 where the processor
+        // has it): Swift's SIMD on the SSE2 baseline stores each pixel's word on its own.
+        fc_pack_rgb8(p.red, p.green, p.blue, p.alpha, channels == .rgba ? 4 : 3,
+                     destination.assumingMemoryBound(to: UInt8.self), width, 1)
+    }
+
+    /// `packEightBit` in Swift: the reference the C loop is tested against.
+    func packEightBitReference(_ p: PlanarPixels, width: Int, into destination: UnsafeMutableRawPointer) {
         let rgba = channels == .rgba
         let n = rgba ? 4 : 3
         // For RGB the last pixel's word would overrun the row: the tail is stored bytewise.

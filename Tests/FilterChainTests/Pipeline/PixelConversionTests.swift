@@ -1,3 +1,4 @@
+import CKernels
 import Testing
 @testable import FilterChain
 
@@ -49,5 +50,55 @@ import Testing
             // Nothing is written past the row.
             #expect(out[(width * n)...].allSatisfy { $0 == 0xAB }, "width \(width) wrote past the row")
         }
+    }
+
+    /// fc_kernels' packing loops (the plain one and, where the processor has it, the AVX2
+    /// one) give the Swift loop's bytes exactly, for every width and the special values.
+    @Test(arguments: [Channels.rgb, .rgba])
+    func theCPackingLoopsAreTheSwiftOnes(channels: Channels) {
+        let n = channels.count
+        let conversion = OutputConversion(channels: channels, depth: .eight, leg: .stored, background: nil)
+        for width in [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 333] {
+            var storage = (0..<4).flatMap { Self.values(count: width, seed: UInt64(1000 + width * 4 + $0)) }
+            storage.withUnsafeMutableBufferPointer { s in
+                let base = s.baseAddress!
+                let p = PlanarPixels(red: base, green: base + width, blue: base + 2 * width, alpha: base + 3 * width)
+                var reference = [UInt8](repeating: 0, count: width * n + 8)
+                reference.withUnsafeMutableBytes { conversion.packEightBitReference(p, width: width, into: $0.baseAddress!) }
+                for wide in [Int32(0), 1] {
+                    var out = [UInt8](repeating: 0, count: width * n + 8)
+                    out.withUnsafeMutableBufferPointer {
+                        fc_pack_rgb8(p.red, p.green, p.blue, p.alpha, Int32(n), $0.baseAddress!, width, wide)
+                    }
+                    #expect(out[..<(width * n)] == reference[..<(width * n)], "width \(width), wide \(wide)")
+                }
+            }
+        }
+    }
+
+    /// fc_kernels' unpacking loops give each 8-bit sample over 255 exactly as the conversion's
+    /// table holds it (Float(Double(i) / 255)), for all 256 values, RGB and RGBA, both loops.
+    @Test(arguments: [3, 4])
+    func theCUnpackingLoopsGiveTheTablesValues(channels: Int) {
+        let width = 256 + 3
+        let samples = (0..<(width * channels)).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / channels) }
+        for wide in [Int32(0), 1] {
+            var planes = [Float](repeating: -1, count: 4 * width)
+            planes.withUnsafeMutableBufferPointer { s in
+                let base = s.baseAddress!
+                samples.withUnsafeBufferPointer {
+                    fc_unpack_rgb8($0.baseAddress!, Int32(channels), base, base + width, base + 2 * width, base + 3 * width, width, wide)
+                }
+            }
+            for x in 0..<width {
+                for c in 0..<channels {
+                    let v = samples[x * channels + c]
+                    #expect(planes[c * width + x] == Float(Double(v) / 255), "wide \(wide) pixel \(x) channel \(c)")
+                }
+            }
+            if channels == 3 { #expect(planes[(3 * width)...].allSatisfy { $0 == -1 }, "RGB wrote alpha") }
+        }
+        // Every value, each channel.
+        for v in 0...255 { #expect(Float(Double(v) / 255) == Float(v) / 255) }
     }
 }
