@@ -20,7 +20,7 @@ const graph = {
   routes: new Map(),     // "ID|port" -> [{ x, y }] waypoints
   other: null,           // the source or an image, when one is selected instead of a step
   selectedWire: null,    // { id, port }
-  drag: null, thumbs: new Map(), thumbTimer: null, nodeCount: -1, fitted: false,
+  drag: null, thumbs: new Map(), thumbTimer: null, shape: null, fitted: false,
 };
 
 function graphSay(text, bad = false) {
@@ -131,8 +131,11 @@ function renderGraph() {
   drawWires();
   // The list shows no selection while the source or an image is selected here.
   if (graph.other) for (const li of document.querySelectorAll("#steps li.selected")) li.classList.remove("selected");
-  if (!graph.fitted || graph.nodeCount !== positions.size) { fitGraph(); graph.fitted = true; }
-  graph.nodeCount = positions.size;
+  // Fitted again when nodes or wires change (the layout moves them), not for a parameter or
+  // a node dragged to a place, so that a person's pan and zoom stay while they tune.
+  const shape = [...positions.keys()].join() + "#" + wiresOf(chain).map((w) => `${w.id}|${w.port}|${w.key}`).join();
+  if (!graph.fitted || graph.shape !== shape) { fitGraph(); graph.fitted = true; }
+  graph.shape = shape;
 }
 
 function buildNode(chain, key) {

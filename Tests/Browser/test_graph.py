@@ -521,6 +521,13 @@ def test_a_narrow_window_shows_a_usable_graph_and_previews(start, browser):
     drag(browser, out_port(browser, "source"), in_port(browser, light, "input"))
     wait(browser, lambda d: page_chain(d)["filters"][2].get("input") == "source", "not wired")
     wait(browser, settled, "previews did not follow")
+    # The new wiring moves nodes in the layout: the view fits them again, every node whole.
+    def all_inside(d):
+        box = d.execute_script("return document.getElementById('graph').getBoundingClientRect().toJSON()")
+        rects = d.execute_script("return [...document.querySelectorAll('.gnode')].map(n => n.getBoundingClientRect().toJSON())")
+        return all(r["left"] >= box["left"] and r["right"] <= box["right"] and r["top"] >= box["top"]
+                   and r["bottom"] <= box["bottom"] for r in rects)
+    wait(browser, all_inside, "a node lies outside the graph panel after the rewiring")
     shot = os.environ.get("FILTERCHAIN_GRAPH_NARROW_SCREENSHOT")
     if shot:
         viewport(browser, 420, 2300)
