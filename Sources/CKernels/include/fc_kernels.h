@@ -12,6 +12,7 @@
 #define FC_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// The sliding cosine sums for `count` consecutive positions, over `columns` columns
 /// starting at column `first` (both multiples of 8). `state` holds the nine running sums
@@ -40,5 +41,42 @@ int fc_sliding_cosines_8(float *state, ptrdiff_t lanes, ptrdiff_t count,
 
 /// Whether fc_sliding_cosines runs its AVX loop on this processor (for the benchmark notes).
 int fc_kernels_have_avx(void);
+
+
+// fc_matrix_trc (fc_matrix_trc.c): the matrix/TRC colour kernel (MatrixTRCKernel) with
+// AVX2's gathers.
+//
+// A sampled curve (CurveEvaluator) looks two floats up per value; without AVX2 (Swift's
+// baseline) that is eight scalar loads and shuffles a vector, most of a colour leg's time.
+// This loop does the same single-precision operations in the same order, with a gather (and
+// the same polynomial power outside the samples), so the result is bit for bit the Swift
+// kernel's; what it does not cover it leaves to the Swift kernel.
+
+/// The bit pattern of 2^-12, where a curve's samples start (CurveEvaluator.sampleBase).
+#define FC_CURVE_SAMPLE_BASE 0x39800000
+
+/// One curve of the kernel: a sampled curve's interleaved pairs (sample, next sample minus
+/// it), NULL for the identity; for lcms2's parametric types 4 and -4 (`type`, else 0) the
+/// values CurveEvaluator derives (the exponent, -4's already inverted, and the breakpoint).
+typedef struct {
+    const float *pairs;
+    int32_t type;
+    float g, a, b, c, d, disc;
+} fc_curve;
+
+/// The kernel over `count` pixels (a multiple of 8) from `source`'s planes into
+/// `destination`'s (which may be the same): `curves[0...2]` (red, green, blue), `matrix` (9
+/// floats row-major, NULL for the identity), `curves[3...5]`. Values outside a curve's
+/// samples take its exact path here for types 4 and -4; a vector of 8 pixels that needs
+/// anything else (another type there, powf for a lane the polynomials do not cover) is not
+/// written: its index (pixel / 8) goes into `skipped` (room for count / 8), for the Swift
+/// kernel. Returns how many were skipped, or -1 (nothing done) where the processor has no
+/// AVX2.
+ptrdiff_t fc_matrix_trc(const fc_curve curves[6], const float *matrix,
+                        const float *const source[3], float *const destination[3], ptrdiff_t count,
+                        int32_t *skipped);
+
+/// Whether the processor has AVX2 (then fc_matrix_trc does its work).
+int fc_kernels_have_avx2(void);
 
 #endif

@@ -330,13 +330,20 @@ struct OutputConversion: Sendable {
                 red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
             }
             if let kernel {
-                // The tap's planes are read by others too: convert a copy.
-                if !composites {
-                    r.update(from: p.red, count: width); g.update(from: p.green, count: width)
-                    b.update(from: p.blue, count: width)
+                // The tap's planes are read by others too: convert into the scratch planes.
+                let scratch = PlanarPixels(red: r, green: g, blue: b, alpha: a)
+                if !composites, let matrixTRC = kernel as? MatrixTRCKernel {
+                    // Straight from the tap's planes (their rows are padded to 8 pixels as
+                    // well; what the padding gives is not stored).
+                    matrixTRC.apply(from: p, into: scratch, count: padded)
+                } else {
+                    if !composites {
+                        r.update(from: p.red, count: width); g.update(from: p.green, count: width)
+                        b.update(from: p.blue, count: width)
+                    }
+                    for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
+                    kernel.apply(scratch, count: padded)
                 }
-                for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
-                kernel.apply(PlanarPixels(red: r, green: g, blue: b, alpha: a), count: padded)
                 red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
                 if depth == .eight && !leg.encodesSRGB && (channels == .rgb || channels == .rgba) {
                     // Converted: packed as the common case is (alpha, when kept, as it was).
