@@ -493,3 +493,21 @@ void fc_lcms_transform_run_samples(const fc_lcms_transform *t, const void *src, 
         count -= n;
     }
 }
+
+void fc_lcms_transform_run_samples_rgb(const fc_lcms_transform *t, const void *src, float *red, float *green,
+                                       float *blue, size_t count) {
+    enum { PIECE = 1024 };
+    uint16_t out[PIECE * 3];
+    const float scale = 1.0f / 65535.0f;
+    size_t in_pixel = (size_t)t->input_channels * (size_t)(t->input_bytes ? t->input_bytes : 4);
+    const uint8_t *s = src;
+    for (size_t start = 0; start < count; start += PIECE) {
+        size_t n = count - start < PIECE ? count - start : PIECE;
+        fc_lcms_transform_run_samples(t, s + start * in_pixel, out, n);
+        for (size_t x = 0; x < n; x++) {
+            red[start + x] = (float)out[3 * x] * scale;
+            green[start + x] = (float)out[3 * x + 1] * scale;
+            blue[start + x] = (float)out[3 * x + 2] * scale;
+        }
+    }
+}

@@ -97,6 +97,11 @@ struct InputConversion: Sendable {
     private func throughLCMS(_ source: UnsafeRawPointer, width: Int, transform: LCMSTransform, into p: PlanarPixels) {
         let n = format.channels.count, colour = transform.inputChannels
         let bytes = format.depth.bytes
+        if colour == n {
+            // No alpha: straight into the planes, in C (the same values as the loop below).
+            transform.run(samples: source, red: p.red, green: p.green, blue: p.blue, count: width)
+            return
+        }
         let hasAlpha = format.channels.hasAlpha && colour < n
         let piece = 512
         withUnsafeTemporaryAllocation(of: UInt16.self, capacity: piece * (colour + 3)) { scratch in
@@ -106,15 +111,11 @@ struct InputConversion: Sendable {
             while start < width {
                 let count = min(piece, width - start)
                 let from = source + start * n * bytes
-                if colour == n {
-                    transform.run(samples: from, into: out, count: count)
-                } else {
-                    // The colour samples without alpha.
-                    for x in 0..<count {
-                        (packed + x * colour * bytes).copyMemory(from: from + x * n * bytes, byteCount: colour * bytes)
-                    }
-                    transform.run(samples: packed, into: out, count: count)
+                // The colour samples without alpha.
+                for x in 0..<count {
+                    (packed + x * colour * bytes).copyMemory(from: from + x * n * bytes, byteCount: colour * bytes)
                 }
+                transform.run(samples: packed, into: out, count: count)
                 let scale: Float = 1 / 65535
                 for x in 0..<count {
                     p.red[start + x] = Float(out[3 * x]) * scale
