@@ -43,14 +43,14 @@ int fc_sliding_cosines_8(float *state, ptrdiff_t lanes, ptrdiff_t count,
 int fc_kernels_have_avx(void);
 
 
-// fc_matrix_trc (fc_matrix_trc.c): the matrix/TRC colour kernel (MatrixTRCKernel) with
-// AVX2's gathers.
+// fc_matrix_trc (fc_matrix_trc.c): the matrix/TRC colour kernel (MatrixTRCKernel) in AVX2.
 //
-// A sampled curve (CurveEvaluator) looks two floats up per value; without AVX2 (Swift's
-// baseline) that is eight scalar loads and shuffles a vector, most of a colour leg's time.
-// This loop does the same single-precision operations in the same order, with a gather (and
-// the same polynomial power outside the samples), so the result is bit for bit the Swift
-// kernel's; what it does not cover it leaves to the Swift kernel.
+// A sampled curve (CurveEvaluator) looks two floats up per value; Swift's baseline (SSE2)
+// does that with scalar loads and shuffles in 4-wide halves, and most of a colour leg's time
+// went there. This loop does the same single-precision operations in the same order, 8 wide
+// (each lane's pair of floats in one load, and the same polynomial power outside the
+// samples), so the result is bit for bit the Swift kernel's; what it does not cover it
+// leaves to the Swift kernel.
 
 /// The bit pattern of 2^-12, where a curve's samples start (CurveEvaluator.sampleBase).
 #define FC_CURVE_SAMPLE_BASE 0x39800000
