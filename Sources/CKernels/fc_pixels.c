@@ -62,22 +62,12 @@ __attribute__((target("avx2")))
 static void pack4_avx2(const float *restrict r, const float *restrict g, const float *restrict b,
                        const float *restrict a, uint8_t *restrict d, ptrdiff_t width) { PACK_BODY(4) }
 
-static int fc_have_avx2(void) {
-    static int known = -1;
-    int have = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&known, have, __ATOMIC_RELAXED);
-    }
-    return have;
-}
 #endif
 
 void fc_unpack_rgb8(const uint8_t *source, int channels, float *red, float *green, float *blue, float *alpha,
                     ptrdiff_t width, int wide) {
 #ifdef FC_HAVE_AVX2_PATH
-    if (wide && fc_have_avx2()) {
+    if (wide && fc_kernels_have_avx2()) {
         if (channels == 4) unpack4_avx2(source, red, green, blue, alpha, width);
         else unpack3_avx2(source, red, green, blue, alpha, width);
         return;
@@ -91,7 +81,7 @@ void fc_unpack_rgb8(const uint8_t *source, int channels, float *red, float *gree
 void fc_pack_rgb8(const float *red, const float *green, const float *blue, const float *alpha, int channels,
                   uint8_t *destination, ptrdiff_t width, int wide) {
 #ifdef FC_HAVE_AVX2_PATH
-    if (wide && fc_have_avx2()) {
+    if (wide && fc_kernels_have_avx2()) {
         if (channels == 4) pack4_avx2(red, green, blue, alpha, destination, width);
         else pack3_avx2(red, green, blue, alpha, destination, width);
         return;

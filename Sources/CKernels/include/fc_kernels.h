@@ -55,4 +55,40 @@ void fc_unpack_rgb8(const uint8_t *source, int channels, float *red, float *gree
 void fc_pack_rgb8(const float *red, const float *green, const float *blue, const float *alpha, int channels,
                   uint8_t *destination, ptrdiff_t width, int wide);
 
+// fc_matrix_trc (fc_matrix_trc.c): the matrix/TRC colour kernel (MatrixTRCKernel) in AVX2.
+//
+// A sampled curve (CurveEvaluator) looks two floats up per value; Swift's baseline (SSE2)
+// does that with scalar loads and shuffles in 4-wide halves, and most of a colour leg's time
+// went there. This loop does the same single-precision operations in the same order, 8 wide
+// (each lane's pair of floats in one load, and the same polynomial power outside the
+// samples), so the result is bit for bit the Swift kernel's; what it does not cover it
+// leaves to the Swift kernel.
+
+/// The bit pattern of 2^-12, where a curve's samples start (CurveEvaluator.sampleBase).
+#define FC_CURVE_SAMPLE_BASE 0x39800000
+
+/// One curve of the kernel: a sampled curve's interleaved pairs (sample, next sample minus
+/// it), NULL for the identity; for lcms2's parametric types 4 and -4 (`type`, else 0) the
+/// values CurveEvaluator derives (the exponent, -4's already inverted, and the breakpoint).
+typedef struct {
+    const float *pairs;
+    int32_t type;
+    float g, a, b, c, d, disc;
+} fc_curve;
+
+/// The kernel over `count` pixels (a multiple of 8) from `source`'s planes into
+/// `destination`'s (which may be the same): `curves[0...2]` (red, green, blue), `matrix` (9
+/// floats row-major, NULL for the identity), `curves[3...5]`. Values outside a curve's
+/// samples take its exact path here for types 4 and -4; a vector of 8 pixels that needs
+/// anything else (another type there, powf for a lane the polynomials do not cover) is not
+/// written: its index (pixel / 8) goes into `skipped` (room for count / 8), for the Swift
+/// kernel. Returns how many were skipped, or -1 (nothing done) where the processor has no
+/// AVX2.
+ptrdiff_t fc_matrix_trc(const fc_curve curves[6], const float *matrix,
+                        const float *const source[3], float *const destination[3], ptrdiff_t count,
+                        int32_t *skipped);
+
+/// Whether the processor has AVX2 (then fc_matrix_trc does its work).
+int fc_kernels_have_avx2(void);
+
 #endif

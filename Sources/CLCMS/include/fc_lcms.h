@@ -115,5 +115,9 @@ fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_pr
 /// Transforms `count` pixels of interleaved integer samples into 16-bit ones; safe on many
 /// threads at once.
 void fc_lcms_transform_run_samples(const fc_lcms_transform *t, const void *src, uint16_t *dst, size_t count);
+/// The same for a transform into RGB, written as three planes of floats, each sample over
+/// 65535 (float(v) * (1.0f / 65535.0f)).
+void fc_lcms_transform_run_samples_rgb(const fc_lcms_transform *t, const void *src, float *red, float *green,
+                                       float *blue, size_t count);
 
 #endif

@@ -22,7 +22,10 @@ struct CurveEvaluator: Sendable {
     /// a cell x changes by 2^-10 of itself, so a power curve's relative error is below
     /// g |g - 1| 2^-23 (checked against lcms2 by the kernel tests); lanes outside the range
     /// take the exact path.
-    private var samples: [Float]?
+    ///
+    /// Stored as pairs (the sample, the next one minus it): one 8-byte load a lane, and the
+    /// difference is the same Float subtraction the interpolation did at every call.
+    private var samples: [SIMD2<Float>]?
 
     /// The bit pattern of 2^-12, where `samples` starts; cells are 2^13 patterns wide.
     static let sampleBase: Int32 = 0x3980_0000
@@ -44,7 +47,7 @@ struct CurveEvaluator: Sendable {
                 for k in 0..<8 where i + k <= CurveEvaluator.sampleCells { values[i + k] = y[k] }
                 i += 8
             }
-            samples = values
+            samples = (0..<(CurveEvaluator.sampleCells + 7)).map { SIMD2(values[$0], values[$0 + 1] - values[$0]) }
         }
     }
 
@@ -82,9 +85,31 @@ struct CurveEvaluator: Sendable {
         }
     }
 
+    /// The samples as pairs (for the AVX2 kernel, fc_matrix_trc), nil unless the curve is
+    /// parametric.
+    var samplePairs: [SIMD2<Float>]? { samples }
+
+    /// For lcms2's types 4 and -4, not degenerate (the sRGB-like curves, whose exact path
+    /// fc_matrix_trc has too): the type and the values `exactly` uses.
+    var exactParameters: (type: Int32, g: Float, a: Float, b: Float, c: Float, d: Float, disc: Float)? {
+        guard case .parametric(let type, let g, let a, let b, let c, let d, _, _, let disc, let degenerate, _) = form,
+              type == 4 || type == -4, !degenerate else { return nil }
+        return (Int32(type), g, a, b, c, d, disc)
+    }
+
     var isIdentity: Bool {
         if case .identity = form { return true }
         return false
+    }
+
+    /// Whether any lane is set: the standard library's `any` is a generic reduction that is
+    /// not always inlined, and costs more than the curve around it.
+    @inline(__always)
+    static func any(_ mask: SIMDMask<SIMD8<Int32>>) -> Bool {
+        let lanes = unsafeBitCast(mask, to: SIMD8<Int32>.self)
+        let half = lanes.lowHalf | lanes.highHalf
+        let quarter = half.lowHalf | half.highHalf
+        return quarter[0] | quarter[1] != 0
     }
 
     /// x^p for lanes where `use` holds (others give anything): `power` needs x >= 0.
@@ -102,20 +127,25 @@ struct CurveEvaluator: Sendable {
         let cell = bits &>> 13
         // The position within the cell, 0 ..< 1, as a float without a lane-by-lane conversion.
         let fraction = unsafeBitCast((bits & 0x1FFF) | 0x4B00_0000, to: SIMD8<Float>.self) - 8_388_608
-        var a = SIMD8<Float>(), b = SIMD8<Float>()
+        var a = SIMD8<Float>(), d = SIMD8<Float>()
         samples.withUnsafeBufferPointer { t in
             for k in 0..<8 {
-                let c = Int(cell[k])
-                a[k] = t[c]
-                b[k] = t[c + 1]
+                let pair = t[Int(cell[k])]
+                a[k] = pair.x
+                d[k] = pair.y
             }
         }
-        let interpolated = a + (b - a) * (fraction * (1 / 8192 as Float))
-        if all(inside) { return interpolated }
-        return interpolated.replacing(with: exactly(x), where: .!inside)
+        let interpolated = a + d * (fraction * (1 / 8192 as Float))
+        let outside = .!inside
+        if !CurveEvaluator.any(outside) { return interpolated }
+        // The lanes inside computed as 0 (each lane's value depends on it alone): dark lanes
+        // beside sampled ones then take the linear segment without the power.
+        return interpolated.replacing(with: exactly(x.replacing(with: 0, where: inside)), where: outside)
     }
 
-    /// The curve, computed (the reference for `samples`, and the path outside them).
+    /// The curve, computed (the reference for `samples`, and the path outside them). Where no
+    /// lane reaches a curve's power segment (dark values below 2^-12, the common case outside
+    /// the samples) the linear segment alone is computed: the same values, without the power.
     @inline(__always)
     func exactly(_ x: SIMD8<Float>) -> SIMD8<Float> {
         switch form {
@@ -155,11 +185,13 @@ struct CurveEvaluator: Sendable {
             case 3:
                 let v = a * x + b
                 let above = x .>= disc
+                if !CurveEvaluator.any(above) { return SIMD8(repeating: c) }
                 var y = CurveEvaluator.maskedPower(v, g, where: above .& (v .> 0)) + c
                 y.replace(with: 0, where: above .& .!(v .> 0))
                 return y.replacing(with: c, where: .!above)
             case -3:
                 let above = x .>= c
+                if !CurveEvaluator.any(above) { return SIMD8(repeating: disc) }
                 let v = x - c
                 var y = (CurveEvaluator.maskedPower(v, g, where: above .& (v .> 0)) - b) / a
                 y.replace(with: 0, where: above .& .!(v .> 0))
@@ -167,21 +199,25 @@ struct CurveEvaluator: Sendable {
             case 4:
                 let v = a * x + b
                 let above = x .>= d
+                if !CurveEvaluator.any(above) { return x * c }
                 var y = CurveEvaluator.maskedPower(v, g, where: above)
                 y.replace(with: 0, where: above .& .!(v .> 0))
                 return y.replacing(with: x * c, where: .!above)
             case -4:
                 let above = x .>= disc
+                if !CurveEvaluator.any(above) { return x / c }
                 let y = (CurveEvaluator.maskedPower(x, g, where: above) - b) / a
                 return y.replacing(with: x / c, where: .!above)
             case 5:
                 let v = a * x + b
                 let above = x .>= d
+                if !CurveEvaluator.any(above) { return x * c + f }
                 var y = CurveEvaluator.maskedPower(v, g, where: above .& (v .> 0)) + e
                 y.replace(with: e, where: above .& .!(v .> 0))
                 return y.replacing(with: x * c + f, where: .!above)
             case -5:
                 let above = x .>= disc
+                if !CurveEvaluator.any(above) { return (x - f) / c }
                 let v = x - e
                 var y = (CurveEvaluator.maskedPower(v, g, where: above .& (v .>= 0)) - b) / a
                 y.replace(with: 0, where: above .& (v .< 0))

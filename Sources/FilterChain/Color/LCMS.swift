@@ -161,6 +161,14 @@ package final class LCMSTransform: @unchecked Sendable {
         fc_lcms_transform_run_samples(pointer, source, destination, count)
     }
 
+    /// Transforms `count` pixels of integer samples into RGB planes of floats, each 16-bit
+    /// result over 65535 (an integer transform's whose output is RGB).
+    func run(samples source: UnsafeRawPointer, red: UnsafeMutablePointer<Float>, green: UnsafeMutablePointer<Float>,
+             blue: UnsafeMutablePointer<Float>, count: Int) {
+        precondition(outputChannels == 3, "an RGB output")
+        fc_lcms_transform_run_samples_rgb(pointer, source, red, green, blue, count)
+    }
+
     /// Transforms `count` pixels of interleaved floats.
     public func run(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
         fc_lcms_transform_run(pointer, source, destination, count)

@@ -104,6 +104,11 @@ struct InputConversion: Sendable {
     private func throughLCMS(_ source: UnsafeRawPointer, width: Int, transform: LCMSTransform, into p: PlanarPixels) {
         let n = format.channels.count, colour = transform.inputChannels
         let bytes = format.depth.bytes
+        if colour == n {
+            // No alpha: straight into the planes, in C (the same values as the loop below).
+            transform.run(samples: source, red: p.red, green: p.green, blue: p.blue, count: width)
+            return
+        }
         let hasAlpha = format.channels.hasAlpha && colour < n
         let piece = 512
         withUnsafeTemporaryAllocation(of: UInt16.self, capacity: piece * (colour + 3)) { scratch in
@@ -113,15 +118,11 @@ struct InputConversion: Sendable {
             while start < width {
                 let count = min(piece, width - start)
                 let from = source + start * n * bytes
-                if colour == n {
-                    transform.run(samples: from, into: out, count: count)
-                } else {
-                    // The colour samples without alpha.
-                    for x in 0..<count {
-                        (packed + x * colour * bytes).copyMemory(from: from + x * n * bytes, byteCount: colour * bytes)
-                    }
-                    transform.run(samples: packed, into: out, count: count)
+                // The colour samples without alpha.
+                for x in 0..<count {
+                    (packed + x * colour * bytes).copyMemory(from: from + x * n * bytes, byteCount: colour * bytes)
                 }
+                transform.run(samples: packed, into: out, count: count)
                 let scale: Float = 1 / 65535
                 for x in 0..<count {
                     p.red[start + x] = Float(out[3 * x]) * scale
@@ -349,13 +350,20 @@ struct OutputConversion: Sendable {
                 red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
             }
             if let kernel {
-                // The tap's planes are read by others too: convert a copy.
-                if !composites {
-                    r.update(from: p.red, count: width); g.update(from: p.green, count: width)
-                    b.update(from: p.blue, count: width)
+                // The tap's planes are read by others too: convert into the scratch planes.
+                let scratch = PlanarPixels(red: r, green: g, blue: b, alpha: a)
+                if !composites, let matrixTRC = kernel as? MatrixTRCKernel {
+                    // Straight from the tap's planes (their rows are padded to 8 pixels as
+                    // well; what the padding gives is not stored).
+                    matrixTRC.apply(from: p, into: scratch, count: padded)
+                } else {
+                    if !composites {
+                        r.update(from: p.red, count: width); g.update(from: p.green, count: width)
+                        b.update(from: p.blue, count: width)
+                    }
+                    for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
+                    kernel.apply(scratch, count: padded)
                 }
-                for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
-                kernel.apply(PlanarPixels(red: r, green: g, blue: b, alpha: a), count: padded)
                 red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
                 if depth == .eight && !leg.encodesSRGB && (channels == .rgb || channels == .rgba) {
                     // Converted: packed as the common case is (alpha, when kept, as it was).

@@ -63,6 +63,49 @@ import Testing
         #expect(failure == nil, "\(failure ?? "")")
     }
 
+    /// fc_matrix_trc (AVX2, where the processor has it) gives the Swift kernel's values bit
+    /// for bit, both legs, on values in and around [0, 1] (dark ones below the curves'
+    /// samples, negatives, above 1, NaN, infinities), in place and into other planes.
+    @Test(arguments: matrixProfiles, WorkingSpace.allCases)
+    func vectorisedKernelIsTheSwiftKernel(name: String, space: WorkingSpace) throws {
+        let profile = try ICCData.profile(name)
+        let kernels = [MatrixTRCKernel.input(from: profile, to: space), MatrixTRCKernel.output(from: space, to: profile)]
+        var generator = SystemRandomNumberGenerator()
+        let count = 4096
+        var values = (0..<(3 * count)).map { _ in Float.random(in: -0.1...1.1, using: &generator) }
+        for i in stride(from: 0, to: values.count, by: 97) { values[i] = Float.random(in: 0...0.0003, using: &generator) }
+        for i in stride(from: 5, to: values.count, by: 389) { values[i] = [-0.0, .nan, .infinity, -.infinity, 1, 0][i % 6] }
+        // Most vectors whole within the samples, for the vectorised path to take them.
+        for i in stride(from: 0, to: 3 * count / 2, by: 1) { values[i] = Float.random(in: 0.01...0.99, using: &generator) }
+        func planes(_ v: [Float]) -> [UnsafeMutablePointer<Float>] {
+            (0..<4).map { c in
+                let p = UnsafeMutablePointer<Float>.allocate(capacity: count)
+                for i in 0..<count { p[i] = c < 3 ? v[c * count + i] : 1 }
+                return p
+            }
+        }
+        for kernel in kernels.compactMap({ $0 }) {
+            let a = planes(values), b = planes(values), c = planes(values)
+            defer { for p in a + b + c { p.deallocate() } }
+            let pa = PlanarPixels(red: a[0], green: a[1], blue: a[2], alpha: a[3])
+            let pb = PlanarPixels(red: b[0], green: b[1], blue: b[2], alpha: b[3])
+            let pc = PlanarPixels(red: c[0], green: c[1], blue: c[2], alpha: c[3])
+            kernel.apply(from: pa, into: pa, count: count, vectorised: false)
+            kernel.apply(from: pb, into: pb, count: count)
+            let source = planes(values)
+            defer { for p in source { p.deallocate() } }
+            kernel.apply(from: PlanarPixels(red: source[0], green: source[1], blue: source[2], alpha: source[3]),
+                         into: pc, count: count)
+            for p in 0..<3 {
+                for i in 0..<count {
+                    #expect(a[p][i].bitPattern == b[p][i].bitPattern, "\(name) \(space) plane \(p) at \(i): \(a[p][i]) vs \(b[p][i])")
+                    #expect(a[p][i].bitPattern == c[p][i].bitPattern, "\(name) \(space) plane \(p) at \(i) (into others)")
+                    if a[p][i].bitPattern != b[p][i].bitPattern || a[p][i].bitPattern != c[p][i].bitPattern { return }
+                }
+            }
+        }
+    }
+
     /// Colours for round trips: at least 0.02 in every channel. Near 0 a pure gamma's
     /// inverse has an infinite slope and lcms2 maps negatives to 0, so there a float
     /// rounding in the working space (a value of 1e-9 against -1e-9) makes differences of
