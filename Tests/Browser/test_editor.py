@@ -379,14 +379,27 @@ other.src = "data:image/png;base64," + b64;
 """
 
 
+def assert_left_preview_is_step_1_of_the_saved_chain(browser, editor):
+    """The left preview is, within a level, the image `apply --preview 1` makes of the saved
+    chain file."""
+    import base64
+
+    out, step1 = os.path.join(editor["folder"], "out.png"), os.path.join(editor["folder"], "step1.png")
+    applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"], editor["image"], out, "--strip",
+                              "--preview", "1", "--preview-output", step1], capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    with open(step1, "rb") as f:
+        b64 = base64.b64encode(f.read()).decode()
+    difference = browser.execute_async_script(COMPARE, "left", b64)
+    assert isinstance(difference, int) and difference <= 1, difference
+
+
 def test_a_variables_slider_rerenders_the_previews_and_is_saved(strength_editor, browser):
     """Drives the variable `strength` with its slider (ten steps of 0.01 to the right, as a
     keyboard user would): both previews change; a parameter computed from it shows its new
     value; a typo in an expression shows at its field; the saved file has the new value and
     its expressions unchanged; and the preview (coffee.png is 600 x 400, shown at full size)
     is the image `filterchain apply` makes of the saved file, within a level."""
-    import base64
-
     editor = strength_editor
     with open(editor["chain"]) as f:
         before = json.load(f)
@@ -441,14 +454,7 @@ def test_a_variables_slider_rerenders_the_previews_and_is_saved(strength_editor,
     # `apply --preview 1` makes of the saved file. (The final preview is not compared: the
     # editor's cache keeps 16-bit images between steps, clamped to 0...1 where the colour
     # step pushed values past 1, as README says.)
-    out, step1 = os.path.join(editor["folder"], "out.png"), os.path.join(editor["folder"], "step1.png")
-    applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"], editor["image"], out, "--strip",
-                              "--preview", "1", "--preview-output", step1], capture_output=True, text=True)
-    assert applied.returncode == 0, applied.stderr
-    with open(step1, "rb") as f:
-        b64 = base64.b64encode(f.read()).decode()
-    difference = browser.execute_async_script(COMPARE, "left", b64)
-    assert isinstance(difference, int) and difference <= 1, difference
+    assert_left_preview_is_step_1_of_the_saved_chain(browser, editor)
 
 
 def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browser):
@@ -457,8 +463,6 @@ def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browse
     size only). Its slider, driven by keyboard (sixty steps of 0.01 from 0), moves the
     Variables panel's own controls with it, re-renders both previews, and is what Save
     writes; the left preview is then the image `apply --preview 1` makes of the saved file."""
-    import base64
-
     editor = strength_editor
     with open(editor["chain"]) as f:
         before = json.load(f)
@@ -511,11 +515,4 @@ def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browse
         after = json.load(f)
     assert after["variables"][0]["value"] == pytest.approx(0.6, abs=1e-12)
     assert after["filters"] == before["filters"]
-    out, step1 = os.path.join(editor["folder"], "out.png"), os.path.join(editor["folder"], "step1.png")
-    applied = subprocess.run([os.path.join(BIN, "filterchain"), "apply", editor["chain"], editor["image"], out, "--strip",
-                              "--preview", "1", "--preview-output", step1], capture_output=True, text=True)
-    assert applied.returncode == 0, applied.stderr
-    with open(step1, "rb") as f:
-        b64 = base64.b64encode(f.read()).decode()
-    difference = browser.execute_async_script(COMPARE, "left", b64)
-    assert isinstance(difference, int) and difference <= 1, difference
+    assert_left_preview_is_step_1_of_the_saved_chain(browser, editor)

@@ -21,18 +21,15 @@ import tempfile
 import time
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("FILTERCHAIN_BIN", os.path.join(ROOT, ".build", "debug"))
+from test_editor import BIN, ROOT, browser, viewport, wait  # noqa: F401
+
 GLOW = os.path.join(ROOT, "samples", "chains", "glow.json")
-TIMEOUT = 60
 ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
@@ -71,31 +68,6 @@ def start():
     yield make
     for e in editors:
         e.stop()
-
-
-@pytest.fixture
-def browser():
-    options = webdriver.ChromeOptions()
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,800", "--hide-scrollbars", "--force-device-scale-factor=1"]:
-        options.add_argument(argument)
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium:
-        options.binary_location = chromium
-    driver = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver"),
-                              options=options)
-    viewport(driver, 1280, 800)
-    yield driver
-    driver.quit()
-
-
-def viewport(driver, width, height):
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-
-
-def wait(driver, condition, message):
-    return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1).until(lambda d: condition(d), message)
 
 
 def page_chain(driver):
