@@ -57,8 +57,9 @@ text `filterchain filters TYPE` prints and chain files are checked against).
 
 ## What every filter sees
 
-- Decoded samples are normalised to [0,1] (8-bit / 255, 16-bit / 65535); grey becomes
-  R = G = B; a missing alpha is 1. Arithmetic is in float32.
+- Decoded samples are normalised to [0,1] (8-bit / 255, 16-bit / 65535; floating-point
+  TIFF samples are taken as they are, unclamped, so values below 0 and above 1 reach the
+  filters); grey becomes R = G = B; a missing alpha is 1. Arithmetic is in float32.
 - Colour is converted into the chain's working space once, after decoding, from what the
   image says it is (its ICC profile; else PNG cHRM and gAMA; else a HEIF/AVIF nclx
   description; else sRGB), and out of it for every image written (final or preview), to the

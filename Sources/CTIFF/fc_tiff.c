@@ -22,6 +22,7 @@ struct fc_tiff_decoder {
     // The first image's layout.
     uint16_t bps, spp, photometric, planar, compression;
     int tiled, colour_samples, alpha, associated, palette_grey, inks;
+    int is_float;              // IEEE samples (16, 32 or 64 bits), delivered as 32-bit floats
     uint16_t *cmap[3];
     uint32_t band_h, tile_w;
     size_t row_bytes;          // one row of one plane (all samples when contiguous)
@@ -213,12 +214,14 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     }
     if (sample_format == SAMPLEFORMAT_INT)
         return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "signed integer samples are not read");
-    if (sample_format == SAMPLEFORMAT_IEEEFP)
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED,
-                           "%u-bit floating-point samples are not read yet (the pipeline has no float input)", d->bps);
-    if (sample_format != SAMPLEFORMAT_UINT && sample_format != SAMPLEFORMAT_VOID)
+    if (sample_format == SAMPLEFORMAT_IEEEFP) {
+        // Floats: 16 (half), 32 and 64 bits, delivered as 32-bit floats, unclamped.
+        if (d->bps != 16 && d->bps != 32 && d->bps != 64)
+            return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u-bit floating-point samples are not read (16, 32 and 64 are)", d->bps);
+        d->is_float = 1;
+    } else if (sample_format != SAMPLEFORMAT_UINT && sample_format != SAMPLEFORMAT_VOID)
         return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "complex samples are not read");
-    if (!(d->bps >= 1 && d->bps <= 16))
+    else if (!(d->bps >= 1 && d->bps <= 16))
         return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u bits per sample are not read (1 to 16 are)", d->bps);
     if (d->spp < 1) return fc_tiff_say(d, FC_TIFF_FAILED, "SamplesPerPixel is 0");
     if (d->planar != PLANARCONFIG_CONTIG && d->planar != PLANARCONFIG_SEPARATE)
@@ -255,6 +258,10 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
         return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%s images (PhotometricInterpretation %u) are not read",
                            fc_tiff_photometric_name(d->photometric), d->photometric);
     }
+    if (d->is_float && d->photometric != PHOTOMETRIC_MINISBLACK && d->photometric != PHOTOMETRIC_MINISWHITE
+        && d->photometric != PHOTOMETRIC_RGB)
+        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "floating-point %s samples are not read (grey and RGB are)",
+                           fc_tiff_photometric_name(d->photometric));
     if (d->spp < d->colour_samples) return fc_tiff_say(d, FC_TIFF_FAILED, "too few samples per pixel (%u)", d->spp);
     if (d->spp > d->colour_samples && d->photometric != PHOTOMETRIC_PALETTE) {
         uint16_t count = 0, *kinds = NULL;
@@ -269,7 +276,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
 
     d->info.width = width;
     d->info.height = height;
-    d->info.depth = d->bps > 8 && d->photometric != PHOTOMETRIC_PALETTE ? 16 : 8;
+    d->info.depth = d->is_float ? 32 : d->bps > 8 && d->photometric != PHOTOMETRIC_PALETTE ? 16 : 8;
     int colour_out = d->photometric == PHOTOMETRIC_RGB || d->photometric == PHOTOMETRIC_YCBCR
                      || d->photometric == PHOTOMETRIC_SEPARATED || (d->photometric == PHOTOMETRIC_PALETTE && !d->palette_grey);
     d->info.channels = (colour_out ? 3 : 1) + d->alpha;
@@ -375,7 +382,59 @@ static inline uint32_t fc_sample(const uint8_t *row, size_t index, unsigned bps)
     }
 }
 
+/// An IEEE half (binary16) as a float, exactly (subnormals, infinities and NaN included).
+static float fc_half(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    uint32_t bits;
+    if (exponent == 0x1F) bits = sign | 0x7F800000u | mantissa << 13;
+    else if (exponent != 0) bits = sign | (exponent + 112) << 23 | mantissa << 13;
+    else if (mantissa == 0) bits = sign;
+    else {
+        // Subnormal: normalise.
+        exponent = 113;
+        while (!(mantissa & 0x400)) { mantissa <<= 1; exponent--; }
+        bits = sign | exponent << 23 | (mantissa & 0x3FF) << 13;
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline float fc_float_sample(const uint8_t *row, size_t index, unsigned bps) {
+    switch (bps) {
+    case 16: { uint16_t h; memcpy(&h, row + index * 2, 2); return fc_half(h); }
+    case 64: { double v; memcpy(&v, row + index * 8, 8); return (float)v; }
+    default: { float v; memcpy(&v, row + index * 4, 4); return v; }
+    }
+}
+
+/// Float samples (libtiff has swapped them to host order and undone predictor 3): grey or
+/// RGB, with or without alpha; white-is-zero becomes 1 - v; associated alpha is divided out
+/// (colour / alpha, 0 where alpha is 0). Nothing is clamped.
+static void fc_tiff_convert_float(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
+    float *out = (float *)dst;
+    int needed = d->colour_samples + d->alpha, n = d->info.channels;
+    if (d->planes == 1 && d->bps == 32 && d->spp == n && !d->associated && d->photometric != PHOTOMETRIC_MINISWHITE) {
+        memcpy(dst, d->band + r * d->row_bytes, (size_t)d->info.width * n * 4);
+        return;
+    }
+    for (uint32_t x = 0; x < d->info.width; x++) {
+        float s[5];
+        for (int i = 0; i < needed; i++) {
+            if (d->planes == 1) s[i] = fc_float_sample(d->band + r * d->row_bytes, (size_t)x * d->spp + i, d->bps);
+            else s[i] = fc_float_sample(d->band + ((size_t)i * d->band_h + r) * d->row_bytes, x, d->bps);
+        }
+        if (d->photometric == PHOTOMETRIC_MINISWHITE) s[0] = 1 - s[0];
+        if (d->alpha && d->associated) {
+            float a = s[d->colour_samples];
+            for (int c = 0; c < d->colour_samples; c++) s[c] = a == 0 ? 0 : s[c] / a;
+        }
+        for (int c = 0; c < n; c++) out[(size_t)x * n + c] = s[c];
+    }
+}
+
 static void fc_tiff_convert(fc_tiff_decoder *d, uint32_t r, uint8_t *dst) {
+    if (d->is_float) { fc_tiff_convert_float(d, r, dst); return; }
     // Rows stored as delivered (8 or 16 bits, grey or RGB, unassociated alpha or none, no
     // other samples, one plane): a copy.
     if (d->planes == 1 && (d->bps == 8 || d->bps == 16) && d->spp == d->info.channels && !d->associated

@@ -95,12 +95,11 @@ extension Editor {
     /// The grey image of m from the mask chain's output: its first channel, which the
     /// preview holds sRGB-encoded; in a linear working space m was linear, so it is decoded.
     static func maskValues(_ image: RasterImage, workingSpace: WorkingSpace) throws -> RasterImage {
-        let samples = image.samples
+        let values = image.values
         let n = image.format.channels.count
-        let maximum = Double(image.format.depth.maxValue)
         var grey = [Int](repeating: 0, count: image.width * image.height)
         for i in grey.indices {
-            var m = Double(samples[i * n]) / maximum
+            var m = Double(values[i * n])
             if workingSpace.isLinear {
                 m = m <= 0.04045 ? m / 12.92 : pow((m + 0.055) / 1.055, 2.4)
             }

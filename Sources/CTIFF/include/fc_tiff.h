@@ -39,7 +39,7 @@ typedef struct {
 typedef struct {
     uint32_t width, height;
     int channels;      // what fc_tiff_decoder_read delivers: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
-    int depth;         // 8 or 16 bits per delivered sample
+    int depth;         // 8 or 16 bits per delivered sample (unsigned), or 32: float samples, unclamped
     int orientation;   // the Orientation tag, 1 to 8 (1 when absent or invalid)
     int pages;         // images in the directory chain (counted up to a loop or its end)
     int loop;          // the chain loops back (after `pages` images)

@@ -1,7 +1,8 @@
 import CTIFF
 
 /// libtiff through the fc_tiff shim: the first image of the file, strip by strip (or one row
-/// of tiles at a time), as 8- or 16-bit grey, grey+alpha, RGB or RGBA; its ICC profile, XMP,
+/// of tiles at a time), as 8- or 16-bit grey, grey+alpha, RGB or RGBA (floating-point samples
+/// as 32-bit floats, unclamped); its ICC profile, XMP,
 /// resolution and EXIF (see ``TIFFExif``). libtiff needs to seek,
 /// so the file is read whole first (the bytes, not the pixels: the size limit is checked
 /// before any pixel memory). libtiff's messages are kept by the shim, never printed; no
@@ -49,7 +50,7 @@ final class TIFFDecoder: StoredDecoder {
         case 3: .rgb
         default: .rgba
         }
-        format = PixelFormat(channels, info.depth == 16 ? .sixteen : .eight)
+        format = PixelFormat(channels, info.depth == 32 ? .float32 : info.depth == 16 ? .sixteen : .eight)
         orientationTag = Orientation(rawValue: Int(info.orientation))
         if let p = fc_tiff_decoder_xmp(d, &length), length > 0 {
             metadata.xmp = Array(UnsafeBufferPointer(start: p, count: length))

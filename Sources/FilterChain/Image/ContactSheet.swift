@@ -55,6 +55,13 @@ package enum ContactSheet {
                     let s = base + x * n * format.depth.bytes
                     func sample(_ c: Int) -> Double {
                         if format.depth == .eight { return Double(strip[s + c]) / maxValue }
+                        if format.depth.isFloat {
+                            let i = s + 4 * c
+                            let bits = UInt32(strip[i]) | UInt32(strip[i + 1]) << 8 | UInt32(strip[i + 2]) << 16 | UInt32(strip[i + 3]) << 24
+                            // Clamped (NaN to 0), as a written image would be.
+                            let v = Double(Float(bitPattern: UInt32(littleEndian: bits)))
+                            return v > 0 ? (v < 1 ? v : 1) : 0
+                        }
                         let i = s + 2 * c
                         return Double(UInt16(strip[i]) | UInt16(strip[i + 1]) << 8) / maxValue
                     }

@@ -28,14 +28,22 @@ public enum Channels: Int, Sendable, CaseIterable, CustomStringConvertible {
     }
 }
 
-/// Bits per stored sample.
+/// Bits per stored sample: unsigned integers of 8 or 16 bits, or 32-bit IEEE floats.
+///
+/// Float samples (a 32-bit float TIFF, or an image in memory made from one) are read
+/// unclamped: 1 is full intensity, and values below 0 or above 1 reach the filters as they
+/// are. No encoder writes float: a file output of a float image is 16-bit where its format
+/// holds 16 bits, else 8-bit; an output in memory keeps float, unclamped.
 public enum BitDepth: Int, Sendable, CaseIterable {
     case eight = 8
     case sixteen = 16
+    case float32 = 32
 
     public var bytes: Int { rawValue / 8 }
-    /// The largest sample value: 255 or 65535.
-    public var maxValue: Int { (1 << rawValue) - 1 }
+    /// The sample value of full intensity: 255, 65535, or 1 for float (which may exceed it).
+    public var maxValue: Int { self == .float32 ? 1 : (1 << rawValue) - 1 }
+    /// Samples are 32-bit floats.
+    public var isFloat: Bool { self == .float32 }
 }
 
 /// How pixels are stored: channels and depth. 16-bit samples are in host byte order.
@@ -49,5 +57,5 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var bytesPerPixel: Int { channels.count * depth.bytes }
-    public var description: String { "\(channels) \(depth.rawValue)-bit" }
+    public var description: String { "\(channels) \(depth.rawValue)-bit\(depth.isFloat ? " float" : "")" }
 }

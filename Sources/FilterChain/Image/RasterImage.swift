@@ -54,20 +54,43 @@ public struct RasterImage: Sendable, Hashable, CustomStringConvertible {
         }
         try checked()
         let i = (y * width + x) * format.channels.count + channel
-        if format.depth == .eight { return Int(pixels[i]) }
-        return pixels.withUnsafeBytes { Int($0.load(fromByteOffset: i * 2, as: UInt16.self)) }
+        switch format.depth {
+        case .eight: return Int(pixels[i])
+        case .sixteen: return pixels.withUnsafeBytes { Int($0.load(fromByteOffset: i * 2, as: UInt16.self)) }
+        case .float32: return RasterImage.level(pixels.withUnsafeBytes { $0.load(fromByteOffset: i * 4, as: Float.self) })
+        }
     }
 
-    /// Every sample as an integer.
+    /// Every sample as an integer (float samples as 16-bit levels, see `sample`).
     public var samples: [Int] {
-        if format.depth == .eight { return pixels.map(Int.init) }
-        return pixels.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(Int.init) }
+        switch format.depth {
+        case .eight: return pixels.map(Int.init)
+        case .sixteen: return pixels.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(Int.init) }
+        case .float32: return pixels.withUnsafeBytes { Array($0.bindMemory(to: Float.self)).map(RasterImage.level) }
+        }
+    }
+
+    /// Every sample over its depth's full intensity (float samples as they are, unclamped).
+    public var values: [Float] {
+        switch format.depth {
+        case .eight: return pixels.map { Float($0) / 255 }
+        case .sixteen: return pixels.withUnsafeBytes { $0.bindMemory(to: UInt16.self).map { Float($0) / 65535 } }
+        case .float32: return pixels.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        }
+    }
+
+    /// A float sample as a 16-bit level: clamped to [0, 1] (NaN to 0), times 65535, rounded.
+    private static func level(_ v: Float) -> Int {
+        Int(((v > 0 ? (v < 1 ? v : 1) : 0) * 65535).rounded())
     }
 
     /// An image from integer samples (clamped to the depth's range).
     public init(width: Int, height: Int, format: PixelFormat, samples: [Int], metadata: ImageMetadata = .none) throws(RenderError) {
         let expected = try RenderError.elementCount(width: width, height: height, perPixel: format.channels.count)
         guard samples.count == expected else { throw RenderError(.wrongBufferSize(expected: expected, found: samples.count)) }
+        if format.depth.isFloat {
+            throw RenderError(.mismatch("integer samples cannot make a float image: make it from its bytes (`pixels`)"))
+        }
         let maxValue = format.depth.maxValue
         var bytes = [UInt8](repeating: 0, count: samples.count * format.depth.bytes)
         if format.depth == .eight {

@@ -42,6 +42,11 @@ struct InputConversion: Sendable {
         self.leg = leg
         plainEightBitRGB = format.depth == .eight && leg.sampleCurves == nil && !leg.decodesSRGB
             && !format.channels.isGrey && (format.channels.count == 3 || format.channels.count == 4)
+        if format.depth.isFloat {
+            // Float samples go through the curves as values (see `floatSamples`), not by table.
+            colorTables = [[], [], []]
+            return
+        }
         if let curves = leg.sampleCurves {
             let levels = format.depth == .eight ? 256 : 65536
             colorTables = curves.map { InputConversion.table(levels: levels, through: $0) }
@@ -51,7 +56,7 @@ struct InputConversion: Sendable {
         case (.eight, false): InputConversion.eightBit
         case (.eight, true): InputConversion.eightBitLinear
         case (.sixteen, true): InputConversion.sixteenBitLinear
-        case (.sixteen, false): []
+        case (.sixteen, false), (.float32, _): []
         }
         colorTables = [shared, shared, shared]
     }
@@ -84,8 +89,9 @@ struct InputConversion: Sendable {
     }
 
     /// Every value it writes is in 0...1 (integer samples over their maximum, through a
-    /// transfer function that keeps 0...1, and no conversion to another space).
-    var givesUnitRange: Bool { leg.givesUnitRange }
+    /// transfer function that keeps 0...1, and no conversion to another space; float samples
+    /// may be anything).
+    var givesUnitRange: Bool { leg.givesUnitRange && !format.depth.isFloat }
 
     /// Converts one row of `width` pixels (the planes' rows are padded to 8 pixels and
     /// aligned, as point kernels need). `alpha` is written only when the input has alpha.
@@ -102,6 +108,21 @@ struct InputConversion: Sendable {
     /// integer transform into 16-bit working-space RGB, over 65535, in pieces of a row.
     /// Alpha, when the image has it, is taken as stored.
     private func throughLCMS(_ source: UnsafeRawPointer, width: Int, transform: LCMSTransform, into p: PlanarPixels) {
+        if format.depth.isFloat {
+            // A LUT-based profile is defined over [0, 1]: float samples are clamped to it and
+            // quantised to 16 bits, the transform's input (see `Renderer.inputColour`).
+            let n = format.channels.count
+            withUnsafeTemporaryAllocation(of: UInt16.self, capacity: width * n) { quantised in
+                let s = source.assumingMemoryBound(to: Float.self)
+                for i in 0..<(width * n) {
+                    let v = s[i], c = v > 0 ? (v < 1 ? v : 1) : 0
+                    quantised[i] = UInt16(truncatingIfNeeded: (c * 65535 + 8_388_608).bitPattern)
+                }
+                let sixteen = InputConversion(format: PixelFormat(format.channels, .sixteen), leg: leg)
+                sixteen.throughLCMS(UnsafeRawPointer(quantised.baseAddress!), width: width, transform: transform, into: p)
+            }
+            return
+        }
         let n = format.channels.count, colour = transform.inputChannels
         let bytes = format.depth.bytes
         if colour == n {
@@ -143,6 +164,10 @@ struct InputConversion: Sendable {
 
     private func samples(_ source: UnsafeRawPointer, width: Int, into p: PlanarPixels) {
         let n = format.channels.count
+        if format.depth.isFloat {
+            floatSamples(source.assumingMemoryBound(to: Float.self), width: width, into: p)
+            return
+        }
         if plainEightBitRGB {
             fc_unpack_rgb8(source.assumingMemoryBound(to: UInt8.self), Int32(n), p.red, p.green, p.blue, p.alpha, width, 1)
             return
@@ -198,6 +223,43 @@ struct InputConversion: Sendable {
             }
         }
         }
+        }
+    }
+}
+
+extension InputConversion {
+    /// Float samples as they are, unclamped (grey into all three planes); then, as for
+    /// integer samples, the profile's curves or the sRGB decoding function, here computed on
+    /// the values, extended beyond [0, 1] as lcms2 extends them (the curves' own formulas;
+    /// sRGB's linear segment below 0.04045, its power above 1). Alpha is never decoded.
+    fileprivate func floatSamples(_ s: UnsafePointer<Float>, width: Int, into p: PlanarPixels) {
+        let n = format.channels.count
+        let grey = format.channels.isGrey, hasAlpha = format.channels.hasAlpha
+        for x in 0..<width {
+            let base = s + x * n
+            if grey {
+                p.red[x] = base[0]; p.green[x] = base[0]; p.blue[x] = base[0]
+            } else {
+                p.red[x] = base[0]; p.green[x] = base[1]; p.blue[x] = base[2]
+            }
+            if hasAlpha { p.alpha[x] = base[n - 1] }
+        }
+        let padded = (width + 7) & ~7
+        for x in width..<padded { p.red[x] = 0; p.green[x] = 0; p.blue[x] = 0 }
+        if let curves = leg.sampleCurves {
+            let planes = [p.red, p.green, p.blue]
+            for c in 0..<3 {
+                let curve = grey ? curves[0] : curves[min(c, curves.count - 1)]
+                var x = 0
+                while x < padded {
+                    store8(curve(load8(planes[c] + x)), planes[c] + x)
+                    x += 8
+                }
+            }
+        } else if leg.decodesSRGB {
+            for plane in [p.red, p.green, p.blue] {
+                for x in 0..<width { plane[x] = Float(SRGB.decode(Double(plane[x]))) }
+            }
         }
     }
 }
@@ -371,6 +433,21 @@ struct OutputConversion: Sendable {
                     return
                 }
             }
+            if depth.isFloat {
+                // Float (in memory only): the values as they are, unclamped; the sRGB encoding
+                // function computed, extended as the decoding one is (its linear segment below
+                // 0, its power above 1).
+                let d = destination.assumingMemoryBound(to: Float.self)
+                let colour = channels.isGrey ? [red] : [red, green, blue]
+                for (c, source) in colour.enumerated() {
+                    for x in 0..<width {
+                        let v = source[x]
+                        d[x &* n &+ c] = leg.encodesSRGB ? Float(SRGB.encode(Double(v))) : v
+                    }
+                }
+                if channels.hasAlpha { for x in 0..<width { d[x &* n &+ n - 1] = p.alpha[x] } }
+                return
+            }
             encodeTable.withUnsafeBufferPointer { t in
                 let table = leg.encodesSRGB ? t.baseAddress : nil
                 prepare(red, r, width: width, colour: true, table: table)
@@ -451,6 +528,10 @@ extension OutputConversion {
                 }
                 transform.run(rgb, into: cmyk, count: n)
                 for k in 0..<(4 * n) {
+                    if depth.isFloat {
+                        destination.storeBytes(of: cmyk[k] / 100, toByteOffset: (start * 4 + k) * 4, as: Float.self)
+                        continue
+                    }
                     let v = cmyk[k] * scale
                     let c = v > 0 ? (v < Float(depth.maxValue) ? v : Float(depth.maxValue)) : 0
                     let q = (c + 8_388_608).bitPattern & 0xFFFF

@@ -38,12 +38,14 @@ extension Renderer {
                 throw RenderError(.colour("cannot convert it into the working space \(space.rawValue): \(error)"), file: name)
             }
         }
-        let (source, sourceLeg) = try leg(metadata, name, grey: format.channels.isGrey, inks: inks, bytes: format.depth.bytes)
+        // lcms2's integer transforms take 8 or 16 bits: float samples come to a LUT-based
+        // profile as 16-bit ones (see InputConversion.throughLCMS).
+        let (source, sourceLeg) = try leg(metadata, name, grey: format.channels.isGrey, inks: inks, bytes: min(format.depth.bytes, 2))
         var imageLegs: [InputLeg] = []
         for image in images {
             imageLegs.append(try leg(image.image?.metadata ?? .none, image.file,
                                      grey: image.image?.format.channels.isGrey ?? false, inks: false,
-                                     bytes: image.image?.format.depth.bytes ?? 1).1)
+                                     bytes: min(image.image?.format.depth.bytes ?? 1, 2)).1)
         }
         return InputColour(space: space, source: source, sourceLeg: sourceLeg, imageLegs: imageLegs, notes: notes)
     }

@@ -347,6 +347,8 @@ final class NeutralityProbe: Sink {
         switch format.depth {
         case .eight: greyVersion(of: bytes, format: format, as: UInt8.self)
         case .sixteen: greyVersion(of: bytes, format: format, as: UInt16.self)
+        // Floats compared by their bits (-0 and 0 differ: not neutral, which is only slower).
+        case .float32: greyVersion(of: bytes, format: format, as: UInt32.self)
         }
     }
 

@@ -19,7 +19,16 @@ extension RasterImage {
         pixels.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let words = raw.bindMemory(to: UInt16.self)
-            let eight = format.depth == .eight
+            let floats = raw.bindMemory(to: Float.self)
+            let depth = format.depth
+            // Sample i over its full intensity (float as it is: the average is clamped below).
+            @inline(__always) func value(_ i: Int) -> Float {
+                switch depth {
+                case .eight: Float(bytes[i]) * inverseMax
+                case .sixteen: Float(words[i]) * inverseMax
+                case .float32: floats[i]
+                }
+            }
             for ty in 0..<th {
                 let ya = ty * height / th, yb = max(ya + 1, (ty + 1) * height / th)
                 for i in sums.indices { sums[i] = 0 }
@@ -29,10 +38,9 @@ extension RasterImage {
                         let xa = columnStart[tx], xb = max(xa + 1, columnStart[tx + 1])
                         for x in xa..<xb {
                             let s = rowStart + x * n
-                            let a: Float = hasAlpha
-                                ? (eight ? Float(bytes[s + n - 1]) : Float(words[s + n - 1])) * inverseMax : 1
+                            let a: Float = hasAlpha ? value(s + n - 1) : 1
                             for c in 0..<colourChannels {
-                                let v = (eight ? Float(bytes[s + c]) : Float(words[s + c])) * inverseMax
+                                let v = value(s + c)
                                 sums[tx * n + c] += v * a
                             }
                             if hasAlpha { sums[tx * n + n - 1] += a }
