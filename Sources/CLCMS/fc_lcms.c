@@ -2,6 +2,7 @@
 #include "fc_lcms.h"
 
 #include <lcms2.h>
+#include <lcms2_plugin.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -272,6 +273,8 @@ struct fc_lcms_transform {
     int input_channels, output_channels;
     int input_bytes;         // an integer transform's bytes a sample (0: float)
     uint64_t id;             // unique in the process, never reused: what a memo belongs to
+    int own_interpolation;   // the 4-in, 3-out interpolator below was asked for
+    struct fc_direct *direct;   // 8-bit CMYK evaluated straight from lcms2's table (or NULL)
     fc_lcms_report report;   // the context's user data
 };
 
@@ -295,11 +298,276 @@ static int fc_lcms_integer_format(int float_format, int bytes) {
 }
 
 static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes, int out_bytes,
-                                                 int intent, int bpc, fc_lcms_report *report);
+                                                 int intent, int bpc, int own, fc_lcms_report *report);
+
+// MARK: - Four inputs, three outputs
+
+// lcms2 turns a CMYK-to-RGB transform into one 16-bit table (23 nodes a side) and spends most
+// of its time (about 500 instructions a pixel) in its generic 4-input interpolator, which
+// loops over any number of outputs and picks the tetrahedron again for each. This one does
+// the same arithmetic for exactly three outputs, choosing the tetrahedron once: lcms2 asks
+// for it through an interpolation plug-in registered on the transform's own context, and
+// calls it where it would call its own. The arithmetic, to the bit:
+//   position p = v * (nodes - 1) in 16.16 fixed point: a + (a + 0x7fff) / 0xffff;
+//   node = p >> 16, rest r = p & 0xffff (an input of 0xffff takes the last node twice);
+//   in each of the two 3-D slices around the first input's node, Sakamoto's tetrahedral
+//   interpolation: the path from the cell's first corner to its last along the axes in
+//   decreasing order of rest (ties: x before y before z as lcms2 orders its six cases),
+//   sum = sum over the path of (corner_i - corner_(i-1)) * r_axis (32-bit, wrapping),
+//   value = corner_0 + ((sum + (sum + 0x7fff) / 0xffff + 0x8000) >> 16), kept to 16 bits;
+//   between the slices: ((uint32)(high - low) * r_first + 0x8000) >> 16) + low, 16 bits.
+// The tests compare it with lcms2's own interpolation of the same transform on millions of
+// samples (LCMSInterpolationTests).
+
+static inline int32_t fc_fixed_domain(int32_t a) { return a + ((a + 0x7fff) / 0xffff); }
+
+static inline uint16_t fc_tetra_round(int32_t c0, int32_t sum) {
+    int32_t rest = (int32_t)((uint32_t)fc_fixed_domain(sum) + 0x8000u) >> 16;
+    return (uint16_t)(c0 + rest);
+}
+
+// The interpolation proper, once the cell is known: `low` and `high` point at the cell's
+// first corner in the two slices of the first input; dx, dy, dz step to the next node along
+// each axis (0 at the last node); rx, ry, rz, rk are the rests.
+static inline __attribute__((always_inline))
+void fc_tetra4_3(const uint16_t *low, const uint16_t *high, int32_t dx, int32_t dy, int32_t dz,
+                 int32_t rx, int32_t ry, int32_t rz, int32_t rk, uint16_t out[3]) {
+    // The path: offsets of its second and third corners (the fourth is dx + dy + dz), and
+    // the rests of the axes in the order it steps along them.
+    int32_t v1, v2, ra, rb, rc;
+    if (rx >= ry && ry >= rz)      { v1 = dx; v2 = dx + dy; ra = rx; rb = ry; rc = rz; }
+    else if (rx >= rz && rz >= ry) { v1 = dx; v2 = dx + dz; ra = rx; rb = rz; rc = ry; }
+    else if (rz >= rx && rx >= ry) { v1 = dz; v2 = dz + dx; ra = rz; rb = rx; rc = ry; }
+    else if (ry >= rx && rx >= rz) { v1 = dy; v2 = dy + dx; ra = ry; rb = rx; rc = rz; }
+    else if (ry >= rz && rz >= rx) { v1 = dy; v2 = dy + dz; ra = ry; rb = rz; rc = rx; }
+    else                           { v1 = dz; v2 = dz + dy; ra = rz; rb = ry; rc = rx; }
+    int32_t v3 = dx + dy + dz;
+    for (int c = 0; c < 3; c++) {
+        int32_t a0 = low[c], a1 = low[v1 + c], a2 = low[v2 + c], a3 = low[v3 + c];
+        int32_t sa = (int32_t)((uint32_t)(a1 - a0) * (uint32_t)ra + (uint32_t)(a2 - a1) * (uint32_t)rb
+                               + (uint32_t)(a3 - a2) * (uint32_t)rc);
+        uint16_t t1 = fc_tetra_round(a0, sa);
+        int32_t b0 = high[c], b1 = high[v1 + c], b2 = high[v2 + c], b3 = high[v3 + c];
+        int32_t sb = (int32_t)((uint32_t)(b1 - b0) * (uint32_t)ra + (uint32_t)(b2 - b1) * (uint32_t)rb
+                               + (uint32_t)(b3 - b2) * (uint32_t)rc);
+        uint16_t t2 = fc_tetra_round(b0, sb);
+        uint32_t dif = (uint32_t)((int32_t)t2 - (int32_t)t1) * (uint32_t)rk + 0x8000u;
+        out[c] = (uint16_t)((dif >> 16) + t1);
+    }
+}
+
+// Set to 1 by a probe on its thread; the interpolator makes it 2 when it is called and
+// keeps the table it was called for (3: called for more than one table).
+static __thread int fc_own_probe;
+static __thread const cmsInterpParams *fc_probed_params;
+
+static void fc_eval4_3(const cmsUInt16Number in[], cmsUInt16Number out[], const cmsInterpParams *p) {
+    if (__builtin_expect(fc_own_probe != 0, 0)) {
+        if (fc_own_probe == 1) { fc_own_probe = 2; fc_probed_params = p; }
+        else if (fc_probed_params != p) fc_own_probe = 3;
+    }
+    const uint16_t *table = p->Table;
+    int32_t fk = fc_fixed_domain((int32_t)in[0] * (int32_t)p->Domain[0]);
+    int32_t fx = fc_fixed_domain((int32_t)in[1] * (int32_t)p->Domain[1]);
+    int32_t fy = fc_fixed_domain((int32_t)in[2] * (int32_t)p->Domain[2]);
+    int32_t fz = fc_fixed_domain((int32_t)in[3] * (int32_t)p->Domain[3]);
+    int32_t K0 = (int32_t)p->opta[3] * (fk >> 16);
+    int32_t K1 = K0 + (in[0] == 0xffff ? 0 : (int32_t)p->opta[3]);
+    int32_t base = (int32_t)p->opta[2] * (fx >> 16) + (int32_t)p->opta[1] * (fy >> 16) + (int32_t)p->opta[0] * (fz >> 16);
+    fc_tetra4_3(table + K0 + base, table + K1 + base,
+                in[1] == 0xffff ? 0 : (int32_t)p->opta[2], in[2] == 0xffff ? 0 : (int32_t)p->opta[1],
+                in[3] == 0xffff ? 0 : (int32_t)p->opta[0],
+                fx & 0xffff, fy & 0xffff, fz & 0xffff, fk & 0xffff, out);
+}
+
+// 8-bit CMYK straight from the table, without lcms2's per-pixel machinery: what lcms2 does
+// with an 8-bit sample v is the above with the input v * 257, so each channel's node
+// offset, step and rest are tabled for the 256 values once. Made only when lcms2's
+// transform is that one table (one interpolation a pixel, always the same table) and gives
+// the same results on a check set (see fc_direct_make).
+typedef struct fc_direct {
+    const uint16_t *table;     // lcms2's, alive as long as its transform
+    int32_t offset[4][256];    // the node's offset in the table along each input's axis
+    int32_t step[4][256];      // to the next node (0 at the last one)
+    int32_t rest[4][256];
+    uint16_t *padded;          // a copy of the table with 4 samples after it (AVX2 reads 4 at once)
+    int avx2;                  // evaluate with fc_direct_eval_avx2
+} fc_direct;
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#define FC_LCMS_AVX2 1
+
+// The path of fc_tetra4_3, for the AVX2 evaluation.
+static inline __attribute__((always_inline))
+void fc_tetra_path(int32_t dx, int32_t dy, int32_t dz, int32_t rx, int32_t ry, int32_t rz,
+                   int32_t *v1, int32_t *v2, int32_t *ra, int32_t *rb, int32_t *rc) {
+    if (rx >= ry && ry >= rz)      { *v1 = dx; *v2 = dx + dy; *ra = rx; *rb = ry; *rc = rz; }
+    else if (rx >= rz && rz >= ry) { *v1 = dx; *v2 = dx + dz; *ra = rx; *rb = rz; *rc = ry; }
+    else if (rz >= rx && rx >= ry) { *v1 = dz; *v2 = dz + dx; *ra = rz; *rb = rx; *rc = ry; }
+    else if (ry >= rx && rx >= rz) { *v1 = dy; *v2 = dy + dx; *ra = ry; *rb = rx; *rc = rz; }
+    else if (ry >= rz && rz >= rx) { *v1 = dy; *v2 = dy + dz; *ra = ry; *rb = rz; *rc = rx; }
+    else                           { *v1 = dz; *v2 = dz + dy; *ra = rz; *rb = ry; *rc = rx; }
+}
+
+// One corner in both slices: lanes 0-2 the low slice's three samples, 4-6 the high one's
+// (lanes 3 and 7 the next samples, unused), as 32-bit integers.
+__attribute__((target("avx2"))) static inline __m256i fc_corner(const uint16_t *low, const uint16_t *high) {
+    __m128i l = _mm_loadl_epi64((const __m128i *)(const void *)low);
+    __m128i h = _mm_loadl_epi64((const __m128i *)(const void *)high);
+    return _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(l, h));
+}
+
+// fc_tetra4_3's arithmetic on the six values at once: the sums in 32-bit lanes (wrapping as
+// the scalar code's unsigned products), the signed division by 0xffff exact in double
+// (a quotient of 32-bit integers by 65535 is correctly rounded, then truncated toward 0 as
+// C's division), the slices joined in 32-bit unsigned arithmetic.
+__attribute__((target("avx2")))
+static void fc_direct_eval_avx2(const fc_direct *d, const uint8_t *s, uint16_t *out) {
+    const uint8_t k = s[0], x = s[1], y = s[2], z = s[3];
+    int32_t base = d->offset[1][x] + d->offset[2][y] + d->offset[3][z];
+    const uint16_t *low = d->padded + d->offset[0][k] + base, *high = low + d->step[0][k];
+    int32_t dx = d->step[1][x], dy = d->step[2][y], dz = d->step[3][z];
+    int32_t v1, v2, ra, rb, rc;
+    fc_tetra_path(dx, dy, dz, d->rest[1][x], d->rest[2][y], d->rest[3][z], &v1, &v2, &ra, &rb, &rc);
+    int32_t v3 = dx + dy + dz;
+    __m256i a0 = fc_corner(low, high), a1 = fc_corner(low + v1, high + v1);
+    __m256i a2 = fc_corner(low + v2, high + v2), a3 = fc_corner(low + v3, high + v3);
+    __m256i sum = _mm256_add_epi32(
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(a1, a0), _mm256_set1_epi32(ra)),
+                         _mm256_mullo_epi32(_mm256_sub_epi32(a2, a1), _mm256_set1_epi32(rb))),
+        _mm256_mullo_epi32(_mm256_sub_epi32(a3, a2), _mm256_set1_epi32(rc)));
+    // fixed domain: sum + (sum + 0x7fff) / 0xffff
+    __m256i shifted = _mm256_add_epi32(sum, _mm256_set1_epi32(0x7fff));
+    const __m256d divisor = _mm256_set1_pd(65535.0);
+    __m128i qlow = _mm256_cvttpd_epi32(_mm256_div_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(shifted)), divisor));
+    __m128i qhigh = _mm256_cvttpd_epi32(_mm256_div_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(shifted, 1)), divisor));
+    __m256i fixed = _mm256_add_epi32(sum, _mm256_set_m128i(qhigh, qlow));
+    __m256i rest = _mm256_srai_epi32(_mm256_add_epi32(fixed, _mm256_set1_epi32(0x8000)), 16);
+    __m256i t = _mm256_and_si256(_mm256_add_epi32(a0, rest), _mm256_set1_epi32(0xffff));
+    __m128i t1 = _mm256_castsi256_si128(t), t2 = _mm256_extracti128_si256(t, 1);
+    __m128i dif = _mm_add_epi32(_mm_mullo_epi32(_mm_sub_epi32(t2, t1), _mm_set1_epi32(d->rest[0][k])), _mm_set1_epi32(0x8000));
+    __m128i v = _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(dif, 16), t1), _mm_set1_epi32(0xffff));
+    __m128i packed = _mm_packus_epi32(v, v);
+    uint16_t four[8];
+    _mm_storeu_si128((__m128i *)(void *)four, packed);
+    out[0] = four[0]; out[1] = four[1]; out[2] = four[2];
+}
+
+static int fc_direct_avx2_allowed = 1;
+
+static int fc_lcms_have_avx2(void) {
+    static int known = -1;
+    int have = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&known, have, __ATOMIC_RELAXED);
+    }
+    return have;
+}
+#endif
+
+static inline void fc_direct_eval(const fc_direct *d, const uint8_t *s, uint16_t *out) {
+#ifdef FC_LCMS_AVX2
+    if (d->avx2) { fc_direct_eval_avx2(d, s, out); return; }
+#endif
+    const uint8_t k = s[0], x = s[1], y = s[2], z = s[3];
+    int32_t base = d->offset[1][x] + d->offset[2][y] + d->offset[3][z];
+    const uint16_t *low = d->table + d->offset[0][k] + base;
+    fc_tetra4_3(low, low + d->step[0][k], d->step[1][x], d->step[2][y], d->step[3][z],
+                d->rest[1][x], d->rest[2][y], d->rest[3][z], d->rest[0][k], out);
+}
+
+// The samples a direct evaluation is checked on: every combination of eleven edge values,
+// then pseudo-random ones.
+enum { FC_CHECK_EDGES = 11, FC_CHECK_RANDOM = 4096,
+       FC_CHECK_COUNT = FC_CHECK_EDGES * FC_CHECK_EDGES * FC_CHECK_EDGES * FC_CHECK_EDGES + FC_CHECK_RANDOM };
+
+static void fc_check_samples(uint8_t *s) {
+    static const uint8_t edges[FC_CHECK_EDGES] = { 0, 1, 2, 11, 12, 127, 128, 200, 244, 254, 255 };
+    size_t n = 0;
+    for (int a = 0; a < FC_CHECK_EDGES; a++)
+        for (int b = 0; b < FC_CHECK_EDGES; b++)
+            for (int c = 0; c < FC_CHECK_EDGES; c++)
+                for (int d = 0; d < FC_CHECK_EDGES; d++) {
+                    s[n++] = edges[a]; s[n++] = edges[b]; s[n++] = edges[c]; s[n++] = edges[d];
+                }
+    uint32_t x = 2463534242u;
+    for (int i = 0; i < FC_CHECK_RANDOM * 4; i++) {
+        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        s[n++] = (uint8_t)(x >> 24);
+    }
+}
+
+/// For an 8-bit CMYK-to-RGB transform served by fc_eval4_3: the tables of a direct
+/// evaluation, if lcms2 evaluates the transform as one interpolation of one table a pixel
+/// and the direct evaluation gives lcms2's results on the check samples; else NULL.
+static fc_direct *fc_direct_make(const fc_lcms_transform *t) {
+    uint8_t *samples = malloc((size_t)FC_CHECK_COUNT * 4);
+    uint16_t *expected = malloc((size_t)FC_CHECK_COUNT * 3 * sizeof *expected);
+    fc_direct *d = calloc(1, sizeof *d);
+    if (samples == NULL || expected == NULL || d == NULL) goto fail;
+    fc_check_samples(samples);
+    fc_own_probe = 1;
+    fc_probed_params = NULL;
+    cmsDoTransform(t->handle, samples, expected, FC_CHECK_COUNT);
+    int single = fc_own_probe == 2;
+    const cmsInterpParams *p = fc_probed_params;
+    fc_own_probe = 0;
+    fc_probed_params = NULL;
+    if (!single || p == NULL || p->nInputs != 4 || p->nOutputs != 3) goto fail;
+    d->table = p->Table;
+#ifdef FC_LCMS_AVX2
+    if (fc_lcms_have_avx2() && __atomic_load_n(&fc_direct_avx2_allowed, __ATOMIC_RELAXED)) {
+        size_t count = (size_t)p->opta[3] * p->nSamples[0];
+        d->padded = malloc((count + 4) * sizeof *d->padded);
+        if (d->padded != NULL) {
+            memcpy(d->padded, p->Table, count * sizeof *d->padded);
+            memset(d->padded + count, 0, 4 * sizeof *d->padded);
+            d->avx2 = 1;
+        }
+    }
+#endif
+    for (int ch = 0; ch < 4; ch++) {
+        int32_t opta = (int32_t)p->opta[3 - ch], domain = (int32_t)p->Domain[ch];
+        for (int v = 0; v < 256; v++) {
+            int32_t in = v * 257, f = fc_fixed_domain(in * domain);
+            d->offset[ch][v] = opta * (f >> 16);
+            d->rest[ch][v] = f & 0xffff;
+            d->step[ch][v] = in == 0xffff ? 0 : opta;
+        }
+    }
+    for (size_t i = 0; i < FC_CHECK_COUNT; i++) {
+        uint16_t out[3];
+        fc_direct_eval(d, samples + 4 * i, out);
+        if (memcmp(out, expected + 3 * i, sizeof out) != 0) goto fail;
+    }
+    free(samples);
+    free(expected);
+    return d;
+fail:
+    free(samples);
+    free(expected);
+    if (d != NULL) free(d->padded);
+    free(d);
+    return NULL;
+}
+
+static cmsInterpFunction fc_interpolators(cmsUInt32Number inputs, cmsUInt32Number outputs, cmsUInt32Number flags) {
+    cmsInterpFunction f = { NULL };
+    if (inputs == 4 && outputs == 3 && !(flags & CMS_LERP_FLAGS_FLOAT)) f.Lerp16 = fc_eval4_3;
+    return f;
+}
+
+static cmsPluginInterpolation fc_interpolation_plugin = {
+    { cmsPluginMagicNumber, 2060, cmsPluginInterpolationSig, NULL },
+    fc_interpolators,
+};
 
 fc_lcms_transform *fc_lcms_transform_new(fc_lcms_profile *in, fc_lcms_profile *out,
                                          int intent, int bpc, fc_lcms_report *report) {
-    return fc_lcms_transform_make(in, out, 0, 0, intent, bpc, report);
+    return fc_lcms_transform_make(in, out, 0, 0, intent, bpc, 0, report);
 }
 
 fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes,
@@ -308,11 +576,55 @@ fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_pr
         if (report != NULL) { memset(report, 0, sizeof *report); fc_lcms_fail(report, "samples are 1 or 2 bytes"); }
         return NULL;
     }
-    return fc_lcms_transform_make(in, out, in_bytes, 2, intent, bpc, report);
+    static int lcms2_only = -1;
+    if (lcms2_only < 0) lcms2_only = getenv("FC_LCMS_LCMS2_INTERPOLATION") != NULL;
+    return fc_lcms_transform_make(in, out, in_bytes, 2, intent, bpc, !lcms2_only, report);
+}
+
+fc_lcms_transform *fc_lcms_transform_new_samples_lcms2(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes,
+                                                       int intent, int bpc, fc_lcms_report *report) {
+    if (in_bytes != 1 && in_bytes != 2) {
+        if (report != NULL) { memset(report, 0, sizeof *report); fc_lcms_fail(report, "samples are 1 or 2 bytes"); }
+        return NULL;
+    }
+    return fc_lcms_transform_make(in, out, in_bytes, 2, intent, bpc, 0, report);
+}
+
+int fc_lcms_transform_uses_own_interpolation(const fc_lcms_transform *t) {
+    if (!t->own_interpolation || t->input_bytes == 0) return 0;
+    // One pixel through lcms2: does it call the interpolator?
+    uint8_t in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    uint16_t out[4];
+    fc_own_probe = 1;
+    cmsDoTransform(t->handle, in, out, 1);
+    int called = fc_own_probe >= 2;
+    fc_own_probe = 0;
+    fc_probed_params = NULL;
+    return called;
+}
+
+int fc_lcms_transform_evaluates_directly(const fc_lcms_transform *t) {
+    return t->direct == NULL ? 0 : t->direct->avx2 ? 2 : 1;
+}
+
+void fc_lcms_allow_avx2(int allowed) {
+#ifdef FC_LCMS_AVX2
+    __atomic_store_n(&fc_direct_avx2_allowed, allowed ? 1 : 0, __ATOMIC_RELAXED);
+#else
+    (void)allowed;
+#endif
+}
+
+int fc_lcms_has_avx2(void) {
+#ifdef FC_LCMS_AVX2
+    return fc_lcms_have_avx2();
+#else
+    return 0;
+#endif
 }
 
 static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes, int out_bytes,
-                                                 int intent, int bpc, fc_lcms_report *report) {
+                                                 int intent, int bpc, int own, fc_lcms_report *report) {
     if (report != NULL) memset(report, 0, sizeof *report);
     fc_lcms_transform *t = calloc(1, sizeof *t);
     if (t == NULL) { fc_lcms_fail(report, "out of memory"); return NULL; }
@@ -323,6 +635,10 @@ static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_pr
     if (t->context == NULL) { free(t); fc_lcms_fail(report, "out of memory"); return NULL; }
     int in_format = fc_lcms_float_format(in->handle, &t->input_channels);
     int out_format = fc_lcms_float_format(out->handle, &t->output_channels);
+    // The plug-in is the context's own: other transforms and the profiles' contexts keep
+    // lcms2's interpolators.
+    if (own && in_bytes && t->input_channels == 4 && t->output_channels == 3)
+        t->own_interpolation = cmsPluginTHR(t->context, &fc_interpolation_plugin) ? 1 : 0;
     if (in_bytes) in_format = fc_lcms_integer_format(in_format, in_bytes);
     if (out_bytes) out_format = fc_lcms_integer_format(out_format, out_bytes);
     if (in_format == 0 || out_format == 0) {
@@ -348,11 +664,14 @@ static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_pr
         fc_lcms_transform_free(t);
         return NULL;
     }
+    if (t->own_interpolation && in_bytes == 1) t->direct = fc_direct_make(t);
     return t;
 }
 
 void fc_lcms_transform_free(fc_lcms_transform *t) {
     if (t == NULL) return;
+    if (t->direct != NULL) free(t->direct->padded);
+    free(t->direct);
     if (t->handle != NULL) cmsDeleteTransform(t->handle);
     cmsDeleteContext(t->context);
     free(t);
@@ -447,8 +766,12 @@ void fc_memo_run_with(const fc_lcms_transform *t, fc_memo *m, const uint8_t *src
                 misses++;
             }
         }
-        if (misses > 0) {
+        if (misses > 0 && channels == 4 && outputs == 3 && t->direct != NULL) {
+            for (size_t j = 0; j < misses; j++) fc_direct_eval(t->direct, missed_in + 4 * j, missed_out + 3 * j);
+        } else if (misses > 0) {
             cmsDoTransform(t->handle, missed_in, missed_out, (cmsUInt32Number)misses);
+        }
+        if (misses > 0) {
             for (size_t j = 0; j < misses; j++) {
                 const uint16_t *o = missed_out + j * (size_t)outputs;
                 uint16_t *d = dst + (start + missed_at[j]) * (size_t)outputs;

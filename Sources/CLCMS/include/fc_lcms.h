@@ -110,8 +110,25 @@ void fc_lcms_transform_run(const fc_lcms_transform *t, const float *src, float *
 /// An integer transform from `in_bytes` (1 or 2) samples a channel to 16-bit ones, with
 /// lcms2's default optimisation (a LUT-based profile becomes one precalculated table, as
 /// vips and Pillow use it) and cmsFLAGS_NOCACHE. NULL on failure, the reason in `report`.
+/// A transform with four input channels (CMYK) has its 16-bit table interpolated by
+/// fc_lcms's own routine for four inputs and three outputs, the same arithmetic as lcms2's
+/// (see fc_lcms.c), unless `FC_LCMS_LCMS2_INTERPOLATION` is set in the environment.
 fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes,
                                                  int intent, int bpc, fc_lcms_report *report);
+/// The same transform interpolated by lcms2's own routines only: the reference the tests
+/// hold fc_lcms's interpolation to.
+fc_lcms_transform *fc_lcms_transform_new_samples_lcms2(fc_lcms_profile *in, fc_lcms_profile *out, int in_bytes,
+                                                       int intent, int bpc, fc_lcms_report *report);
+/// Whether lcms2 calls fc_lcms's interpolation routine for `t` (one pixel is transformed to see).
+int fc_lcms_transform_uses_own_interpolation(const fc_lcms_transform *t);
+/// Whether `t` (8-bit CMYK to RGB) is evaluated straight from lcms2's table by fc_lcms,
+/// without lcms2's per-pixel calls (checked against lcms2's results when it was made):
+/// 0: no; 1: in scalar code; 2: with AVX2.
+int fc_lcms_transform_evaluates_directly(const fc_lcms_transform *t);
+/// Whether transforms made from now on may evaluate with AVX2 (default yes, where the
+/// processor has it): the tests check the scalar code too.
+void fc_lcms_allow_avx2(int allowed);
+int fc_lcms_has_avx2(void);
 /// Transforms `count` pixels of interleaved integer samples into 16-bit ones; safe on many
 /// threads at once.
 void fc_lcms_transform_run_samples(const fc_lcms_transform *t, const void *src, uint16_t *dst, size_t count);

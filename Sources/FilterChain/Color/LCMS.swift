@@ -136,16 +136,25 @@ package final class LCMSTransform: @unchecked Sendable {
 
     /// lcms2's integer transform from `source`'s samples (`bytes` 1 or 2 a channel) to 16-bit
     /// samples of `destination`, optimised as lcms2 does by default (a LUT-based profile
-    /// becomes one precalculated table).
-    public init(samplesFrom source: ColorProfile, bytes: Int, to destination: ColorProfile, intent: RenderingIntent,
-                blackPointCompensation: Bool) throws(ColorProfileError) {
+    /// becomes one precalculated table). A CMYK source's table is interpolated by fc_lcms's
+    /// routine for four inputs and three outputs (lcms2's arithmetic, faster), unless
+    /// `lcms2Interpolation` asks for lcms2's own (the tests' reference).
+    public convenience init(samplesFrom source: ColorProfile, bytes: Int, to destination: ColorProfile,
+                            intent: RenderingIntent, blackPointCompensation: Bool) throws(ColorProfileError) {
+        try self.init(samplesFrom: source, bytes: bytes, to: destination, intent: intent,
+                      blackPointCompensation: blackPointCompensation, lcms2Interpolation: false)
+    }
+
+    init(samplesFrom source: ColorProfile, bytes: Int, to destination: ColorProfile, intent: RenderingIntent,
+         blackPointCompensation: Bool, lcms2Interpolation: Bool) throws(ColorProfileError) {
         var report = fc_lcms_report()
         let bpc: Int32 = blackPointCompensation ? 1 : 0
+        let make = lcms2Interpolation ? fc_lcms_transform_new_samples_lcms2 : fc_lcms_transform_new_samples
         let made = source.engine.access { s in
             source.engine === destination.engine
-                ? fc_lcms_transform_new_samples(s, s, Int32(bytes), Int32(intent.rawValue), bpc, &report)
+                ? make(s, s, Int32(bytes), Int32(intent.rawValue), bpc, &report)
                 : destination.engine.access { d in
-                    fc_lcms_transform_new_samples(s, d, Int32(bytes), Int32(intent.rawValue), bpc, &report)
+                    make(s, d, Int32(bytes), Int32(intent.rawValue), bpc, &report)
                 }
         }
         guard let made else { throw .noTransform(lcmsMessage(report)) }
@@ -155,6 +164,12 @@ package final class LCMSTransform: @unchecked Sendable {
     }
 
     deinit { fc_lcms_transform_free(pointer) }
+
+    /// Whether fc_lcms's own interpolation serves this transform (see `init(samplesFrom:)`).
+    var usesOwnInterpolation: Bool { fc_lcms_transform_uses_own_interpolation(pointer) != 0 }
+    /// How this (8-bit CMYK to RGB) transform is evaluated straight from lcms2's table: 0 it
+    /// is not, 1 in scalar code, 2 with AVX2.
+    var directEvaluation: Int { Int(fc_lcms_transform_evaluates_directly(pointer)) }
 
     /// Transforms `count` pixels of interleaved integer samples (an integer transform's).
     func run(samples source: UnsafeRawPointer, into destination: UnsafeMutablePointer<UInt16>, count: Int) {
