@@ -123,6 +123,9 @@ fc_lcms_transform *fc_lcms_transform_new_samples_lcms2(fc_lcms_profile *in, fc_l
 int fc_lcms_transform_uses_own_interpolation(const fc_lcms_transform *t);
 /// Whether `t` (8-bit CMYK to RGB) is evaluated straight from lcms2's table by fc_lcms,
 /// without lcms2's per-pixel calls (checked against lcms2's results when it was made):
+/// Whether `t`'s table (CMYK to RGB) was made by fc_lcms on several threads rather than by
+/// lcms2 on one (the same table, see fc_lcms.c).
+int fc_lcms_transform_made_own_table(const fc_lcms_transform *t);
 /// 0: no; 1: in scalar code; 2: with AVX2.
 int fc_lcms_transform_evaluates_directly(const fc_lcms_transform *t);
 /// Whether transforms made from now on may evaluate with AVX2 (default yes, where the

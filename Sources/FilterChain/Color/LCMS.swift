@@ -167,6 +167,9 @@ package final class LCMSTransform: @unchecked Sendable {
 
     /// Whether fc_lcms's own interpolation serves this transform (see `init(samplesFrom:)`).
     var usesOwnInterpolation: Bool { fc_lcms_transform_uses_own_interpolation(pointer) != 0 }
+    /// Whether this CMYK-to-RGB transform's table was made by fc_lcms on several threads.
+    var madeOwnTable: Bool { fc_lcms_transform_made_own_table(pointer) != 0 }
+
     /// How this (8-bit CMYK to RGB) transform is evaluated straight from lcms2's table: 0 it
     /// is not, 1 in scalar code, 2 with AVX2.
     var directEvaluation: Int { Int(fc_lcms_transform_evaluates_directly(pointer)) }

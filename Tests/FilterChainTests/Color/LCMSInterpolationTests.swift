@@ -3,8 +3,9 @@ import Testing
 @testable import FilterChain
 import CLCMS
 
-/// fc_lcms's interpolator for CMYK tables (four inputs, three outputs), called by lcms2 or
-/// (8-bit samples) straight from lcms2's table, gives lcms2's own results to the bit: the same transform made with lcms2's interpolators only is the
+/// fc_lcms's CMYK tables (made on several threads) and its interpolator for them (four
+/// inputs, three outputs; called by lcms2, or for 8-bit samples straight from the table) give
+/// lcms2's own results to the bit: the same transform made with lcms2's interpolators only is the
 /// reference, on every intent, 8- and 16-bit samples, over a lattice of edge values, sweeps
 /// of each channel and random samples, for every CMYK profile at hand.
 @Suite(.serialized) struct LCMSInterpolationTests {
@@ -69,6 +70,7 @@ import CLCMS
                 // 8-bit samples are evaluated straight from the table (the memo's misses).
                 let direct = bytes == 2 ? 0 : avx2 && fc_lcms_has_avx2() != 0 ? 2 : 1
                 #expect(own.directEvaluation == direct && reference.directEvaluation == 0, "\(path)")
+                #expect(own.madeOwnTable && !reference.madeOwnTable, "\(path): the table was not made by fc_lcms")
                 let (a, b): ([UInt16], [UInt16]) = bytes == 1
                     ? eight.withUnsafeBytes { (Self.run(own, $0, count: eight.count / 4), Self.run(reference, $0, count: eight.count / 4)) }
                     : sixteen.withUnsafeBytes { (Self.run(own, $0, count: sixteen.count / 4), Self.run(reference, $0, count: sixteen.count / 4)) }
