@@ -231,6 +231,8 @@ fc_webp_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pi
     config.quality = (float)o->quality;
     config.method = o->method;
     config.alpha_quality = o->alpha_quality;
+    // libwebp's analysis pass (and alpha) on a second thread: the same bytes, sooner.
+    config.thread_level = 1;
     config.lossless = o->lossless ? 1 : 0;
     // Lossless keeps the colour under transparent pixels: the decode is the image given.
     config.exact = o->lossless ? 1 : 0;
