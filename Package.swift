@@ -49,7 +49,7 @@ let package = Package(
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
         .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"]),
         .target(name: "CJPEG", dependencies: ["SystemJPEG"]),
-        .target(name: "CLCMS", dependencies: ["SystemLCMS"]),
+        .target(name: "CLCMS", dependencies: ["SystemLCMS", "CKernels"]),
         // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
         // at run time, with a 4-wide path of identical results (see its header).
         .target(name: "CKernels"),

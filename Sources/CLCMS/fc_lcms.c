@@ -1,5 +1,6 @@
 // See fc_lcms.h for why this file exists.
 #include "fc_lcms.h"
+#include "fc_kernels.h"
 
 #include <lcms2.h>
 #include <lcms2_plugin.h>
@@ -458,16 +459,8 @@ static void fc_direct_eval_avx2(const fc_direct *d, const uint8_t *s, uint16_t *
 
 static int fc_direct_avx2_allowed = 1;
 
-static int fc_lcms_have_avx2(void) {
-    static int known = -1;
-    int have = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&known, have, __ATOMIC_RELAXED);
-    }
-    return have;
-}
+// The processor's AVX2, as fc_kernels checks it once.
+static int fc_lcms_have_avx2(void) { return fc_kernels_have_avx2(); }
 #endif
 
 static inline void fc_direct_eval(const fc_direct *d, const uint8_t *s, uint16_t *out) {
@@ -687,8 +680,12 @@ fc_lcms_transform *fc_lcms_transform_new_samples(fc_lcms_profile *in, fc_lcms_pr
         if (report != NULL) { memset(report, 0, sizeof *report); fc_lcms_fail(report, "samples are 1 or 2 bytes"); }
         return NULL;
     }
-    static int lcms2_only = -1;
-    if (lcms2_only < 0) lcms2_only = getenv("FC_LCMS_LCMS2_INTERPOLATION") != NULL;
+    static int known = -1;
+    int lcms2_only = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (lcms2_only < 0) {
+        lcms2_only = getenv("FC_LCMS_LCMS2_INTERPOLATION") != NULL;
+        __atomic_store_n(&known, lcms2_only, __ATOMIC_RELAXED);
+    }
     return fc_lcms_transform_make(in, out, in_bytes, 2, intent, bpc, !lcms2_only, report);
 }
 

@@ -44,6 +44,8 @@ public enum BitDepth: Int, Sendable, CaseIterable {
     public var maxValue: Int { self == .float32 ? 1 : (1 << rawValue) - 1 }
     /// Samples are 32-bit floats.
     public var isFloat: Bool { self == .float32 }
+    /// The depths an image file is written with (8 and 16 bits: no encoder writes float).
+    public static let stored: [BitDepth] = [.eight, .sixteen]
 }
 
 /// How pixels are stored: channels and depth. 16-bit samples are in host byte order.
