@@ -322,11 +322,16 @@ static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_pr
 // The tests compare it with lcms2's own interpolation of the same transform on millions of
 // samples (LCMSInterpolationTests).
 
-static inline int32_t fc_fixed_domain(int32_t a) { return a + ((a + 0x7fff) / 0xffff); }
+// In 32-bit two's complement arithmetic that wraps (as lcms2's int arithmetic does when
+// compiled; here without C's undefined overflow).
+static inline int32_t fc_fixed_domain(int32_t a) {
+    int32_t shifted = (int32_t)((uint32_t)a + 0x7fffu);
+    return (int32_t)((uint32_t)a + (uint32_t)(shifted / 0xffff));
+}
 
 static inline uint16_t fc_tetra_round(int32_t c0, int32_t sum) {
     int32_t rest = (int32_t)((uint32_t)fc_fixed_domain(sum) + 0x8000u) >> 16;
-    return (uint16_t)(c0 + rest);
+    return (uint16_t)((uint32_t)c0 + (uint32_t)rest);
 }
 
 // The interpolation proper, once the cell is known: `low` and `high` point at the cell's
