@@ -426,40 +426,50 @@ __attribute__((target("avx2"))) static inline __m256i fc_corner(const uint16_t *
     return _mm256_cvtepu16_epi32(_mm_unpacklo_epi64(l, h));
 }
 
-// fc_tetra4_3's arithmetic on the six values at once: the sums in 32-bit lanes (wrapping as
-// the scalar code's unsigned products), the signed division by 0xffff exact in double
-// (a quotient of 32-bit integers by 65535 is correctly rounded, then truncated toward 0 as
-// C's division), the slices joined in 32-bit unsigned arithmetic.
+// trunc(x / 65535) for every 32-bit x, as C's division: for |x| (as unsigned),
+// (|x| + (|x| >> 16) + 1) >> 16 is floor(|x| / 65535) (checked for all 2^32 values), then the
+// sign of x.
+__attribute__((target("avx2"))) static inline __m256i fc_div65535(__m256i x) {
+    __m256i a = _mm256_abs_epi32(x);
+    __m256i q = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, _mm256_srli_epi32(a, 16)), _mm256_set1_epi32(1)), 16);
+    return _mm256_sign_epi32(q, x);
+}
+
+// fc_tetra4_3's arithmetic on the six values at once (lanes 0-2 the low slice, 4-6 the high
+// one): the sums in 32-bit lanes wrapping as the scalar code's unsigned products, the
+// fixed-domain step with the exact division above, the slices joined in 32-bit unsigned
+// arithmetic; `count` pixels of four 8-bit inks.
 __attribute__((target("avx2")))
-static void fc_direct_eval_avx2(const fc_direct *d, const uint8_t *s, uint16_t *out) {
-    const uint8_t k = s[0], x = s[1], y = s[2], z = s[3];
-    int32_t base = d->offset[1][x] + d->offset[2][y] + d->offset[3][z];
-    const uint16_t *low = d->padded + d->offset[0][k] + base, *high = low + d->step[0][k];
-    int32_t dx = d->step[1][x], dy = d->step[2][y], dz = d->step[3][z];
-    int32_t v1, v2, ra, rb, rc;
-    fc_tetra_path(dx, dy, dz, d->rest[1][x], d->rest[2][y], d->rest[3][z], &v1, &v2, &ra, &rb, &rc);
-    int32_t v3 = dx + dy + dz;
-    __m256i a0 = fc_corner(low, high), a1 = fc_corner(low + v1, high + v1);
-    __m256i a2 = fc_corner(low + v2, high + v2), a3 = fc_corner(low + v3, high + v3);
-    __m256i sum = _mm256_add_epi32(
-        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(a1, a0), _mm256_set1_epi32(ra)),
-                         _mm256_mullo_epi32(_mm256_sub_epi32(a2, a1), _mm256_set1_epi32(rb))),
-        _mm256_mullo_epi32(_mm256_sub_epi32(a3, a2), _mm256_set1_epi32(rc)));
-    // fixed domain: sum + (sum + 0x7fff) / 0xffff
-    __m256i shifted = _mm256_add_epi32(sum, _mm256_set1_epi32(0x7fff));
-    const __m256d divisor = _mm256_set1_pd(65535.0);
-    __m128i qlow = _mm256_cvttpd_epi32(_mm256_div_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(shifted)), divisor));
-    __m128i qhigh = _mm256_cvttpd_epi32(_mm256_div_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(shifted, 1)), divisor));
-    __m256i fixed = _mm256_add_epi32(sum, _mm256_set_m128i(qhigh, qlow));
-    __m256i rest = _mm256_srai_epi32(_mm256_add_epi32(fixed, _mm256_set1_epi32(0x8000)), 16);
-    __m256i t = _mm256_and_si256(_mm256_add_epi32(a0, rest), _mm256_set1_epi32(0xffff));
-    __m128i t1 = _mm256_castsi256_si128(t), t2 = _mm256_extracti128_si256(t, 1);
-    __m128i dif = _mm_add_epi32(_mm_mullo_epi32(_mm_sub_epi32(t2, t1), _mm_set1_epi32(d->rest[0][k])), _mm_set1_epi32(0x8000));
-    __m128i v = _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(dif, 16), t1), _mm_set1_epi32(0xffff));
-    __m128i packed = _mm_packus_epi32(v, v);
-    uint16_t four[8];
-    _mm_storeu_si128((__m128i *)(void *)four, packed);
-    out[0] = four[0]; out[1] = four[1]; out[2] = four[2];
+static void fc_direct_eval_avx2(const fc_direct *d, const uint8_t *s, uint16_t *out, size_t count) {
+    const __m256i rounding = _mm256_set1_epi32(0x7fff), half = _mm256_set1_epi32(0x8000);
+    const __m256i mask16 = _mm256_set1_epi32(0xffff);
+    for (size_t i = 0; i < count; i++, s += 4, out += 3) {
+        const uint8_t k = s[0], x = s[1], y = s[2], z = s[3];
+        int32_t base = d->offset[1][x] + d->offset[2][y] + d->offset[3][z];
+        const uint16_t *low = d->padded + d->offset[0][k] + base, *high = low + d->step[0][k];
+        int32_t dx = d->step[1][x], dy = d->step[2][y], dz = d->step[3][z];
+        int32_t v1, v2, ra, rb, rc;
+        fc_tetra_path(dx, dy, dz, d->rest[1][x], d->rest[2][y], d->rest[3][z], &v1, &v2, &ra, &rb, &rc);
+        int32_t v3 = dx + dy + dz;
+        __m256i a0 = fc_corner(low, high), a1 = fc_corner(low + v1, high + v1);
+        __m256i a2 = fc_corner(low + v2, high + v2), a3 = fc_corner(low + v3, high + v3);
+        __m256i sum = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(a1, a0), _mm256_set1_epi32(ra)),
+                             _mm256_mullo_epi32(_mm256_sub_epi32(a2, a1), _mm256_set1_epi32(rb))),
+            _mm256_mullo_epi32(_mm256_sub_epi32(a3, a2), _mm256_set1_epi32(rc)));
+        __m256i fixed = _mm256_add_epi32(sum, fc_div65535(_mm256_add_epi32(sum, rounding)));
+        __m256i rest = _mm256_srai_epi32(_mm256_add_epi32(fixed, half), 16);
+        __m256i t = _mm256_and_si256(_mm256_add_epi32(a0, rest), mask16);
+        __m128i t1 = _mm256_castsi256_si128(t), t2 = _mm256_extracti128_si256(t, 1);
+        __m128i dif = _mm_add_epi32(_mm_mullo_epi32(_mm_sub_epi32(t2, t1), _mm_set1_epi32(d->rest[0][k])),
+                                    _mm256_castsi256_si128(half));
+        __m128i v = _mm_and_si128(_mm_add_epi32(_mm_srli_epi32(dif, 16), t1), _mm256_castsi256_si128(mask16));
+        __m128i packed = _mm_packus_epi32(v, v);
+        // Three samples: the first two as one 32-bit store, the third alone.
+        uint32_t two = (uint32_t)_mm_cvtsi128_si32(packed);
+        memcpy(out, &two, 4);
+        out[2] = (uint16_t)_mm_extract_epi16(packed, 2);
+    }
 }
 
 static int fc_direct_avx2_allowed = 1;
@@ -468,15 +478,20 @@ static int fc_direct_avx2_allowed = 1;
 static int fc_lcms_have_avx2(void) { return fc_kernels_have_avx2(); }
 #endif
 
-static inline void fc_direct_eval(const fc_direct *d, const uint8_t *s, uint16_t *out) {
-#ifdef FC_LCMS_AVX2
-    if (d->avx2) { fc_direct_eval_avx2(d, s, out); return; }
-#endif
+static inline void fc_direct_eval_scalar(const fc_direct *d, const uint8_t *s, uint16_t *out) {
     const uint8_t k = s[0], x = s[1], y = s[2], z = s[3];
     int32_t base = d->offset[1][x] + d->offset[2][y] + d->offset[3][z];
     const uint16_t *low = d->table + d->offset[0][k] + base;
     fc_tetra4_3(low, low + d->step[0][k], d->step[1][x], d->step[2][y], d->step[3][z],
                 d->rest[1][x], d->rest[2][y], d->rest[3][z], d->rest[0][k], out);
+}
+
+/// `count` pixels of four 8-bit inks into three 16-bit samples each.
+static void fc_direct_eval(const fc_direct *d, const uint8_t *s, uint16_t *out, size_t count) {
+#ifdef FC_LCMS_AVX2
+    if (d->avx2) { fc_direct_eval_avx2(d, s, out, count); return; }
+#endif
+    for (size_t i = 0; i < count; i++) fc_direct_eval_scalar(d, s + 4 * i, out + 3 * i);
 }
 
 // The samples a direct evaluation is checked on: every combination of eleven edge values,
@@ -538,10 +553,13 @@ static fc_direct *fc_direct_make(const fc_lcms_transform *t) {
             d->step[ch][v] = in == 0xffff ? 0 : opta;
         }
     }
-    for (size_t i = 0; i < FC_CHECK_COUNT; i++) {
-        uint16_t out[3];
-        fc_direct_eval(d, samples + 4 * i, out);
-        if (memcmp(out, expected + 3 * i, sizeof out) != 0) goto fail;
+    {
+        uint16_t *got = malloc((size_t)FC_CHECK_COUNT * 3 * sizeof *got);
+        if (got == NULL) goto fail;
+        fc_direct_eval(d, samples, got, FC_CHECK_COUNT);
+        int same = memcmp(got, expected, (size_t)FC_CHECK_COUNT * 3 * sizeof *got) == 0;
+        free(got);
+        if (!same) goto fail;
     }
     free(samples);
     free(expected);
@@ -885,7 +903,7 @@ void fc_memo_run_with(const fc_lcms_transform *t, fc_memo *m, const uint8_t *src
             }
         }
         if (misses > 0 && channels == 4 && outputs == 3 && t->direct != NULL) {
-            for (size_t j = 0; j < misses; j++) fc_direct_eval(t->direct, missed_in + 4 * j, missed_out + 3 * j);
+            fc_direct_eval(t->direct, missed_in, missed_out, misses);
         } else if (misses > 0) {
             cmsDoTransform(t->handle, missed_in, missed_out, (cmsUInt32Number)misses);
         }
