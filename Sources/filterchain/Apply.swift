@@ -97,8 +97,12 @@ struct Apply: ParsableCommand {
                 : "apply got \(paths.count) paths; many inputs need --output-dir DIR")
         }
         let (input, output) = (paths[0], paths[1])
+        if batch.json && output == "-" {
+            throw Failure.usage("--json prints on standard output, where OUTPUT '-' writes the image; write the image to a file")
+        }
         try refuseFolder(input)
-        var outputs = [RenderOutput(step: chain.steps.count, .file(try codec.destination(output), codec.encodeOptions))]
+        let destination = try codec.destination(output)
+        var outputs = [RenderOutput(step: chain.steps.count, .file(destination, codec.encodeOptions))]
         let guardInput = InputGuard(inputs: [input])
         try guardInput.check(output)
         if input != "-" && input == output {
@@ -115,11 +119,30 @@ struct Apply: ParsableCommand {
         try inline.save(resolved, inputs: [input])
         let renderer = rendering.renderer()
         let result: RenderResult
+        let started = now()
+        // --json: the line a batch prints for each input, for this one.
+        var line = JSONLine()
+        line.add("input", input)
+        line.add("output", output)
+        func milliseconds() -> Int { Int(((now() - started) * 1000).rounded()) }
         do {
             result = try renderer.render(chain, source: input == "-" ? .standardInput : .file(input),
                                          decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
         } catch {
+            if batch.json && !(error is RenderCancelled) {
+                line.add("status", "failed")
+                line.add("error", describe(error))
+                line.add("width", nil as Int?)
+                line.add("height", nil as Int?)
+                line.add("milliseconds", milliseconds())
+                Console.output(line.text)
+            }
             throw Failure.image(error)
+        }
+        if batch.json {
+            BatchRun.addWritten(result, chain: chain, encode: codec.encodeOptions, destination: destination, to: &line)
+            line.add("milliseconds", milliseconds())
+            Console.output(line.text)
         }
         if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
         for note in result.notes { Console.warning(note) }

@@ -158,22 +158,7 @@ struct BatchRun {
                         for note in result.notes { Console.warning(note) }
                         report?.record(input: item.input, output: item.output, outcome: .done, error: nil, seconds: now() - started)
                         state.finished(.written)
-                        line.add("status", "written")
-                        line.add("error", nil as String?)
-                        line.add("width", result.sizes[0].width)
-                        line.add("height", result.sizes[0].height)
-                        if chain.usesExpressions {
-                            // The values this image's variables and expressions took.
-                            let values = result.values.jsonNode
-                            line.addRaw("variables", JSONWriter.compact(values.member("variables")!))
-                            line.addRaw("parameters", JSONWriter.compact(values.member("parameters")!))
-                        }
-                        if let format = try? encode.resolvedFormat(for: .file(item.output)) {
-                            line.add("format", format.id)
-                            let used = encode.settingsUsed(by: format, source: result.info.metadata)
-                            if let quality = used.first(where: { $0.name == "quality" }) { line.add("quality", quality.value.integer) }
-                            line.addRaw("options", JSONWriter.compact(JSONNode(.object(used.map { ($0.name, $0.value.jsonNode) }))))
-                        }
+                        BatchRun.addWritten(result, chain: chain, encode: encode, destination: .file(item.output), to: &line)
                     } catch is RenderCancelled {
                         state.finished(.cancelled)
                         continue
@@ -265,3 +250,27 @@ final class BatchState: @unchecked Sendable {
     }
 }
 
+
+extension BatchRun {
+    /// A written image's fields of its JSON line (`--json`): status, size, the values its
+    /// variables and expressions took, and the format and options it was written with.
+    static func addWritten(_ result: RenderResult, chain: Chain, encode: EncodeOptions, destination: ImageDestination,
+                           to line: inout JSONLine) {
+        line.add("status", "written")
+        line.add("error", nil as String?)
+        line.add("width", result.sizes[0].width)
+        line.add("height", result.sizes[0].height)
+        if chain.usesExpressions {
+            // The values this image's variables and expressions took.
+            let values = result.values.jsonNode
+            line.addRaw("variables", JSONWriter.compact(values.member("variables")!))
+            line.addRaw("parameters", JSONWriter.compact(values.member("parameters")!))
+        }
+        if let format = try? encode.resolvedFormat(for: destination) {
+            line.add("format", format.id)
+            let used = encode.settingsUsed(by: format, source: result.info.metadata)
+            if let quality = used.first(where: { $0.name == "quality" }) { line.add("quality", quality.value.integer) }
+            line.addRaw("options", JSONWriter.compact(JSONNode(.object(used.map { ($0.name, $0.value.jsonNode) }))))
+        }
+    }
+}

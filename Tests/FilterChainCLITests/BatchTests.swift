@@ -47,6 +47,26 @@ import FilterChain
         }
     }
 
+    /// One image, `--json`: the line a batch prints for it (written: size, format, options;
+    /// failed: the error, exit 1, nothing written); with the image on stdout it is refused.
+    @Test func oneImageGivesTheBatchLine() throws {
+        let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/coffee.png", "one.jpg", "--quality", "80", "--json"], in: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        let line = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        #expect(line["status"] as? String == "written" && line["output"] as? String == "one.jpg")
+        #expect(line["format"] as? String == "jpeg" && line["quality"] as? Int == 80)
+        let image = try RasterImage(contentsOf: folder + "/one.jpg")
+        #expect(line["width"] as? Int == image.width && line["height"] as? Int == image.height)
+        #expect(line["milliseconds"] is Int && line["error"] is NSNull)
+        let failed = try CLI.run(["apply", CLI.lookChain, "missing.png", "two.jpg", "--json"], in: folder)
+        #expect(failed.status == 1)
+        let failure = try JSONSerialization.jsonObject(with: Data(failed.out.utf8)) as! [String: Any]
+        #expect(failure["status"] as? String == "failed" && (failure["error"] as? String)?.contains("missing.png") == true)
+        #expect(!CLI.files(in: folder).contains("two.jpg"))
+        let piped = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/coffee.png", "-", "--format", "png", "--json"], in: folder)
+        #expect(piped.status == 64 && piped.out.isEmpty && piped.stderr.contains("--json prints on standard output"))
+    }
+
     #if os(Linux)
     /// On a terminal (a pty from util-linux `script`) the progress line is redrawn in place
     /// after each image and cleared before the summary; --quiet and a pipe get neither.
