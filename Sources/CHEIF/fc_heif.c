@@ -160,11 +160,53 @@ static void fc_heif_read_metadata(fc_heif_decoder *d) {
     }
 }
 
+// ---- AV1 in a HEIF container -------------------------------------------------------------
+
+// A HEIF file whose image is AV1-coded is an AVIF without the avif brand (with it, the codec
+// registry sends the file to libavif). libheif 1.15's dav1d plugin leaks the picture and the
+// data it was given when dav1d fails on a damaged stream (found by the AVIF fuzzer), and
+// filterchain reads AV1 with libavif, the reference decoder: this plugin, above libheif's own
+// (100) and fc_heif_hevc's probe (1000), refuses AV1 in the HEIF reader by name.
+static const char *fc_heif_av1_name(void) { return "filterchain: AV1 is read by libavif"; }
+static int fc_heif_av1_supports(enum heif_compression_format format) {
+    return format == heif_compression_AV1 ? 2000 : 0;
+}
+static int fc_heif_av1_token;
+static struct heif_error fc_heif_av1_new(void **out) {
+    *out = &fc_heif_av1_token;
+    return (struct heif_error){ heif_error_Ok, heif_suberror_Unspecified, "Success" };
+}
+static void fc_heif_av1_free(void *decoder) { (void)decoder; }
+static struct heif_error fc_heif_av1_push(void *decoder, const void *data, size_t size) {
+    (void)decoder; (void)data; (void)size;
+    return (struct heif_error){ heif_error_Ok, heif_suberror_Unspecified, "Success" };
+}
+static struct heif_error fc_heif_av1_decode(void *decoder, struct heif_image **out) {
+    (void)decoder;
+    *out = NULL;
+    return (struct heif_error){ heif_error_Unsupported_feature, heif_suberror_Unsupported_codec,
+                                "the image is AV1-coded (an AVIF) but the file's brands do not say avif; "
+                                "filterchain reads AV1 with libavif, which needs that brand" };
+}
+static const struct heif_decoder_plugin fc_heif_av1_plugin = {
+    .plugin_api_version = 1,
+    .get_plugin_name = fc_heif_av1_name,
+    .init_plugin = NULL,
+    .deinit_plugin = NULL,
+    .does_support_format = fc_heif_av1_supports,
+    .new_decoder = fc_heif_av1_new,
+    .free_decoder = fc_heif_av1_free,
+    .push_data = fc_heif_av1_push,
+    .decode_image = fc_heif_av1_decode,
+};
+
 fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
     if (!fc_de265_ready()) return fc_heif_say(d, FC_HEIF_FAILED, "libde265 could not be initialised");
     d->ctx = heif_context_alloc();
     if (!d->ctx) return FC_HEIF_NO_MEMORY;
     struct heif_error registered = heif_register_decoder(d->ctx, &fc_heif_hevc_plugin);
+    if (registered.code != heif_error_Ok) return fc_heif_error(d, registered);
+    registered = heif_register_decoder(d->ctx, &fc_heif_av1_plugin);
     if (registered.code != heif_error_Ok) return fc_heif_error(d, registered);
     struct heif_error e = heif_context_read_from_memory_without_copy(d->ctx, d->data, d->size, NULL);
     if (e.code != heif_error_Ok) return fc_heif_error(d, e);

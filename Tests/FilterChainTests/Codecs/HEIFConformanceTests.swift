@@ -9,6 +9,18 @@ import Testing
 /// PNG (native = png >> (16 - bits)); filterchain delivers 16 bits scaled as its other
 /// deep paths do, round(native * 65535 / (2^bits - 1)), so the reference is scaled so too.
 @Suite struct HEIFConformanceTests {
+
+    /// An AV1-coded image in a HEIF file without the avif brand is refused by name rather than
+    /// handed to libheif's dav1d plugin, which leaks on damaged streams (the AVIF fuzzer's
+    /// find, kept in Tests/Fixtures/fuzz/avif; CI's AddressSanitizer run checks for leaks).
+    @Test func av1InAHEIFIsRefusedByName() throws {
+        let path = TestData.fixtures.appendingPathComponent("fuzz/avif/av1-in-heif-dav1d-leak.heic").path
+        for lenient in [false, true] {
+            #expect { _ = try ImageReader.open(.file(path), options: DecodeOptions(lenient: lenient)).readAll() } throws: { error in
+                "\(error)".contains("AV1-coded") && "\(error)".contains("libavif")
+            }
+        }
+    }
     static let folder = TestData.conformance.appendingPathComponent("heif")
 
     struct Entry: CustomStringConvertible, Sendable {
