@@ -305,8 +305,8 @@ static fc_lcms_transform *fc_lcms_transform_make(fc_lcms_profile *in, fc_lcms_pr
 
 // MARK: - Four inputs, three outputs
 
-// lcms2 turns a CMYK-to-RGB transform into one 16-bit table (23 nodes a side) and spends most
-// of its time (about 500 instructions a pixel) in its generic 4-input interpolator, which
+// lcms2 turns a CMYK-to-RGB transform into one 16-bit table (17 nodes a side by default) and
+// spends most of its time (about 590 instructions a pixel) in its generic 4-input interpolator, which
 // loops over any number of outputs and picks the tetrahedron again for each. This one does
 // the same arithmetic for exactly three outputs, choosing the tetrahedron once: lcms2 asks
 // for it through an interpolation plug-in registered on the transform's own context, and
@@ -334,21 +334,28 @@ static inline uint16_t fc_tetra_round(int32_t c0, int32_t sum) {
     return (uint16_t)((uint32_t)c0 + (uint32_t)rest);
 }
 
+// The tetrahedron's path: offsets of its second and third corners (the fourth is
+// dx + dy + dz), and the rests of the axes in the order it steps along them (lcms2's six
+// cases, in its order).
+static inline __attribute__((always_inline))
+void fc_tetra_path(int32_t dx, int32_t dy, int32_t dz, int32_t rx, int32_t ry, int32_t rz,
+                   int32_t *v1, int32_t *v2, int32_t *ra, int32_t *rb, int32_t *rc) {
+    if (rx >= ry && ry >= rz)      { *v1 = dx; *v2 = dx + dy; *ra = rx; *rb = ry; *rc = rz; }
+    else if (rx >= rz && rz >= ry) { *v1 = dx; *v2 = dx + dz; *ra = rx; *rb = rz; *rc = ry; }
+    else if (rz >= rx && rx >= ry) { *v1 = dz; *v2 = dz + dx; *ra = rz; *rb = rx; *rc = ry; }
+    else if (ry >= rx && rx >= rz) { *v1 = dy; *v2 = dy + dx; *ra = ry; *rb = rx; *rc = rz; }
+    else if (ry >= rz && rz >= rx) { *v1 = dy; *v2 = dy + dz; *ra = ry; *rb = rz; *rc = rx; }
+    else                           { *v1 = dz; *v2 = dz + dy; *ra = rz; *rb = ry; *rc = rx; }
+}
+
 // The interpolation proper, once the cell is known: `low` and `high` point at the cell's
 // first corner in the two slices of the first input; dx, dy, dz step to the next node along
 // each axis (0 at the last node); rx, ry, rz, rk are the rests.
 static inline __attribute__((always_inline))
 void fc_tetra4_3(const uint16_t *low, const uint16_t *high, int32_t dx, int32_t dy, int32_t dz,
                  int32_t rx, int32_t ry, int32_t rz, int32_t rk, uint16_t out[3]) {
-    // The path: offsets of its second and third corners (the fourth is dx + dy + dz), and
-    // the rests of the axes in the order it steps along them.
     int32_t v1, v2, ra, rb, rc;
-    if (rx >= ry && ry >= rz)      { v1 = dx; v2 = dx + dy; ra = rx; rb = ry; rc = rz; }
-    else if (rx >= rz && rz >= ry) { v1 = dx; v2 = dx + dz; ra = rx; rb = rz; rc = ry; }
-    else if (rz >= rx && rx >= ry) { v1 = dz; v2 = dz + dx; ra = rz; rb = rx; rc = ry; }
-    else if (ry >= rx && rx >= rz) { v1 = dy; v2 = dy + dx; ra = ry; rb = rx; rc = rz; }
-    else if (ry >= rz && rz >= rx) { v1 = dy; v2 = dy + dz; ra = ry; rb = rz; rc = rx; }
-    else                           { v1 = dz; v2 = dz + dy; ra = rz; rb = ry; rc = rx; }
+    fc_tetra_path(dx, dy, dz, rx, ry, rz, &v1, &v2, &ra, &rb, &rc);
     int32_t v3 = dx + dy + dz;
     for (int c = 0; c < 3; c++) {
         int32_t a0 = low[c], a1 = low[v1 + c], a2 = low[v2 + c], a3 = low[v3 + c];
@@ -405,18 +412,6 @@ typedef struct fc_direct {
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
 #define FC_LCMS_AVX2 1
-
-// The path of fc_tetra4_3, for the AVX2 evaluation.
-static inline __attribute__((always_inline))
-void fc_tetra_path(int32_t dx, int32_t dy, int32_t dz, int32_t rx, int32_t ry, int32_t rz,
-                   int32_t *v1, int32_t *v2, int32_t *ra, int32_t *rb, int32_t *rc) {
-    if (rx >= ry && ry >= rz)      { *v1 = dx; *v2 = dx + dy; *ra = rx; *rb = ry; *rc = rz; }
-    else if (rx >= rz && rz >= ry) { *v1 = dx; *v2 = dx + dz; *ra = rx; *rb = rz; *rc = ry; }
-    else if (rz >= rx && rx >= ry) { *v1 = dz; *v2 = dz + dx; *ra = rz; *rb = rx; *rc = ry; }
-    else if (ry >= rx && rx >= rz) { *v1 = dy; *v2 = dy + dx; *ra = ry; *rb = rx; *rc = rz; }
-    else if (ry >= rz && rz >= rx) { *v1 = dy; *v2 = dy + dz; *ra = ry; *rb = rz; *rc = rx; }
-    else                           { *v1 = dz; *v2 = dz + dy; *ra = rz; *rb = ry; *rc = rx; }
-}
 
 // One corner in both slices: lanes 0-2 the low slice's three samples, 4-6 the high one's
 // (lanes 3 and 7 the next samples, unused), as 32-bit integers.
