@@ -44,17 +44,20 @@ import Testing
         _ = Self.setUp
         #expect(!RandomChains.cubeFiles.isEmpty, "lut steps need samples/luts")
         let count = ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_COUNT"].flatMap { Int($0) } ?? Self.casesPerBatch
-        var withExpressions = 0
+        var withExpressions = 0, withFloat = 0
         for index in 0..<count {
             let seed = Self.caseSeed(batch: batch, index: index)
             var e = SeedEntropy(seed)
             let c = RandomChains.makeCase(&e)
             if c.chain.steps.contains(where: { !$0.computed.isEmpty }) { withExpressions += 1 }
+            if c.imageDescription.contains("float") { withFloat += 1 }
             let ok = try Self.check(c, label: Self.repro(seed), fileOutput: index % 8 == 0)
             if !ok { return }  // one case's failures are enough to read
         }
         // About a third of the cases compute some of their numbers.
         if count >= 40 { #expect(withExpressions >= count / 8, "\(withExpressions) of \(count) cases with expressions") }
+        // Some read float samples (unclamped, as a float TIFF's).
+        if count >= 100 { #expect(withFloat > 0, "no case of \(count) has a float image") }
     }
 
     /// One case, from the seed a failure printed.

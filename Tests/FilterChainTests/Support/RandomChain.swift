@@ -282,7 +282,7 @@ enum RandomChains {
     }
 
     /// A random image: size (log-uniform sides, thin and one-pixel ones included), layout,
-    /// depth, and content (noise, gradients, flat areas; alpha opaque, random or with holes).
+    /// depth (8, 16 or float), and content (noise, gradients, flat areas; alpha opaque, random or with holes).
     static func makeImage(_ e: inout some CaseEntropy, limits: CaseLimits) -> (RasterImage, String) {
         var width = e.side(limits.side), height = e.side(limits.side)
         if e.chance(0.1) { width = 1 } else if e.chance(0.1) { height = 1 }
@@ -323,10 +323,22 @@ enum RandomChains {
                 }
             }
         }
-        let image = try! RasterImage(width: width, height: height, format: format, samples: samples)
+        var image = try! RasterImage(width: width, height: height, format: format, samples: samples)
+        // A fifth of the 16-bit images become float ones (a float TIFF's samples), colour
+        // stretched past [0, 1] (-0.15 to 1.15): drawn last, so the other images and every
+        // chain are as they were.
+        if depth == .sixteen && e.chance(0.2) {
+            var floats = [Float](repeating: 0, count: samples.count)
+            for (i, v) in samples.enumerated() {
+                let unit = Float(v) / 65535
+                floats[i] = channels.hasAlpha && i % n == n - 1 ? unit : unit * 1.3 - 0.15
+            }
+            image = try! RasterImage(width: width, height: height, format: PixelFormat(channels, .float32),
+                                     pixels: floats.withUnsafeBytes { Array($0) })
+        }
         let alpha = ["", ", random alpha", ", alpha with holes"][alphaKind]
         let kind = ["noise", "waves", "blocks"][content]
-        return (image, "\(width)x\(height) \(format) \(kind)\(alpha)")
+        return (image, "\(width)x\(height) \(image.format) \(kind)\(alpha)")
     }
 
     /// A filter of a random type with random parameters across their ranges (each left at
