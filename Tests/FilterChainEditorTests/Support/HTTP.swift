@@ -16,26 +16,37 @@ struct RawHTTP {
     }
 
     let port: UInt16
+    static let timeoutSeconds = 600
+
+    /// No complete answer: what came, and why the reading stopped.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
 
     /// Sends one request and reads the whole response, on a thread of its own: a blocking
     /// socket call must not hold one of the few threads the server's tasks run on.
+    /// `pause` stops sending for that long after that many bytes of the request, as a slow
+    /// uploader does.
     func send(_ method: String, _ target: String, host: String? = nil, headers: [String: String] = [:],
-              body: [UInt8]? = nil, chunked: Bool = false) async throws -> Response {
+              body: [UInt8]? = nil, chunked: Bool = false, pause: (after: Int, seconds: Double)? = nil) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(with: Result {
-                    try blockingSend(method, target, host: host, headers: headers, body: body, chunked: chunked)
+                    try blockingSend(method, target, host: host, headers: headers, body: body, chunked: chunked, pause: pause)
                 })
             }
         }
     }
 
     func blockingSend(_ method: String, _ target: String, host: String?, headers: [String: String],
-                      body: [UInt8]?, chunked: Bool) throws -> Response {
+                      body: [UInt8]?, chunked: Bool, pause: (after: Int, seconds: Double)? = nil) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        // As long as the server's own timeout: the test suite runs many tests at once on a
+        // machine of two cores, and a long synchronous test can hold a thread the server's
+        // tasks need. An answer that does not come is reported as such (`Failure`).
+        var timeout = timeval(tv_sec: Self.timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -70,16 +81,31 @@ struct RawHTTP {
         // The server may answer (413) and close before reading everything: a failed write
         // is not an error here, the response is.
         var sent = 0
+        var paused = pause == nil
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let end = paused ? bytes.count : min(bytes.count, pause!.after)
+            if sent == end, let pause {
+                Thread.sleep(forTimeInterval: pause.seconds)
+                paused = true
+                continue
+            }
+            let n = bytes[sent..<end].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { break }
             sent += n
         }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let started = Date()
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
+            if n <= 0 {
+                let why = n == 0 ? "the server closed the connection" : String(cString: strerror(errno))
+                guard let parsed = try? Self.parse(response) else {
+                    throw Failure(description: "\(method) \(target): no complete answer after \(Int(Date().timeIntervalSince(started))) s "
+                                  + "(\(response.count) bytes, \(sent) of \(bytes.count) sent): \(why)")
+                }
+                return parsed
+            }
             response += buffer[0..<n]
             // Complete once the headers and Content-Length bytes of body are in.
             if let parsed = try? Self.parse(response), let length = parsed.headers["content-length"].flatMap(Int.init),
@@ -87,7 +113,6 @@ struct RawHTTP {
                 return parsed
             }
         }
-        return try Self.parse(response)
     }
 
     static func parse(_ bytes: [UInt8]) throws -> Response {
