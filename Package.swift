@@ -56,9 +56,15 @@ let package = Package(
         // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
-        .target(name: "CTIFF", dependencies: ["SystemTIFF"]),
-        .target(name: "CAVIF", dependencies: ["SystemAVIF"]),
-        .target(name: "CHEIF", dependencies: ["SystemHEIF"], linkerSettings: [.linkedLibrary("de265")]),
+        // libtiff, libavif and libheif with libde265: on Linux loaded when a file first needs
+        // them (CDynamic: they and what they bring cost about 7 ms at every start), so not
+        // linked, their headers found where Debian puts them; on macOS linked through pkg-config.
+        .target(name: "CDynamic", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CTIFF", dependencies: ["CDynamic", .target(name: "SystemTIFF", condition: .when(platforms: [.macOS]))]),
+        .target(name: "CAVIF", dependencies: ["CDynamic", .target(name: "SystemAVIF", condition: .when(platforms: [.macOS]))],
+                linkerSettings: [.linkedLibrary("dav1d", .when(platforms: [.linux]))]),
+        .target(name: "CHEIF", dependencies: ["CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
+                linkerSettings: [.linkedLibrary("de265", .when(platforms: [.macOS]))]),
         .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",

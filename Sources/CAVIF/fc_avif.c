@@ -1,5 +1,6 @@
 #define _GNU_SOURCE  // RTLD_NEXT
 #include "fc_avif.h"
+#include "fc_avif_library.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,7 +11,9 @@
 // dav1d, libavif's AV1 decoder, prints a line on stderr for each bitstream error ("Error
 // parsing frame header", "Frame size 128x128 exceeds limit ...") through its default logger,
 // and libavif 0.11 never replaces that logger. This definition comes before libdav1d's for
-// the dynamic linker (an executable's symbols do, on ELF systems), so libavif's dav1d
+// the dynamic linker (an executable's symbols do, on ELF systems, once exported: Package.swift
+// links libdav1d on Linux so that the linker exports it, libavif itself being loaded later,
+// see fc_dynamic.h), so libavif's dav1d
 // decoders get dav1d's own defaults with the logger off; the error itself still reaches
 // libavif, which reports it. Elsewhere (no dav1d header, Mach-O's two-level names) nothing
 // changes.
@@ -18,7 +21,7 @@
 #include <dlfcn.h>
 #include <dav1d/dav1d.h>
 void dav1d_default_settings(Dav1dSettings *s) {
-    // libdav1d is loaded when anything calls this (libavif links it).
+    // libdav1d is loaded (linked) when anything calls this.
     void (*next)(Dav1dSettings *) = (void (*)(Dav1dSettings *))dlsym(RTLD_NEXT, "dav1d_default_settings");
     if (next) {
         next(s);
@@ -62,9 +65,9 @@ static void fc_avif_say(fc_avif_report *r, const char *message) {
 static void fc_avif_say_result(fc_avif_report *r, const char *what, avifResult result, const avifDiagnostics *diag) {
     const char *detail = diag && diag->error[0] ? diag->error : NULL;
     if (detail) {
-        snprintf(r->message, sizeof r->message, "%s: %s: %s", what, avifResultToString(result), detail);
+        snprintf(r->message, sizeof r->message, "%s: %s: %s", what, fc_libavif.avifResultToString(result), detail);
     } else {
-        snprintf(r->message, sizeof r->message, "%s: %s", what, avifResultToString(result));
+        snprintf(r->message, sizeof r->message, "%s: %s", what, fc_libavif.avifResultToString(result));
     }
 }
 
@@ -93,7 +96,7 @@ fc_avif_decoder *fc_avif_decoder_new(const uint8_t *data, size_t size, uint64_t 
 
 void fc_avif_decoder_free(fc_avif_decoder *d) {
     if (!d) return;
-    if (d->decoder) avifDecoderDestroy(d->decoder);
+    if (d->decoder) fc_libavif.avifDecoderDestroy(d->decoder);
     free(d->pixels);
     free(d);
 }
@@ -103,7 +106,7 @@ const fc_avif_report *fc_avif_decoder_report(const fc_avif_decoder *d) { return 
 fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
     if (d->opened) { fc_avif_say(&d->report, "opened twice"); return FC_AVIF_FAILED; }
     d->opened = 1;
-    d->decoder = avifDecoderCreate();
+    d->decoder = fc_libavif.avifDecoderCreate();
     if (!d->decoder) return FC_AVIF_NO_MEMORY;
     avifDecoder *dec = d->decoder;
     dec->maxThreads = d->threads;
@@ -115,9 +118,9 @@ fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
     // limit by name; the AV1 decoder gets the smaller limit before decoding.
     dec->imageSizeLimit = AVIF_DEFAULT_IMAGE_SIZE_LIMIT;
     dec->imageDimensionLimit = AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT;
-    avifResult r = avifDecoderSetIOMemory(dec, d->data, d->size);
+    avifResult r = fc_libavif.avifDecoderSetIOMemory(dec, d->data, d->size);
     if (r != AVIF_RESULT_OK) { fc_avif_say_result(&d->report, "reading", r, &dec->diag); return fc_avif_status_of(r); }
-    r = avifDecoderParse(dec);
+    r = fc_libavif.avifDecoderParse(dec);
     if (r != AVIF_RESULT_OK) {
         if (strstr(dec->diag.error, "too large")) {
             // libavif's limits, named as such (the file may well be valid).
@@ -170,9 +173,9 @@ fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
         in->has_clap = 1;
         avifCropRect rect;
         avifDiagnostics diag;
-        avifDiagnosticsClearError(&diag);
+        fc_libavif.avifDiagnosticsClearError(&diag);
         // The crop is made on the converted RGB, so the chroma grid does not constrain it (4:4:4).
-        if (avifCropRectConvertCleanApertureBox(&rect, &im->clap, im->width, im->height, AVIF_PIXEL_FORMAT_YUV444, &diag)
+        if (fc_libavif.avifCropRectConvertCleanApertureBox(&rect, &im->clap, im->width, im->height, AVIF_PIXEL_FORMAT_YUV444, &diag)
             && rect.width > 0 && rect.height > 0 && rect.x < im->width && rect.y < im->height
             && rect.width <= im->width - rect.x && rect.height <= im->height - rect.y) {
             in->crop_x = rect.x;
@@ -218,27 +221,27 @@ static fc_avif_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *
     size_t sb = (size_t)in->sample_bytes;
     size_t scratch_row = (size_t)im->width * rgb_channels * sb;
     uint8_t *scratch = malloc(scratch_row * FC_AVIF_GREY_STRIP);
-    avifImage *view = avifImageCreateEmpty();
+    avifImage *view = fc_libavif.avifImageCreateEmpty();
     if (!scratch || !view) {
         free(scratch);
-        if (view) avifImageDestroy(view);
+        if (view) fc_libavif.avifImageDestroy(view);
         return FC_AVIF_NO_MEMORY;
     }
     fc_avif_status status = FC_AVIF_OK;
     for (uint32_t y0 = 0; y0 < im->height && status == FC_AVIF_OK; y0 += FC_AVIF_GREY_STRIP) {
         uint32_t n = im->height - y0 < FC_AVIF_GREY_STRIP ? im->height - y0 : FC_AVIF_GREY_STRIP;
         avifCropRect rect = { 0, y0, im->width, n };
-        avifResult r = avifImageSetViewRect(view, im, &rect);
+        avifResult r = fc_libavif.avifImageSetViewRect(view, im, &rect);
         avifRGBImage rgb;
         if (r == AVIF_RESULT_OK) {
-            avifRGBImageSetDefaults(&rgb, view);
+            fc_libavif.avifRGBImageSetDefaults(&rgb, view);
             rgb.depth = sb == 2 ? 16 : 8;
             rgb.format = alpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
             fc_avif_set_conversion(&rgb, d->conversion);
             rgb.alphaPremultiplied = AVIF_FALSE;
             rgb.pixels = scratch;
             rgb.rowBytes = (uint32_t)scratch_row;
-            r = avifImageYUVToRGB(view, &rgb);
+            r = fc_libavif.avifImageYUVToRGB(view, &rgb);
         }
         if (r != AVIF_RESULT_OK) {
             fc_avif_say_result(&d->report, "converting to grey", r, NULL);
@@ -256,7 +259,7 @@ static fc_avif_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *
             }
         }
     }
-    avifImageDestroy(view);
+    fc_libavif.avifImageDestroy(view);
     free(scratch);
     return status;
 }
@@ -267,7 +270,7 @@ static fc_avif_status fc_avif_decode(fc_avif_decoder *d) {
     fc_avif_info *in = &d->info;
     // The AV1 decoder refuses frames over the limit (a coded size larger than the container says).
     if (d->max_pixels > 0 && d->max_pixels < dec->imageSizeLimit) dec->imageSizeLimit = (uint32_t)d->max_pixels;
-    avifResult r = avifDecoderNextImage(dec);
+    avifResult r = fc_libavif.avifDecoderNextImage(dec);
     if (r != AVIF_RESULT_OK) {
         fc_avif_say_result(&d->report, "decoding", r, &dec->diag);
         return r == AVIF_RESULT_OUT_OF_MEMORY ? FC_AVIF_NO_MEMORY : FC_AVIF_FAILED;
@@ -280,7 +283,7 @@ static fc_avif_status fc_avif_decode(fc_avif_decoder *d) {
     }
     if ((int)im->depth != in->depth || (im->yuvFormat == AVIF_PIXEL_FORMAT_YUV400) != (in->yuv_format == 400)) {
         snprintf(d->report.message, sizeof d->report.message, "the coded image's layout (%u bits, %s) is not what the container says",
-                 im->depth, avifPixelFormatToString(im->yuvFormat));
+                 im->depth, fc_libavif.avifPixelFormatToString(im->yuvFormat));
         return FC_AVIF_FAILED;
     }
     size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
@@ -297,7 +300,7 @@ static fc_avif_status fc_avif_decode(fc_avif_decoder *d) {
         status = fc_avif_convert_grey(d, im);
     } else {
         avifRGBImage rgb;
-        avifRGBImageSetDefaults(&rgb, im);
+        fc_libavif.avifRGBImageSetDefaults(&rgb, im);
         rgb.depth = in->sample_bytes == 2 ? 16 : 8;
         rgb.format = in->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
         fc_avif_set_conversion(&rgb, d->conversion);
@@ -305,12 +308,12 @@ static fc_avif_status fc_avif_decode(fc_avif_decoder *d) {
         rgb.alphaPremultiplied = AVIF_FALSE;
         rgb.pixels = d->pixels;
         rgb.rowBytes = (uint32_t)row;
-        r = avifImageYUVToRGB(im, &rgb);
+        r = fc_libavif.avifImageYUVToRGB(im, &rgb);
         if (r != AVIF_RESULT_OK) fc_avif_say_result(&d->report, "converting to RGB", r, NULL);
         status = fc_avif_status_of(r);
     }
     // The planes (and the codec) are no longer needed.
-    avifDecoderDestroy(dec);
+    fc_libavif.avifDecoderDestroy(dec);
     d->decoder = NULL;
     return status;
 }
@@ -364,7 +367,7 @@ fc_avif_status fc_avif_decoder_read(fc_avif_decoder *d, uint8_t *dst, size_t str
 // identity), and alpha into its own; 16-bit samples become 10-bit as the RGB path does.
 static avifResult fc_avif_fill_grey(avifImage *im, const fc_avif_encode_options *o, const uint8_t *pixels, size_t stride) {
     int alpha = o->channels == 2;
-    avifResult r = avifImageAllocatePlanes(im, alpha ? AVIF_PLANES_ALL : AVIF_PLANES_YUV);
+    avifResult r = fc_libavif.avifImageAllocatePlanes(im, alpha ? AVIF_PLANES_ALL : AVIF_PLANES_YUV);
     if (r != AVIF_RESULT_OK) return r;
     uint32_t max = (1u << im->depth) - 1;
     for (uint32_t y = 0; y < o->height; y++) {
@@ -401,46 +404,46 @@ fc_avif_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pi
         fc_avif_say(report, "invalid encoder settings");
         return FC_AVIF_FAILED;
     }
-    const char *codec = avifCodecName(AVIF_CODEC_CHOICE_AOM, AVIF_CODEC_FLAG_CAN_ENCODE);
+    const char *codec = fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AOM, AVIF_CODEC_FLAG_CAN_ENCODE);
     avifCodecChoice choice = codec ? AVIF_CODEC_CHOICE_AOM : AVIF_CODEC_CHOICE_AUTO;
-    if (!codec && !avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_ENCODE)) {
+    if (!codec && !fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_ENCODE)) {
         fc_avif_say(report, "this libavif was built without an AV1 encoder");
         return FC_AVIF_UNSUPPORTED;
     }
     int grey = o->channels <= 2, alpha = o->channels == 2 || o->channels == 4;
     avifPixelFormat format = grey ? AVIF_PIXEL_FORMAT_YUV400
                            : o->yuv_format == 420 ? AVIF_PIXEL_FORMAT_YUV420 : AVIF_PIXEL_FORMAT_YUV444;
-    avifImage *im = avifImageCreate(o->width, o->height, (uint32_t)o->depth, format);
+    avifImage *im = fc_libavif.avifImageCreate(o->width, o->height, (uint32_t)o->depth, format);
     if (!im) return FC_AVIF_NO_MEMORY;
     im->yuvRange = AVIF_RANGE_FULL;
     im->colorPrimaries = o->colour_primaries;
     im->transferCharacteristics = o->transfer_characteristics;
     im->matrixCoefficients = o->matrix_coefficients;
-    if (o->icc) avifImageSetProfileICC(im, o->icc, o->icc_length);
+    if (o->icc) fc_libavif.avifImageSetProfileICC(im, o->icc, o->icc_length);
     // libavif also turns an EXIF Orientation other than 1 into irot/imir, as AVIF readers
     // ignore EXIF's.
-    if (o->exif) avifImageSetMetadataExif(im, o->exif, o->exif_length);
-    if (o->xmp) avifImageSetMetadataXMP(im, o->xmp, o->xmp_length);
+    if (o->exif) fc_libavif.avifImageSetMetadataExif(im, o->exif, o->exif_length);
+    if (o->xmp) fc_libavif.avifImageSetMetadataXMP(im, o->xmp, o->xmp_length);
     avifResult r;
     if (grey) {
         r = fc_avif_fill_grey(im, o, pixels, stride);
     } else {
         avifRGBImage rgb;
-        avifRGBImageSetDefaults(&rgb, im);
+        fc_libavif.avifRGBImageSetDefaults(&rgb, im);
         rgb.depth = o->sample_bytes == 2 ? 16 : 8;
         rgb.format = alpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
         rgb.alphaPremultiplied = AVIF_FALSE;
         rgb.pixels = (uint8_t *)pixels;
         rgb.rowBytes = (uint32_t)stride;
-        r = avifImageRGBToYUV(im, &rgb);
+        r = fc_libavif.avifImageRGBToYUV(im, &rgb);
     }
     if (r != AVIF_RESULT_OK) {
         fc_avif_say_result(report, "converting to YUV", r, NULL);
-        avifImageDestroy(im);
+        fc_libavif.avifImageDestroy(im);
         return fc_avif_status_of(r);
     }
-    avifEncoder *encoder = avifEncoderCreate();
-    if (!encoder) { avifImageDestroy(im); return FC_AVIF_NO_MEMORY; }
+    avifEncoder *encoder = fc_libavif.avifEncoderCreate();
+    if (!encoder) { fc_libavif.avifImageDestroy(im); return FC_AVIF_NO_MEMORY; }
     encoder->codecChoice = choice;
     encoder->maxThreads = o->threads < 1 ? 1 : o->threads;
     encoder->speed = o->speed < AVIF_SPEED_SLOWEST ? AVIF_SPEED_SLOWEST : o->speed > AVIF_SPEED_FASTEST ? AVIF_SPEED_FASTEST : o->speed;
@@ -448,23 +451,17 @@ fc_avif_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pi
     encoder->minQuantizer = encoder->maxQuantizer = o->quantizer;
     encoder->minQuantizerAlpha = encoder->maxQuantizerAlpha = o->alpha_quantizer;
     avifRWData output = AVIF_DATA_EMPTY;
-    r = avifEncoderWrite(encoder, im, &output);
+    r = fc_libavif.avifEncoderWrite(encoder, im, &output);
     if (r != AVIF_RESULT_OK) {
         fc_avif_say_result(report, "encoding", r, &encoder->diag);
-        avifRWDataFree(&output);
-        avifEncoderDestroy(encoder);
-        avifImageDestroy(im);
+        fc_libavif.avifRWDataFree(&output);
+        fc_libavif.avifEncoderDestroy(encoder);
+        fc_libavif.avifImageDestroy(im);
         return fc_avif_status_of(r);
     }
-    avifEncoderDestroy(encoder);
-    avifImageDestroy(im);
+    fc_libavif.avifEncoderDestroy(encoder);
+    fc_libavif.avifImageDestroy(im);
     fc_avif_status s = fc_avif_write(file, output.data, output.size);
-    avifRWDataFree(&output);
+    fc_libavif.avifRWDataFree(&output);
     return s;
-}
-
-void fc_avif_versions(char *out, size_t size) {
-    char codecs[256];
-    avifCodecVersions(codecs);
-    snprintf(out, size, "%s (%s)", avifVersion(), codecs);
 }

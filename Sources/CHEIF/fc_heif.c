@@ -1,5 +1,6 @@
 #include "fc_heif.h"
 #include "fc_heif_hevc.h"
+#include "fc_heif_library.h"
 
 #include <libheif/heif.h>
 #include <stdarg.h>
@@ -86,9 +87,9 @@ fc_heif_decoder *fc_heif_decoder_new(const uint8_t *data, size_t size) {
 
 void fc_heif_decoder_free(fc_heif_decoder *d) {
     if (!d) return;
-    if (d->image) heif_image_release(d->image);
-    if (d->handle) heif_image_handle_release(d->handle);
-    if (d->ctx) heif_context_free(d->ctx);
+    if (d->image) fc_libheif.heif_image_release(d->image);
+    if (d->handle) fc_libheif.heif_image_handle_release(d->handle);
+    if (d->ctx) fc_libheif.heif_context_free(d->ctx);
     free(d->icc);
     free(d->exif_block);
     free(d->xmp);
@@ -128,22 +129,22 @@ static void fc_heif_find_tiff(fc_heif_decoder *d) {
 }
 
 static void fc_heif_read_metadata(fc_heif_decoder *d) {
-    int count = heif_image_handle_get_number_of_metadata_blocks(d->handle, NULL);
+    int count = fc_libheif.heif_image_handle_get_number_of_metadata_blocks(d->handle, NULL);
     if (count <= 0) return;
     if (count > FC_HEIF_MAX_METADATA_BLOCKS) count = FC_HEIF_MAX_METADATA_BLOCKS;
     heif_item_id ids[FC_HEIF_MAX_METADATA_BLOCKS];
-    count = heif_image_handle_get_list_of_metadata_block_IDs(d->handle, NULL, ids, count);
+    count = fc_libheif.heif_image_handle_get_list_of_metadata_block_IDs(d->handle, NULL, ids, count);
     for (int i = 0; i < count; i++) {
-        const char *type = heif_image_handle_get_metadata_type(d->handle, ids[i]);
-        const char *content = heif_image_handle_get_metadata_content_type(d->handle, ids[i]);
+        const char *type = fc_libheif.heif_image_handle_get_metadata_type(d->handle, ids[i]);
+        const char *content = fc_libheif.heif_image_handle_get_metadata_content_type(d->handle, ids[i]);
         int exif = type && strcmp(type, "Exif") == 0 && !d->exif_block;
         int xmp = type && strcmp(type, "mime") == 0 && content && strcmp(content, "application/rdf+xml") == 0 && !d->xmp;
         if (!exif && !xmp) continue;
-        size_t size = heif_image_handle_get_metadata_size(d->handle, ids[i]);
+        size_t size = fc_libheif.heif_image_handle_get_metadata_size(d->handle, ids[i]);
         if (size == 0 || size > d->size) continue;  // its extents lie inside the file
         uint8_t *bytes = malloc(size);
         if (!bytes) continue;
-        struct heif_error e = heif_image_handle_get_metadata(d->handle, ids[i], bytes);
+        struct heif_error e = fc_libheif.heif_image_handle_get_metadata(d->handle, ids[i], bytes);
         if (e.code != heif_error_Ok) {
             free(bytes);
             if (exif) d->exif_damaged = 1;
@@ -202,34 +203,34 @@ static const struct heif_decoder_plugin fc_heif_av1_plugin = {
 
 fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
     if (!fc_de265_ready()) return fc_heif_say(d, FC_HEIF_FAILED, "libde265 could not be initialised");
-    d->ctx = heif_context_alloc();
+    d->ctx = fc_libheif.heif_context_alloc();
     if (!d->ctx) return FC_HEIF_NO_MEMORY;
-    struct heif_error registered = heif_register_decoder(d->ctx, &fc_heif_hevc_plugin);
+    struct heif_error registered = fc_libheif.heif_register_decoder(d->ctx, &fc_heif_hevc_plugin);
     if (registered.code != heif_error_Ok) return fc_heif_error(d, registered);
-    registered = heif_register_decoder(d->ctx, &fc_heif_av1_plugin);
+    registered = fc_libheif.heif_register_decoder(d->ctx, &fc_heif_av1_plugin);
     if (registered.code != heif_error_Ok) return fc_heif_error(d, registered);
-    struct heif_error e = heif_context_read_from_memory_without_copy(d->ctx, d->data, d->size, NULL);
+    struct heif_error e = fc_libheif.heif_context_read_from_memory_without_copy(d->ctx, d->data, d->size, NULL);
     if (e.code != heif_error_Ok) return fc_heif_error(d, e);
-    e = heif_context_get_primary_image_handle(d->ctx, &d->handle);
+    e = fc_libheif.heif_context_get_primary_image_handle(d->ctx, &d->handle);
     if (e.code != heif_error_Ok) return fc_heif_error(d, e);
-    int width = heif_image_handle_get_width(d->handle), height = heif_image_handle_get_height(d->handle);
+    int width = fc_libheif.heif_image_handle_get_width(d->handle), height = fc_libheif.heif_image_handle_get_height(d->handle);
     if (width <= 0 || height <= 0)
         return fc_heif_say(d, FC_HEIF_FAILED, "the primary image has no size (%d x %d)", width, height);
-    int bits = heif_image_handle_get_luma_bits_per_pixel(d->handle);
+    int bits = fc_libheif.heif_image_handle_get_luma_bits_per_pixel(d->handle);
     if (bits < 1 || bits > 16)
         return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "HEIF: %d bits per sample are not read (1 to 16 are)", bits);
     d->info.width = (uint32_t)width;
     d->info.height = (uint32_t)height;
-    int sw = heif_image_handle_get_ispe_width(d->handle), sh = heif_image_handle_get_ispe_height(d->handle);
+    int sw = fc_libheif.heif_image_handle_get_ispe_width(d->handle), sh = fc_libheif.heif_image_handle_get_ispe_height(d->handle);
     d->info.stored_width = sw > 0 ? (uint32_t)sw : 0;
     d->info.stored_height = sh > 0 ? (uint32_t)sh : 0;
     d->info.bits = bits;
-    d->info.alpha = heif_image_handle_has_alpha_channel(d->handle) != 0;
-    int images = heif_context_get_number_of_top_level_images(d->ctx);
+    d->info.alpha = fc_libheif.heif_image_handle_has_alpha_channel(d->handle) != 0;
+    int images = fc_libheif.heif_context_get_number_of_top_level_images(d->ctx);
     d->info.images = images > 0 ? images : 1;
 
     struct heif_color_profile_nclx *nclx = NULL;
-    e = heif_image_handle_get_nclx_color_profile(d->handle, &nclx);
+    e = fc_libheif.heif_image_handle_get_nclx_color_profile(d->handle, &nclx);
     if (e.code == heif_error_Ok && nclx) {
         d->info.has_nclx = 1;
         d->info.colour_primaries = (uint16_t)nclx->color_primaries;
@@ -237,12 +238,12 @@ fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
         d->info.matrix_coefficients = (uint16_t)nclx->matrix_coefficients;
         d->info.full_range = nclx->full_range_flag != 0;
     }
-    if (nclx) heif_nclx_color_profile_free(nclx);
+    if (nclx) fc_libheif.heif_nclx_color_profile_free(nclx);
 
-    size_t icc_size = heif_image_handle_get_raw_color_profile_size(d->handle);
+    size_t icc_size = fc_libheif.heif_image_handle_get_raw_color_profile_size(d->handle);
     if (icc_size > 0 && icc_size <= d->size) {
         d->icc = malloc(icc_size);
-        if (d->icc && heif_image_handle_get_raw_color_profile(d->handle, d->icc).code == heif_error_Ok) {
+        if (d->icc && fc_libheif.heif_image_handle_get_raw_color_profile(d->handle, d->icc).code == heif_error_Ok) {
             d->icc_length = icc_size;
         } else {
             free(d->icc);
@@ -273,12 +274,12 @@ const uint8_t *fc_heif_decoder_xmp(fc_heif_decoder *d, size_t *length) {
 // ---- decoding -----------------------------------------------------------------------------
 
 static int fc_heif_take_plane(fc_heif_decoder *d, enum heif_channel channel, fc_heif_plane *p) {
-    if (!heif_image_has_channel(d->image, channel)) return 0;
-    int w = heif_image_get_width(d->image, channel), h = heif_image_get_height(d->image, channel);
-    int bits = heif_image_get_bits_per_pixel_range(d->image, channel);
-    int storage = heif_image_get_bits_per_pixel(d->image, channel);
+    if (!fc_libheif.heif_image_has_channel(d->image, channel)) return 0;
+    int w = fc_libheif.heif_image_get_width(d->image, channel), h = fc_libheif.heif_image_get_height(d->image, channel);
+    int bits = fc_libheif.heif_image_get_bits_per_pixel_range(d->image, channel);
+    int storage = fc_libheif.heif_image_get_bits_per_pixel(d->image, channel);
     int stride = 0;
-    const uint8_t *data = heif_image_get_plane_readonly(d->image, channel, &stride);
+    const uint8_t *data = fc_libheif.heif_image_get_plane_readonly(d->image, channel, &stride);
     if (!data || w < (int)d->full_width || h < (int)d->full_height || bits < 1 || bits > 16 || stride <= 0) return 0;
     if (!((storage == 8 && bits <= 8) || (storage == 16 && bits <= 16))) return 0;
     p->data = data;
@@ -308,7 +309,7 @@ static int fc_heif_neutral(const fc_heif_decoder *d) {
 
 static void fc_heif_collect_warnings(fc_heif_decoder *d) {
     struct heif_error warnings[4];
-    int n = heif_image_get_decoding_warnings(d->image, 0, warnings, 4);
+    int n = fc_libheif.heif_image_get_decoding_warnings(d->image, 0, warnings, 4);
     for (int i = 0; i < n; i++) {
         size_t used = strlen(d->report.warnings);
         char line[FC_HEIF_MESSAGE_MAX];
@@ -324,7 +325,7 @@ static void fc_heif_collect_warnings(fc_heif_decoder *d) {
 // the layout wants (`grey`: monochrome, or YCbCr's luma with alpha, since libheif 1.15 turns
 // a monochrome image with alpha into RGB; else RGB), or, with no layout yet, its own.
 static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    struct heif_decoding_options *options = fc_libheif.heif_decoding_options_alloc();
     if (!options) return FC_HEIF_NO_MEMORY;
     options->ignore_transformations = 0;
     if (options->version >= 2) options->convert_hdr_to_8bit = 0;
@@ -337,11 +338,11 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
     // Threads: libde265's for the image decoded on this thread (libheif's plugin starts one);
     // libheif's for the tiles of a grid, each tile with one libde265 thread.
     fc_heif_hevc_call call = { .probing = 0, .chroma_format = -1, .threads = d->threads };
-    heif_context_set_max_decoding_threads(d->ctx, d->threads > 1 ? d->threads : FC_HEIF_LIBHEIF_TILE_THREADS);
+    fc_libheif.heif_context_set_max_decoding_threads(d->ctx, d->threads > 1 ? d->threads : FC_HEIF_LIBHEIF_TILE_THREADS);
     fc_heif_hevc_begin(&call);
-    struct heif_error e = heif_decode_image(d->handle, &d->image, space, heif_chroma_undefined, options);
+    struct heif_error e = fc_libheif.heif_decode_image(d->handle, &d->image, space, heif_chroma_undefined, options);
     fc_heif_hevc_end();
-    heif_decoding_options_free(options);
+    fc_libheif.heif_decoding_options_free(options);
     if (e.code != heif_error_Ok) {
         d->image = NULL;
         return fc_heif_error(d, e);
@@ -358,8 +359,8 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
     }
     d->full_width = d->info.width;
     d->full_height = d->info.height;
-    enum heif_colorspace got = heif_image_get_colorspace(d->image);
-    enum heif_chroma chroma = heif_image_get_chroma_format(d->image);
+    enum heif_colorspace got = fc_libheif.heif_image_get_colorspace(d->image);
+    enum heif_chroma chroma = fc_libheif.heif_image_get_chroma_format(d->image);
     enum heif_channel first = heif_channel_Y;
     int ok, colour_planes;
     if (got == heif_colorspace_monochrome || (got == heif_colorspace_YCbCr && grey)) {
@@ -376,8 +377,8 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
     }
     if (!ok) {
         return fc_heif_say(d, FC_HEIF_FAILED, "the coded image is %d x %d (%d bits), its header says %u x %u (%d bits)",
-                           heif_image_get_width(d->image, first), heif_image_get_height(d->image, first),
-                           heif_image_get_bits_per_pixel_range(d->image, first), d->full_width, d->full_height, d->info.bits);
+                           fc_libheif.heif_image_get_width(d->image, first), fc_libheif.heif_image_get_height(d->image, first),
+                           fc_libheif.heif_image_get_bits_per_pixel_range(d->image, first), d->full_width, d->full_height, d->info.bits);
     }
     if (d->layout_known) {
         // The layout said at open: grey from RGB takes R (R = G = B), colour from grey repeats it.
@@ -404,7 +405,7 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
         d->layout.depth = deep ? 16 : 8;
         d->layout_known = 1;
     }
-    d->premultiplied = d->alpha && heif_image_is_premultiplied_alpha(d->image);
+    d->premultiplied = d->alpha && fc_libheif.heif_image_is_premultiplied_alpha(d->image);
     return FC_HEIF_OK;
 }
 
@@ -413,7 +414,7 @@ static fc_heif_status fc_heif_decode(fc_heif_decoder *d) {
     if (d->failed) return d->failed;
     fc_heif_status status = fc_heif_decode_planes(d);
     if (status != FC_HEIF_OK) {
-        if (d->image) heif_image_release(d->image);
+        if (d->image) fc_libheif.heif_image_release(d->image);
         d->image = NULL;
         d->failed = status;
     }
@@ -426,12 +427,12 @@ fc_heif_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_la
     d->threads = 1;
     // An HEVC image's SPS says whether it is monochrome: the probe reads it and decodes nothing.
     fc_heif_hevc_call call = { .probing = 1, .chroma_format = -1, .threads = 0 };
-    heif_context_set_max_decoding_threads(d->ctx, 0);
+    fc_libheif.heif_context_set_max_decoding_threads(d->ctx, 0);
     fc_heif_hevc_begin(&call);
     struct heif_image *image = NULL;
-    struct heif_error e = heif_decode_image(d->handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
+    struct heif_error e = fc_libheif.heif_decode_image(d->handle, &image, heif_colorspace_undefined, heif_chroma_undefined, NULL);
     fc_heif_hevc_end();
-    if (e.code == heif_error_Ok && image) heif_image_release(image);
+    if (e.code == heif_error_Ok && image) fc_libheif.heif_image_release(image);
     if (call.chroma_format >= 0) {
         d->layout.width = d->info.width;
         d->layout.height = d->info.height;

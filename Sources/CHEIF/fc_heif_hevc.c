@@ -1,4 +1,6 @@
 #include "fc_heif_hevc.h"
+#include "fc_de265_library.h"
+#include "fc_heif_library.h"
 
 #include <libde265/de265.h>
 #include <stdlib.h>
@@ -29,13 +31,13 @@ static struct heif_error fc_heif_hevc_new(void **out) {
     if (!d) return (struct heif_error){ heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory" };
     d->call = fc_heif_hevc_current;
     if (!(d->call && d->call->probing)) {
-        d->ctx = de265_new_decoder();
+        d->ctx = fc_libde265.de265_new_decoder();
         if (!d->ctx) {
             free(d);
             return (struct heif_error){ heif_error_Memory_allocation_error, heif_suberror_Unspecified, "libde265: no decoder" };
         }
         int threads = d->call && d->call->threads > 1 ? d->call->threads : 1;
-        de265_start_worker_threads(d->ctx, threads);
+        fc_libde265.de265_start_worker_threads(d->ctx, threads);
     }
     *out = d;
     return fc_heif_hevc_ok;
@@ -43,7 +45,7 @@ static struct heif_error fc_heif_hevc_new(void **out) {
 
 static void fc_heif_hevc_free(void *raw) {
     fc_heif_hevc *d = raw;
-    if (d->ctx) de265_free_decoder(d->ctx);
+    if (d->ctx) fc_libde265.de265_free_decoder(d->ctx);
     free(d);
 }
 
@@ -124,7 +126,7 @@ static struct heif_error fc_heif_hevc_push(void *raw, const void *data, size_t s
             // Probing: the first SPS (NAL unit type 33) says what the stream is.
             if (n >= 2 && ((p[at] >> 1) & 0x3F) == 33 && d->call && d->call->chroma_format < 0)
                 d->call->chroma_format = fc_heif_sps_chroma_format(p + at, n);
-        } else if (de265_push_NAL(d->ctx, p + at, (int)n, 0, NULL) != DE265_OK) {
+        } else if (fc_libde265.de265_push_NAL(d->ctx, p + at, (int)n, 0, NULL) != DE265_OK) {
             return (struct heif_error){ heif_error_Memory_allocation_error, heif_suberror_Unspecified, "libde265 took no more data" };
         }
         at += n;
@@ -135,48 +137,48 @@ static struct heif_error fc_heif_hevc_push(void *raw, const void *data, size_t s
 // ---- decoding: libde265's last picture as a YCbCr (or monochrome) heif_image ------------
 
 static struct heif_error fc_heif_hevc_picture(const struct de265_image *picture, struct heif_image **out) {
-    const int mono = de265_get_chroma_format(picture) == de265_chroma_mono;
+    const int mono = fc_libde265.de265_get_chroma_format(picture) == de265_chroma_mono;
     const int planes = mono ? 1 : 3;
-    const int bits = de265_get_bits_per_pixel(picture, 0);
-    struct heif_error e = heif_image_create(de265_get_image_width(picture, 0), de265_get_image_height(picture, 0),
+    const int bits = fc_libde265.de265_get_bits_per_pixel(picture, 0);
+    struct heif_error e = fc_libheif.heif_image_create(fc_libde265.de265_get_image_width(picture, 0), fc_libde265.de265_get_image_height(picture, 0),
                                             mono ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
-                                            (enum heif_chroma)de265_get_chroma_format(picture), out);
+                                            (enum heif_chroma)fc_libde265.de265_get_chroma_format(picture), out);
     if (e.code != heif_error_Ok) return e;
     static const enum heif_channel channels[3] = { heif_channel_Y, heif_channel_Cb, heif_channel_Cr };
     for (int c = 0; c < planes; c++) {
-        int w = de265_get_image_width(picture, c), h = de265_get_image_height(picture, c), stride = 0;
-        const uint8_t *src = de265_get_image_plane(picture, c, &stride);
-        if (de265_get_bits_per_pixel(picture, c) != bits)
+        int w = fc_libde265.de265_get_image_width(picture, c), h = fc_libde265.de265_get_image_height(picture, c), stride = 0;
+        const uint8_t *src = fc_libde265.de265_get_image_plane(picture, c, &stride);
+        if (fc_libde265.de265_get_bits_per_pixel(picture, c) != bits)
             e = (struct heif_error){ heif_error_Unsupported_feature, heif_suberror_Unsupported_color_conversion,
                                      "Channels with different number of bits per pixel are not supported" };
         else if (w <= 0 || h <= 0 || !src)
             e = (struct heif_error){ heif_error_Decoder_plugin_error, heif_suberror_Invalid_image_size, "an empty plane" };
         else
-            e = heif_image_add_plane(*out, channels[c], w, h, bits);
+            e = fc_libheif.heif_image_add_plane(*out, channels[c], w, h, bits);
         if (e.code != heif_error_Ok) {
-            heif_image_release(*out);
+            fc_libheif.heif_image_release(*out);
             *out = NULL;
             return e;
         }
         int dst_stride = 0;
-        uint8_t *dst = heif_image_get_plane(*out, channels[c], &dst_stride);
+        uint8_t *dst = fc_libheif.heif_image_get_plane(*out, channels[c], &dst_stride);
         const size_t row = (size_t)w * ((bits + 7) / 8);
         for (int y = 0; y < h; y++) memcpy(dst + (size_t)y * dst_stride, src + (size_t)y * stride, row);
     }
     // The colour description of the stream's VUI (libheif uses an nclx box of the item instead
     // when there is one); values H.273 does not define are a decoding warning.
-    struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+    struct heif_color_profile_nclx *nclx = fc_libheif.heif_nclx_color_profile_alloc();
     if (nclx) {
         struct heif_error w[3] = {
-            heif_nclx_color_profile_set_color_primaries(nclx, (uint16_t)de265_get_image_colour_primaries(picture)),
-            heif_nclx_color_profile_set_transfer_characteristics(nclx, (uint16_t)de265_get_image_transfer_characteristics(picture)),
-            heif_nclx_color_profile_set_matrix_coefficients(nclx, (uint16_t)de265_get_image_matrix_coefficients(picture)),
+            fc_libheif.heif_nclx_color_profile_set_color_primaries(nclx, (uint16_t)fc_libde265.de265_get_image_colour_primaries(picture)),
+            fc_libheif.heif_nclx_color_profile_set_transfer_characteristics(nclx, (uint16_t)fc_libde265.de265_get_image_transfer_characteristics(picture)),
+            fc_libheif.heif_nclx_color_profile_set_matrix_coefficients(nclx, (uint16_t)fc_libde265.de265_get_image_matrix_coefficients(picture)),
         };
         for (int i = 0; i < 3; i++)
-            if (w[i].code != heif_error_Ok) heif_image_add_decoding_warning(*out, w[i]);
-        nclx->full_range_flag = de265_get_image_full_range_flag(picture) != 0;
-        heif_image_set_nclx_color_profile(*out, nclx);
-        heif_nclx_color_profile_free(nclx);
+            if (w[i].code != heif_error_Ok) fc_libheif.heif_image_add_decoding_warning(*out, w[i]);
+        nclx->full_range_flag = fc_libde265.de265_get_image_full_range_flag(picture) != 0;
+        fc_libheif.heif_image_set_nclx_color_profile(*out, nclx);
+        fc_libheif.heif_nclx_color_profile_free(nclx);
     }
     return fc_heif_hevc_ok;
 }
@@ -185,17 +187,17 @@ static struct heif_error fc_heif_hevc_decode(void *raw, struct heif_image **out)
     fc_heif_hevc *d = raw;
     *out = NULL;
     if (!d->ctx) return (struct heif_error){ heif_error_Decoder_plugin_error, heif_suberror_Unspecified, "probed, not decoded" };
-    de265_flush_data(d->ctx);
+    fc_libde265.de265_flush_data(d->ctx);
     int more = 0;
     do {
         more = 0;
-        if (de265_decode(d->ctx, &more) != DE265_OK) break;
-        const struct de265_image *picture = de265_get_next_picture(d->ctx);
+        if (fc_libde265.de265_decode(d->ctx, &more) != DE265_OK) break;
+        const struct de265_image *picture = fc_libde265.de265_get_next_picture(d->ctx);
         if (picture) {
-            if (*out) heif_image_release(*out);
+            if (*out) fc_libheif.heif_image_release(*out);
             *out = NULL;
             struct heif_error e = fc_heif_hevc_picture(picture, out);
-            de265_release_next_picture(d->ctx);
+            fc_libde265.de265_release_next_picture(d->ctx);
             if (e.code != heif_error_Ok) return e;
         }
     } while (more);

@@ -19,8 +19,7 @@ extern const struct heif_decoder_plugin fc_heif_hevc_plugin;
 void fc_heif_hevc_begin(fc_heif_hevc_call *call);
 void fc_heif_hevc_end(void);
 
-/// libde265 initialised for decoding (fc_de265_deferred.c: its tables are built on the first
-/// call, not at every process start); 0 when libde265 failed to initialise.
+/// libde265 loaded and initialised for our decoder (once); 0 when it could not be.
 int fc_de265_ready(void);
 
 #endif

@@ -1,4 +1,5 @@
 #include "fc_tiff.h"
+#include "fc_tiff_library.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,8 +117,8 @@ fc_tiff_decoder *fc_tiff_decoder_new(const char *name, const uint8_t *data, size
 
 void fc_tiff_decoder_free(fc_tiff_decoder *d) {
     if (!d) return;
-    if (d->tif) TIFFClose(d->tif);
-    if (d->opts) TIFFOpenOptionsFree(d->opts);
+    if (d->tif) fc_libtiff.TIFFClose(d->tif);
+    if (d->opts) fc_libtiff.TIFFOpenOptionsFree(d->opts);
     free(d->band);
     free(d->tile);
     free(d);
@@ -173,40 +174,40 @@ static const char *fc_tiff_photometric_name(uint16_t p) {
 }
 
 fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
-    d->opts = TIFFOpenOptionsAlloc();
+    d->opts = fc_libtiff.TIFFOpenOptionsAlloc();
     if (!d->opts) return FC_TIFF_NO_MEMORY;
-    TIFFOpenOptionsSetMaxSingleMemAlloc(d->opts, (tmsize_t)d->max_alloc);
-    TIFFOpenOptionsSetErrorHandlerExtR(d->opts, fc_tiff_on_error, d);
-    TIFFOpenOptionsSetWarningHandlerExtR(d->opts, fc_tiff_on_warning, d);
-    d->tif = TIFFClientOpenExt(d->name, "r", (thandle_t)d, fc_tiff_read_proc, fc_tiff_write_proc,
+    fc_libtiff.TIFFOpenOptionsSetMaxSingleMemAlloc(d->opts, (tmsize_t)d->max_alloc);
+    fc_libtiff.TIFFOpenOptionsSetErrorHandlerExtR(d->opts, fc_tiff_on_error, d);
+    fc_libtiff.TIFFOpenOptionsSetWarningHandlerExtR(d->opts, fc_tiff_on_warning, d);
+    d->tif = fc_libtiff.TIFFClientOpenExt(d->name, "r", (thandle_t)d, fc_tiff_read_proc, fc_tiff_write_proc,
                                fc_tiff_seek_proc, fc_tiff_close_proc, fc_tiff_size_proc,
                                fc_tiff_map_proc, fc_tiff_unmap_proc, d->opts);
     if (!d->tif) return fc_tiff_failed(d, "not a readable TIFF file");
     TIFF *tif = d->tif;
     uint32_t width = 0, height = 0;
-    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)
+    if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !fc_libtiff.TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)
         || width == 0 || height == 0)
         return fc_tiff_say(d, FC_TIFF_FAILED, "the image has no size");
     uint16_t sample_format = SAMPLEFORMAT_UINT, orientation = ORIENTATION_TOPLEFT, inkset = INKSET_CMYK;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &d->bps);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &d->spp);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &sample_format);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &d->planar);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &d->compression);
-    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
-    if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &d->photometric))
+    fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &d->bps);
+    fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &d->spp);
+    fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &sample_format);
+    fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &d->planar);
+    fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &d->compression);
+    fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &d->photometric))
         return fc_tiff_say(d, FC_TIFF_FAILED, "the PhotometricInterpretation tag is missing");
 
     switch (d->compression) {
     case COMPRESSION_NONE: case COMPRESSION_LZW: case COMPRESSION_ADOBE_DEFLATE: case COMPRESSION_DEFLATE:
     case COMPRESSION_PACKBITS: case COMPRESSION_JPEG: case COMPRESSION_ZSTD:
     case COMPRESSION_CCITTRLE: case COMPRESSION_CCITTFAX3: case COMPRESSION_CCITTFAX4:
-        if (!TIFFIsCODECConfigured(d->compression))
+        if (!fc_libtiff.TIFFIsCODECConfigured(d->compression))
             return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "this libtiff was built without the %s codec",
-                               TIFFFindCODEC(d->compression) ? TIFFFindCODEC(d->compression)->name : "?");
+                               fc_libtiff.TIFFFindCODEC(d->compression) ? fc_libtiff.TIFFFindCODEC(d->compression)->name : "?");
         break;
     default: {
-        const TIFFCodec *c = TIFFFindCODEC(d->compression);
+        const TIFFCodec *c = fc_libtiff.TIFFFindCODEC(d->compression);
         return fc_tiff_say(d, FC_TIFF_UNSUPPORTED,
                            "compression %s (%u) is not read; filterchain reads none, LZW, deflate, PackBits, JPEG, zstd and CCITT fax",
                            c ? c->name : "unknown", d->compression);
@@ -233,7 +234,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     case PHOTOMETRIC_PALETTE: {
         d->colour_samples = 1;
         if (d->bps > 8 && d->bps != 16) return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u-bit palette indices are not read", d->bps);
-        if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &d->cmap[0], &d->cmap[1], &d->cmap[2]))
+        if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_COLORMAP, &d->cmap[0], &d->cmap[1], &d->cmap[2]))
             return fc_tiff_say(d, FC_TIFF_FAILED, "a palette image without a ColorMap");
         d->palette_grey = 1;
         for (uint32_t i = 0; i < (1u << d->bps); i++)
@@ -241,7 +242,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
         break;
     }
     case PHOTOMETRIC_SEPARATED:
-        TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
+        fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
         if (inkset != INKSET_CMYK || d->spp < 4)
             return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "separated (ink) samples other than CMYK are not read");
         d->colour_samples = 4;
@@ -249,7 +250,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     case PHOTOMETRIC_YCBCR:
         if (d->compression == COMPRESSION_JPEG) {
             // libjpeg converts to RGB; the strip and tile sizes then count RGB samples.
-            TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+            fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
             d->colour_samples = 3;
             break;
         }
@@ -265,7 +266,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     if (d->spp < d->colour_samples) return fc_tiff_say(d, FC_TIFF_FAILED, "too few samples per pixel (%u)", d->spp);
     if (d->spp > d->colour_samples && d->photometric != PHOTOMETRIC_PALETTE) {
         uint16_t count = 0, *kinds = NULL;
-        TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds);
+        fc_libtiff.TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds);
         // The first extra sample is alpha: associated (premultiplied), unassociated, or
         // unspecified (taken as unassociated alpha, as libvips does).
         d->alpha = 1;
@@ -284,19 +285,19 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
 
     // The band: the rows of one strip, or of one row of tiles, of every plane.
     d->planes = d->planar == PLANARCONFIG_SEPARATE ? d->spp : 1;
-    d->tiled = TIFFIsTiled(tif);
+    d->tiled = fc_libtiff.TIFFIsTiled(tif);
     if (d->tiled) {
         uint32_t tw = 0, th = 0;
-        if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) || !tw || !th)
+        if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !fc_libtiff.TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) || !tw || !th)
             return fc_tiff_say(d, FC_TIFF_FAILED, "a tiled image without a tile size");
         d->tile_w = tw;
         d->band_h = th;
-        tmsize_t tile_size = TIFFTileSize(tif);
+        tmsize_t tile_size = fc_libtiff.TIFFTileSize(tif);
         if (tile_size <= 0) return fc_tiff_failed(d, "the tile size is not valid");
         if ((uint64_t)tile_size > d->max_alloc) return fc_tiff_say(d, FC_TIFF_FAILED, "a tile of %lld bytes is over the memory limit", (long long)tile_size);
     } else {
         uint32_t rps = height;
-        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
+        fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
         d->band_h = rps == 0 || rps > height ? height : rps;
     }
     if (d->band_h > height) d->band_h = height;
@@ -311,7 +312,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
 const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length) {
     uint32_t n = 0;
     void *p = NULL;
-    if (!d->tif || !TIFFGetField(d->tif, TIFFTAG_ICCPROFILE, &n, &p) || !p) return NULL;
+    if (!d->tif || !fc_libtiff.TIFFGetField(d->tif, TIFFTAG_ICCPROFILE, &n, &p) || !p) return NULL;
     *length = n;
     return p;
 }
@@ -319,7 +320,7 @@ const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length) {
 const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length) {
     uint32_t n = 0;
     void *p = NULL;
-    if (!d->tif || !TIFFGetField(d->tif, TIFFTAG_XMLPACKET, &n, &p) || !p) return NULL;
+    if (!d->tif || !fc_libtiff.TIFFGetField(d->tif, TIFFTAG_XMLPACKET, &n, &p) || !p) return NULL;
     *length = n;
     return p;
 }
@@ -341,21 +342,21 @@ static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
     for (int p = 0; p < d->planes; p++) {
         uint8_t *plane = d->band + (size_t)p * d->band_h * d->row_bytes;
         if (!d->tiled) {
-            uint32_t strip = TIFFComputeStrip(tif, first, (uint16_t)p);
+            uint32_t strip = fc_libtiff.TIFFComputeStrip(tif, first, (uint16_t)p);
             tmsize_t want = (tmsize_t)(rows * d->row_bytes);
-            tmsize_t got = TIFFReadEncodedStrip(tif, strip, plane, want);
+            tmsize_t got = fc_libtiff.TIFFReadEncodedStrip(tif, strip, plane, want);
             if (got < 0) return fc_tiff_failed(d, "a strip cannot be decoded");
             if (got < want) return fc_tiff_say(d, FC_TIFF_FAILED, "strip %u ends early (%lld of %lld bytes)", strip, (long long)got, (long long)want);
         } else {
             if (!d->tile) {
-                d->tile = malloc((size_t)TIFFTileSize(tif));
+                d->tile = malloc((size_t)fc_libtiff.TIFFTileSize(tif));
                 if (!d->tile) return FC_TIFF_NO_MEMORY;
             }
-            size_t tile_row_bytes = (size_t)TIFFTileRowSize(tif);
+            size_t tile_row_bytes = (size_t)fc_libtiff.TIFFTileRowSize(tif);
             size_t per_pixel_bits = (size_t)d->bps * (d->planes == 1 ? d->spp : 1);
             for (uint32_t x = 0; x < d->info.width; x += d->tile_w) {
-                uint32_t tile = TIFFComputeTile(tif, x, first, 0, (uint16_t)p);
-                if (TIFFReadEncodedTile(tif, tile, d->tile, TIFFTileSize(tif)) < 0)
+                uint32_t tile = fc_libtiff.TIFFComputeTile(tif, x, first, 0, (uint16_t)p);
+                if (fc_libtiff.TIFFReadEncodedTile(tif, tile, d->tile, fc_libtiff.TIFFTileSize(tif)) < 0)
                     return fc_tiff_failed(d, "a tile cannot be decoded");
                 size_t at = (size_t)x * per_pixel_bits / 8;
                 size_t n = d->row_bytes - at < tile_row_bytes ? d->row_bytes - at : tile_row_bytes;

@@ -1,5 +1,6 @@
 // Writing TIFF: IFD0 through libtiff on the output file, strips compressed apart (see fc_tiff.h).
 #include "fc_tiff.h"
+#include "fc_tiff_library.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -143,37 +144,37 @@ static int fc_tiff_ycbcr(const fc_tiff_layout *l) { return l->compression == FC_
 static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows, uint32_t rows_per_strip, int strip) {
     uint16_t photometric = l->inks ? PHOTOMETRIC_SEPARATED
         : l->channels <= 2 ? PHOTOMETRIC_MINISBLACK : fc_tiff_ycbcr(l) ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB;
-    if (!TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, l->width) || !TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows)
-        || !TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)l->depth)
-        || !TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)l->channels)
-        || !TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT)
-        || !TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG)
-        || !TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, photometric)
-        || !TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip))
+    if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, l->width) || !fc_libtiff.TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)l->depth)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)l->channels)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, photometric)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip))
         return 0;
     if (l->inks) {
-        if (!TIFFSetField(tif, TIFFTAG_INKSET, INKSET_CMYK)) return 0;
+        if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_INKSET, INKSET_CMYK)) return 0;
     } else if (l->channels == 2 || l->channels == 4) {
         uint16_t kinds[1] = { EXTRASAMPLE_UNASSALPHA };
-        if (!TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)1, kinds)) return 0;
+        if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)1, kinds)) return 0;
     }
-    if (!TIFFSetField(tif, TIFFTAG_COMPRESSION, fc_tiff_compression_tag(l->compression))) return 0;
+    if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_COMPRESSION, fc_tiff_compression_tag(l->compression))) return 0;
     switch (l->compression) {
     case FC_TIFF_COMPRESS_LZW: case FC_TIFF_COMPRESS_DEFLATE: case FC_TIFF_COMPRESS_ZSTD:
-        if (!TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) return 0;
+        if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) return 0;
         break;
     case FC_TIFF_COMPRESS_JPEG:
         if (fc_tiff_ycbcr(l)) {
             float reference[6] = { 0, 255, 128, 255, 128, 255 };
-            if (!TIFFSetField(tif, TIFFTAG_YCBCRSUBSAMPLING, (uint16_t)2, (uint16_t)2)
-                || !TIFFSetField(tif, TIFFTAG_REFERENCEBLACKWHITE, reference))
+            if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_YCBCRSUBSAMPLING, (uint16_t)2, (uint16_t)2)
+                || !fc_libtiff.TIFFSetField(tif, TIFFTAG_REFERENCEBLACKWHITE, reference))
                 return 0;
         }
         // Each strip carries its own tables (optimised Huffman codes), so strips compressed
         // apart need no JPEGTables tag. The pseudo-tags only matter to the codec.
-        if (strip && (!TIFFSetField(tif, TIFFTAG_JPEGQUALITY, l->quality)
-                      || !TIFFSetField(tif, TIFFTAG_JPEGTABLESMODE, 0)
-                      || (fc_tiff_ycbcr(l) && !TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB))))
+        if (strip && (!fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGQUALITY, l->quality)
+                      || !fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGTABLESMODE, 0)
+                      || (fc_tiff_ycbcr(l) && !fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB))))
             return 0;
         break;
     default: break;
@@ -194,8 +195,8 @@ fc_tiff_encoder *fc_tiff_encoder_new(const char *name, FILE *file) {
 void fc_tiff_encoder_free(fc_tiff_encoder *e) {
     if (!e) return;
     e->file = NULL;  // whatever libtiff still flushes goes nowhere (the file may be gone)
-    if (e->tif) TIFFClose(e->tif);
-    if (e->opts) TIFFOpenOptionsFree(e->opts);
+    if (e->tif) fc_libtiff.TIFFClose(e->tif);
+    if (e->opts) fc_libtiff.TIFFOpenOptionsFree(e->opts);
     free(e);
 }
 
@@ -203,42 +204,42 @@ const fc_tiff_report *fc_tiff_encoder_report(const fc_tiff_encoder *e) { return 
 int fc_tiff_encoder_errno(const fc_tiff_encoder *e) { return e->write_errno; }
 
 fc_tiff_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *l, const fc_tiff_metadata *m) {
-    if (!TIFFIsCODECConfigured(fc_tiff_compression_tag(l->compression))) {
-        const TIFFCodec *c = TIFFFindCODEC(fc_tiff_compression_tag(l->compression));
+    if (!fc_libtiff.TIFFIsCODECConfigured(fc_tiff_compression_tag(l->compression))) {
+        const TIFFCodec *c = fc_libtiff.TIFFFindCODEC(fc_tiff_compression_tag(l->compression));
         snprintf(e->report.message, sizeof e->report.message, "this libtiff was built without the %s codec", c ? c->name : "?");
         e->have_error = 1;
         return FC_TIFF_UNSUPPORTED;
     }
-    e->opts = TIFFOpenOptionsAlloc();
+    e->opts = fc_libtiff.TIFFOpenOptionsAlloc();
     if (!e->opts) return FC_TIFF_NO_MEMORY;
-    TIFFOpenOptionsSetMaxSingleMemAlloc(e->opts, FC_TIFF_ENCODER_MAX_ALLOC);
-    TIFFOpenOptionsSetErrorHandlerExtR(e->opts, fc_tiff_encoder_on_error, e);
-    TIFFOpenOptionsSetWarningHandlerExtR(e->opts, fc_tiff_encoder_on_warning, e);
+    fc_libtiff.TIFFOpenOptionsSetMaxSingleMemAlloc(e->opts, FC_TIFF_ENCODER_MAX_ALLOC);
+    fc_libtiff.TIFFOpenOptionsSetErrorHandlerExtR(e->opts, fc_tiff_encoder_on_error, e);
+    fc_libtiff.TIFFOpenOptionsSetWarningHandlerExtR(e->opts, fc_tiff_encoder_on_warning, e);
     // "w": classic TIFF in the host's byte order; "m": never map the file.
-    e->tif = TIFFClientOpenExt(e->name, "wm", (thandle_t)e, fc_tiff_file_read, fc_tiff_file_write, fc_tiff_file_seek,
+    e->tif = fc_libtiff.TIFFClientOpenExt(e->name, "wm", (thandle_t)e, fc_tiff_file_read, fc_tiff_file_write, fc_tiff_file_seek,
                                fc_tiff_file_close, fc_tiff_file_size, fc_tiff_no_map, fc_tiff_no_unmap, e->opts);
     if (!e->tif) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff cannot start the file");
     TIFF *tif = e->tif;
     if (!fc_tiff_set_layout(tif, l, l->height, l->rows_per_strip, 0))
         return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused the image's layout");
     int ok = 1;
-    if (m->icc) ok = ok && TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc_length, m->icc);
-    if (m->xmp) ok = ok && TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)m->xmp_length, m->xmp);
+    if (m->icc) ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc_length, m->icc);
+    if (m->xmp) ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)m->xmp_length, m->xmp);
     if (m->resolution_unit) {
-        ok = ok && TIFFSetField(tif, TIFFTAG_XRESOLUTION, m->x_resolution)
-                && TIFFSetField(tif, TIFFTAG_YRESOLUTION, m->y_resolution)
-                && TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, (uint16_t)m->resolution_unit);
+        ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_XRESOLUTION, m->x_resolution)
+                && fc_libtiff.TIFFSetField(tif, TIFFTAG_YRESOLUTION, m->y_resolution)
+                && fc_libtiff.TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, (uint16_t)m->resolution_unit);
     }
-    if (m->orientation) ok = ok && TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)m->orientation);
+    if (m->orientation) ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)m->orientation);
     if (!ok) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused the metadata");
     return FC_TIFF_OK;
 }
 
 fc_tiff_status fc_tiff_encoder_set_text(fc_tiff_encoder *e, uint16_t tag, const char *text) {
     if (!e->tif) return FC_TIFF_FAILED;
-    const TIFFField *f = TIFFFindField(e->tif, tag, TIFF_ASCII);
+    const TIFFField *f = fc_libtiff.TIFFFindField(e->tif, tag, TIFF_ASCII);
     if (!f) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "not an ASCII tag libtiff knows");
-    if (!TIFFSetField(e->tif, tag, text)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused a text tag");
+    if (!fc_libtiff.TIFFSetField(e->tif, tag, text)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused a text tag");
     return FC_TIFF_OK;
 }
 
@@ -266,21 +267,21 @@ fc_tiff_status fc_tiff_encoder_append(fc_tiff_encoder *e, const uint8_t *bytes, 
 
 fc_tiff_status fc_tiff_encoder_set_ifd(fc_tiff_encoder *e, uint16_t tag, uint64_t offset) {
     if (!e->tif || (tag != TIFFTAG_EXIFIFD && tag != TIFFTAG_GPSIFD)) return FC_TIFF_FAILED;
-    if (!TIFFSetField(e->tif, tag, offset)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused a sub-IFD");
+    if (!fc_libtiff.TIFFSetField(e->tif, tag, offset)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused a sub-IFD");
     return FC_TIFF_OK;
 }
 
 fc_tiff_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const uint8_t *bytes, size_t length) {
     if (!e->tif) return FC_TIFF_FAILED;
     e->strips_written = 1;
-    if (TIFFWriteRawStrip(e->tif, index, (void *)bytes, (tmsize_t)length) != (tmsize_t)length)
+    if (fc_libtiff.TIFFWriteRawStrip(e->tif, index, (void *)bytes, (tmsize_t)length) != (tmsize_t)length)
         return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "a strip could not be written");
     return FC_TIFF_OK;
 }
 
 fc_tiff_status fc_tiff_encoder_finish(fc_tiff_encoder *e) {
     if (!e->tif) return FC_TIFF_FAILED;
-    if (!TIFFWriteDirectory(e->tif)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "the directory could not be written");
+    if (!fc_libtiff.TIFFWriteDirectory(e->tif)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "the directory could not be written");
     if (e->write_errno) return fc_tiff_encoder_say(e, FC_TIFF_WRITE_FAILED, "write error");
     return FC_TIFF_OK;
 }
@@ -344,12 +345,12 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l,
     m.capacity = raw + raw / 8 + 4096;
     m.data = malloc(m.capacity);
     if (!m.data) return FC_TIFF_NO_MEMORY;
-    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    TIFFOpenOptions *opts = fc_libtiff.TIFFOpenOptionsAlloc();
     if (!opts) { free(m.data); return FC_TIFF_NO_MEMORY; }
-    TIFFOpenOptionsSetMaxSingleMemAlloc(opts, FC_TIFF_ENCODER_MAX_ALLOC);
-    TIFFOpenOptionsSetErrorHandlerExtR(opts, fc_tiff_strip_on_error, &log);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts, fc_tiff_strip_on_warning, &log);
-    TIFF *tif = TIFFClientOpenExt(name, "wm", (thandle_t)&m, fc_tiff_memory_read, fc_tiff_memory_write, fc_tiff_memory_seek,
+    fc_libtiff.TIFFOpenOptionsSetMaxSingleMemAlloc(opts, FC_TIFF_ENCODER_MAX_ALLOC);
+    fc_libtiff.TIFFOpenOptionsSetErrorHandlerExtR(opts, fc_tiff_strip_on_error, &log);
+    fc_libtiff.TIFFOpenOptionsSetWarningHandlerExtR(opts, fc_tiff_strip_on_warning, &log);
+    TIFF *tif = fc_libtiff.TIFFClientOpenExt(name, "wm", (thandle_t)&m, fc_tiff_memory_read, fc_tiff_memory_write, fc_tiff_memory_seek,
                                   fc_tiff_file_close, fc_tiff_memory_size, fc_tiff_no_map, fc_tiff_no_unmap, opts);
     fc_tiff_status status = FC_TIFF_OK;
     uint64_t offset = 0, stored = 0;
@@ -357,11 +358,11 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l,
         status = FC_TIFF_FAILED;
     } else if (!fc_tiff_set_layout(tif, l, count, count, 1)) {
         status = FC_TIFF_FAILED;
-    } else if (TIFFWriteEncodedStrip(tif, 0, rows, (tmsize_t)raw) < 0) {
+    } else if (fc_libtiff.TIFFWriteEncodedStrip(tif, 0, rows, (tmsize_t)raw) < 0) {
         status = FC_TIFF_FAILED;
     } else {
         uint64_t *offsets = NULL, *counts = NULL;
-        if (!TIFFGetField(tif, TIFFTAG_STRIPOFFSETS, &offsets) || !TIFFGetField(tif, TIFFTAG_STRIPBYTECOUNTS, &counts)
+        if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_STRIPOFFSETS, &offsets) || !fc_libtiff.TIFFGetField(tif, TIFFTAG_STRIPBYTECOUNTS, &counts)
             || !offsets || !counts || offsets[0] + counts[0] > m.size) {
             status = FC_TIFF_FAILED;
         } else {
@@ -370,8 +371,8 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l,
         }
     }
     // Closing writes the scratch file's directory after the strip: it is dropped with it.
-    if (tif) TIFFClose(tif);
-    TIFFOpenOptionsFree(opts);
+    if (tif) fc_libtiff.TIFFClose(tif);
+    fc_libtiff.TIFFOpenOptionsFree(opts);
     if (m.failed) status = FC_TIFF_NO_MEMORY;
     if (status != FC_TIFF_OK) {
         if (status == FC_TIFF_FAILED && !log.have_error)

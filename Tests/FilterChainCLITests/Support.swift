@@ -85,4 +85,9 @@ enum CLI {
     }
 
     static let lookChain = samples + "/chains/look.json"
+    #if os(Linux)
+    static let isLinux = true
+    #else
+    static let isLinux = false
+    #endif
 }

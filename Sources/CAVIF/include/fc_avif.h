@@ -105,7 +105,8 @@ typedef struct {
 fc_avif_status fc_avif_encode(const fc_avif_encode_options *options, const uint8_t *pixels, size_t stride,
                               FILE *file, fc_avif_report *report);
 
-/// libavif's version and the AV1 codecs it was built with ("0.11.1 (dav1d [dec]:1.0.0, ...)").
-void fc_avif_versions(char *out, size_t size);
+/// NULL when libavif can be used; otherwise why not (on Linux it is loaded when the first AVIF
+/// file is read or written: fc_dynamic.h). Call before anything else here.
+const char *fc_avif_library_error(void);
 
 #endif

@@ -85,4 +85,8 @@ fc_heif_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_he
 /// the image (once, with its transformations applied by libheif).
 fc_heif_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 
+/// NULL when libheif and libde265 can be used; otherwise why not (on Linux they are loaded
+/// when the first HEIF file is read: fc_dynamic.h). Call before anything else here.
+const char *fc_heif_library_error(void);
+
 #endif

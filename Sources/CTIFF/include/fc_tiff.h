@@ -133,4 +133,8 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *la
                                       uint8_t **bytes, size_t *length, fc_tiff_report *report);
 void fc_tiff_free(void *p);
 
+/// NULL when libtiff can be used; otherwise why not (on Linux it is loaded when the first TIFF
+/// file is read or written: fc_dynamic.h). Call before anything else here.
+const char *fc_tiff_library_error(void);
+
 #endif

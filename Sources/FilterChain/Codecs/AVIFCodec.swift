@@ -3,6 +3,12 @@ import CAVIF
 /// AVIF, declared once: libavif (the reference implementation; AV1 through libaom to write,
 /// dav1d or libaom to read) through the fc_avif shim.
 enum AVIFCodec {
+    /// libavif can be used (on Linux it is loaded now, the first time: fc_dynamic.h), or the
+    /// error naming `file`.
+    static func requireLibrary(_ file: String) throws {
+        if let why = fc_avif_library_error() { throw CodecError(file, .libraryUnavailable(format: "AVIF", String(cString: why))) }
+    }
+
     static let declaration = FormatDeclaration(
         format: .avif, name: "AVIF",
         summary: "8, 10 and 12 bits, 4:4:4/4:2:2/4:2:0/4:0:0, alpha; clap, irot and imir applied; a sequence gives its first frame; 8 or 10 bits out (10 for 16-bit images)",
@@ -49,12 +55,5 @@ enum AVIFCodec {
         return offsets.contains { at in
             FormatDeclaration.starts(prefix, with: Array("avif".utf8), at: at) || FormatDeclaration.starts(prefix, with: Array("avis".utf8), at: at)
         }
-    }
-
-    /// libavif's version and its AV1 codecs.
-    static var libraryVersions: String {
-        var buffer = [CChar](repeating: 0, count: 512)
-        fc_avif_versions(&buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

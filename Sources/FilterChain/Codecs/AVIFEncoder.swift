@@ -25,6 +25,7 @@ final class AVIFEncoder: RowEncoder {
 
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, effort: Int,
          chroma: ChromaSubsampling, alphaQuality: Int) throws {
+        try AVIFCodec.requireLibrary(output.name)
         self.output = output
         self.header = header
         var metadata = metadata

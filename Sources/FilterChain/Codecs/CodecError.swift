@@ -17,6 +17,8 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
         case unsupported(String)
         case writeFailed(String)
         case outOfMemory
+        /// The system library a format needs cannot be used (not installed, or too old); why.
+        case libraryUnavailable(format: String, String)
     }
 
     public var file: String
@@ -49,6 +51,7 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupported(let why): why
         case .writeFailed(let why): "cannot write: \(why)"
         case .outOfMemory: "out of memory"
+        case .libraryUnavailable(let format, let why): "\(format) needs a library that cannot be used here: \(why)"
         }
     }
 
