@@ -109,6 +109,7 @@ enum FormatDocs {
         let io = [d.reads ? "read" : nil, d.writes ? "written" : nil].compactMap { $0 }.joined(separator: " and ")
         var out = "\(d.format.id): \(d.name) (\(d.extensions.map { "." + $0 }.joined(separator: ", "))), \(io)\n"
         out += "  \(d.summary)\n"
+        if let why = d.libraryProblem { out += "  NOT USABLE HERE: \(why)\n" }
         var holds = [caps.alpha ? "alpha" : "no alpha",
                      caps.depths.map { String($0.rawValue) }.joined(separator: " or ") + " bits",
                      caps.grey ? "grey" : "no grey (written as RGB)"]

@@ -70,6 +70,18 @@ import Testing
             #expect(r.stderr.contains("\(output): \(format) needs a library that cannot be used here"), "\(r.stderr)")
             #expect(!CLI.files(in: folder).contains(output))
         }
+        // `formats` says which formats cannot be used here, and why.
+        let formats = try CLI.run(["formats", "--json"], environment: environment)
+        let list = try #require(try JSONSerialization.jsonObject(with: formats.stdout) as? [[String: Any]])
+        let problems = Dictionary(uniqueKeysWithValues: list.map { ($0["format"] as? String ?? "", $0["libraryProblem"] as? String) })
+        #expect(problems["tiff"]??.hasPrefix("libtiff.so.6 cannot be loaded: ") == true, "\(problems)")
+        #expect(problems["avif"]??.contains("cannot be loaded") == true && problems["heif"]??.contains("libheif.so.1") == true, "\(problems)")
+        #expect(problems["png"] == .some(nil) && problems["jpeg"] == .some(nil) && problems["webp"] == .some(nil), "\(problems)")
+        let text = try CLI.run(["formats", "tiff"], environment: environment)
+        #expect(text.out.contains("  NOT USABLE HERE: libtiff.so.6 cannot be loaded: "), "\(text.out)")
+        let usable = try CLI.run(["formats", "--json"])
+        let all = try #require(try JSONSerialization.jsonObject(with: usable.stdout) as? [[String: Any]])
+        #expect(all.count == 6 && all.allSatisfy { $0["libraryProblem"] is NSNull }, "\(all.map { $0["libraryProblem"] ?? "" })")
         let jpeg = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "fine.jpg"], in: folder, environment: environment)
         #expect(jpeg.status == 0, "\(jpeg.stderr)")
         let webp = try CLI.run(["apply", CLI.lookChain, "fine.jpg", "fine.webp"], in: folder, environment: environment)

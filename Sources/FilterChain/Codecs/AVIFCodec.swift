@@ -3,12 +3,6 @@ import CAVIF
 /// AVIF, declared once: libavif (the reference implementation; AV1 through libaom to write,
 /// dav1d or libaom to read) through the fc_avif shim.
 enum AVIFCodec {
-    /// libavif can be used (on Linux it is loaded now, the first time: fc_dynamic.h), or the
-    /// error naming `file`.
-    static func requireLibrary(_ file: String) throws {
-        if let why = fc_avif_library_error() { throw CodecError(file, .libraryUnavailable(format: "AVIF", String(cString: why))) }
-    }
-
     static let declaration = FormatDeclaration(
         format: .avif, name: "AVIF",
         summary: "8, 10 and 12 bits, 4:4:4/4:2:2/4:2:0/4:0:0, alpha; clap, irot and imir applied; a sequence gives its first frame; 8 or 10 bits out (10 for 16-bit images)",
@@ -38,7 +32,8 @@ enum AVIFCodec {
                             quality: settings.integer("quality"), effort: settings.integer("effort"),
                             chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!,
                             alphaQuality: settings.integer("alphaQuality"))
-        })
+        },
+        library: { fc_avif_library_error().map { String(cString: $0) } })
 
     /// AV1's largest frame side (16 bits for the width and height minus one).
     static let maxSide = 65536

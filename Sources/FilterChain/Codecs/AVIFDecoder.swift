@@ -28,7 +28,7 @@ final class AVIFDecoder: StoredDecoder {
     enum Conversion { case fast, reference }
 
     init(_ input: OpenedInput, options: DecodeOptions, conversion: Conversion = .fast) throws {
-        try AVIFCodec.requireLibrary(input.name)
+        try AVIFCodec.declaration.requireLibrary(input.name)
         let bytes = try input.bytesInMemory()
         guard let d = fc_avif_decoder_new(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
                                           UInt64(max(0, options.maxPixels)), Int32(clamping: WorkerPool.availableCores),

@@ -25,7 +25,7 @@ final class AVIFEncoder: RowEncoder {
 
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, effort: Int,
          chroma: ChromaSubsampling, alphaQuality: Int) throws {
-        try AVIFCodec.requireLibrary(output.name)
+        try AVIFCodec.declaration.requireLibrary(output.name)
         self.output = output
         self.header = header
         var metadata = metadata

@@ -19,6 +19,7 @@ extension FormatDeclaration {
             ("animation", JSONNode(.bool(caps.animation))),
             ("exifOrientation", JSONNode(.bool(caps.exifOrientation))),
             ("maxSide", caps.maxSide.map(number) ?? JSONNode(.null)),
+            ("libraryProblem", libraryProblem.map(string) ?? JSONNode(.null)),
         ]
         members.append(("options", JSONNode(.array(options.map { o in
             var m: [(key: String, value: JSONNode)] = [("name", string(o.name)), ("flag", string(o.flag))]

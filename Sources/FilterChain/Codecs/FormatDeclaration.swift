@@ -27,6 +27,8 @@ public struct FormatDeclaration: Sendable {
     let check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> OptionProblem?)?
     let decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?
     let encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?
+    /// Why the system library the codec needs cannot be used, or nil (see ``libraryProblem``).
+    let library: (@Sendable () -> String?)?
 
     init(format: ImageFormat, name: String, summary: String, extensions: [String], mediaType: String,
          capabilities: FormatCapabilities, options: [EncodeOption],
@@ -34,7 +36,8 @@ public struct FormatDeclaration: Sendable {
          sourceDefault: (@Sendable (String, ImageMetadata) -> EncodeOptionValue?)? = nil,
          check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> OptionProblem?)? = nil,
          decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?,
-         encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?) {
+         encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?,
+         library: (@Sendable () -> String?)? = nil) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
         self.format = format
         self.name = name
@@ -48,6 +51,18 @@ public struct FormatDeclaration: Sendable {
         self.check = check
         self.decoder = decoder
         self.encoder = encoder
+        self.library = library
+    }
+
+    /// Why the system library this format needs cannot be used here (not installed, or older
+    /// than the one built with), or nil. On Linux, libtiff, libavif and libheif are loaded the
+    /// first time a file needs them (or this is asked), not at every start.
+    public var libraryProblem: String? { library?() }
+
+    /// Throws ``CodecError/Reason/libraryUnavailable(format:_:)`` naming `file` when the
+    /// library cannot be used.
+    func requireLibrary(_ file: String) throws {
+        if let why = libraryProblem { throw CodecError(file, .libraryUnavailable(format: name, why)) }
     }
 
     /// filterchain can read files of this format.

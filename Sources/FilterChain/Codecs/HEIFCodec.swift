@@ -1,15 +1,18 @@
+import CHEIF
+
 /// HEIF (HEIC), declared once: libheif through the fc_heif shim reads it; there is no writer.
 enum HEIFCodec {
     static let declaration = FormatDeclaration(
         format: .heif, name: "HEIF",
-        summary: "HEIC (and AV1 in a HEIF file without the avif brand): the primary image, 8 to 16 bits, alpha, grey, grids; clap, irot and imir applied",
+        summary: "HEIC: the primary image, 8 to 16 bits, alpha, grey, grids; clap, irot and imir applied (AV1 in a HEIF without the avif brand is refused: AVIF is read by libavif)",
         extensions: ["heic", "heif"], mediaType: "image/heic",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .nclx]),
         options: [],
         signature: { isHEIF(ftypBrands($0)) },
         decoder: { input, options in try HEIFDecoder(input, options: options) },
-        encoder: nil)
+        encoder: nil,
+        library: { fc_heif_library_error().map { String(cString: $0) } })
 
     /// The brands an HEIF reader takes (ISO/IEC 23008-12: image items, image sequences, and
     /// their HEVC variants).

@@ -23,9 +23,7 @@ final class HEIFDecoder: StoredDecoder {
     private var parallel = false
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
-        if let why = fc_heif_library_error() {
-            throw CodecError(input.name, .libraryUnavailable(format: "HEIF", String(cString: why)))
-        }
+        try HEIFCodec.declaration.requireLibrary(input.name)
         let bytes = try input.bytesInMemory()
         guard let d = fc_heif_decoder_new(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) else {
             throw CodecError(input.name, .outOfMemory)

@@ -2,12 +2,6 @@ import CTIFF
 
 /// TIFF, declared once: libtiff through the fc_tiff shim reads and writes it.
 enum TIFFCodec {
-    /// libtiff can be used (on Linux it is loaded now, the first time: fc_dynamic.h), or the
-    /// error naming `file`.
-    static func requireLibrary(_ file: String) throws {
-        if let why = fc_tiff_library_error() { throw CodecError(file, .libraryUnavailable(format: "TIFF", String(cString: why))) }
-    }
-
     static let declaration = FormatDeclaration(
         format: .tiff, name: "TIFF",
         summary: "grey, grey+alpha, RGB, RGBA, palette and CMYK, 1 to 16 bits, strips or tiles, none/LZW/deflate/PackBits/JPEG/zstd/CCITT; the first page; written as 8 or 16 bits, deflate by default",
@@ -40,5 +34,6 @@ enum TIFFCodec {
             try TIFFEncoder(output, header: header, metadata: metadata,
                             compression: TIFFEncoder.Compression(rawValue: settings.choice("tiffCompression"))!,
                             quality: settings.integer("quality"))
-        })
+        },
+        library: { fc_tiff_library_error().map { String(cString: $0) } })
 }

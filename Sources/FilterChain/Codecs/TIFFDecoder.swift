@@ -25,7 +25,7 @@ final class TIFFDecoder: StoredDecoder {
     static let maxSingleAllocation = 1 << 30
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
-        try TIFFCodec.requireLibrary(input.name)
+        try TIFFCodec.declaration.requireLibrary(input.name)
         let bytes = try input.bytesInMemory()
         guard let d = fc_tiff_decoder_new(input.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
                                           TIFFDecoder.maxSingleAllocation) else {

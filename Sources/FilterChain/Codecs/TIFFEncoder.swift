@@ -55,7 +55,7 @@ final class TIFFEncoder: RowEncoder {
 
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, compression: Compression, quality: Int) throws {
         precondition(compression != .jpeg || header.format.depth == .eight, "TIFF's JPEG compression takes 8-bit rows")
-        try TIFFCodec.requireLibrary(output.name)
+        try TIFFCodec.declaration.requireLibrary(output.name)
         self.output = output
         rowBytes = header.width * header.format.bytesPerPixel
         height = header.height
