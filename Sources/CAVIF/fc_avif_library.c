@@ -11,16 +11,4 @@
 #else
 #define FC_AVIF_SONAME "libavif.so"
 #endif
-#if defined(__APPLE__)
-struct fc_avif_functions fc_libavif = { FC_AVIF_FUNCTIONS(FC_DYNAMIC_LINKED) };
-static fc_dynamic_library fc_avif_library = { .state = 1 };
-#else
-struct fc_avif_functions fc_libavif;
-static const char *const fc_avif_names[] = { FC_AVIF_SONAME, "libavif.so", NULL };
-static const char *const fc_avif_symbols[] = { FC_AVIF_FUNCTIONS(FC_DYNAMIC_NAME) };
-static fc_dynamic_library fc_avif_library = {
-    fc_avif_names, fc_avif_symbols, (void **)&fc_libavif, sizeof fc_avif_symbols / sizeof *fc_avif_symbols, 0, "",
-};
-#endif
-
-const char *fc_avif_library_error(void) { return fc_dynamic_require(&fc_avif_library); }
+FC_DYNAMIC_DEFINE(fc_avif_functions, fc_libavif, FC_AVIF_FUNCTIONS, fc_avif_library_error, FC_AVIF_SONAME, "libavif.so")

@@ -3,12 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__APPLE__)
-const char *fc_dynamic_require(fc_dynamic_library *library) {
-    // Linked: the tables are filled statically (state 1).
-    return library->state == 1 ? NULL : "not linked";
-}
-#else
+#if !defined(__APPLE__)
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -55,4 +50,7 @@ const char *fc_dynamic_require(fc_dynamic_library *library) {
     }
     return state == 1 ? NULL : library->error;
 }
+#else
+// macOS links the libraries (FC_DYNAMIC_DEFINE): nothing to load.
+typedef int fc_dynamic_linked;
 #endif

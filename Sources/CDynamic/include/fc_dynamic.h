@@ -29,7 +29,7 @@ typedef struct fc_dynamic_library {
 
 /// NULL once the library's table is filled (it is loaded on the first call, by one thread);
 /// otherwise why it cannot be: which library, not installed or a function missing. A failure
-/// is final for the process.
+/// is final for the process. (Linux and other ELF systems; see FC_DYNAMIC_DEFINE.)
 const char *fc_dynamic_require(fc_dynamic_library *library);
 
 // X-macro helpers for a library's list of functions, `LIST(X)` calling `X(name)` once each:
@@ -37,6 +37,24 @@ const char *fc_dynamic_require(fc_dynamic_library *library);
 #define FC_DYNAMIC_SLOT(f) __typeof__(&f) f;
 #define FC_DYNAMIC_NAME(f) #f,
 #define FC_DYNAMIC_LINKED(f) .f = f,
+
+/// Defines `struct TYPE VAR`, the table of LIST's functions, and `const char *ERROR(void)`,
+/// which fills it the first time (trying the sonames given last, in order) and then returns
+/// NULL, or why the library cannot be used. On macOS the table holds the linked functions.
+#if defined(__APPLE__)
+#define FC_DYNAMIC_DEFINE(TYPE, VAR, LIST, ERROR, ...)                                         \
+    struct TYPE VAR = { LIST(FC_DYNAMIC_LINKED) };                                             \
+    const char *ERROR(void) { return NULL; }
+#else
+#define FC_DYNAMIC_DEFINE(TYPE, VAR, LIST, ERROR, ...)                                         \
+    struct TYPE VAR;                                                                           \
+    static const char *const VAR##_names[] = { __VA_ARGS__, NULL };                            \
+    static const char *const VAR##_symbols[] = { LIST(FC_DYNAMIC_NAME) };                      \
+    static fc_dynamic_library VAR##_library = {                                                \
+        VAR##_names, VAR##_symbols, (void **)&VAR, sizeof VAR##_symbols / sizeof *VAR##_symbols, 0, "", \
+    };                                                                                         \
+    const char *ERROR(void) { return fc_dynamic_require(&VAR##_library); }
+#endif
 
 #ifdef __cplusplus
 }
