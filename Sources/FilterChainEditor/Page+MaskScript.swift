@@ -177,32 +177,37 @@ function svgEl(tag, attrs) {
 }
 
 // The handles of a radial mask (centre; the outer ring at the radius, its handle east; the
-// inner ring where the feather starts, its handle south) or a linear one (from, to).
+// inner ring where the feather starts, its handle south) or a linear one (from, to). Drawn
+// again on every preview load and resize: the elements stay and only their attributes change,
+// so a handle that has the keyboard focus keeps it and a pointer on it stays on it.
 function drawHandles(mask, w, h) {
   const svg = maskView.svg;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  svg.replaceChildren();
-  const half = Math.hypot(w, h) / 2;
-  const handle = (name, x, y, label) => {
-    const c = svgEl("circle", { cx: x, cy: y, r: 7, class: "mask-handle " + name, tabindex: "0", role: "slider",
-      "aria-label": label, "data-handle": name });
-    svg.append(c);
-  };
+  const shapes = [];
+  const shape = (tag, attrs) => shapes.push({ tag, attrs });
+  const handle = (name, x, y, label) => shape("circle", { cx: x, cy: y, r: 7, class: "mask-handle " + name, tabindex: "0",
+    role: "slider", "aria-label": label, "data-handle": name });
   if (mask.type === "radial") {
     const [cx, cy] = maskField(mask, "center");
+    const half = Math.hypot(w, h) / 2;
     const r = maskField(mask, "radius") * half, f = maskField(mask, "feather");
     const x = cx * w, y = cy * h;
-    svg.append(svgEl("circle", { cx: x, cy: y, r, class: "mask-ring" }),
-      svgEl("circle", { cx: x, cy: y, r: r * (1 - f), class: "mask-ring inner" }));
+    shape("circle", { cx: x, cy: y, r, class: "mask-ring" });
+    shape("circle", { cx: x, cy: y, r: r * (1 - f), class: "mask-ring inner" });
     handle("center", x, y, `mask centre ${round4(cx)}, ${round4(cy)}`);
     handle("radius", x + r, y, `mask radius ${round4(maskField(mask, "radius"))}`);
     handle("feather", x, y + r * (1 - f), `mask feather ${round4(f)}`);
   } else {
     const [fx, fy] = maskField(mask, "from"), [tx, ty] = maskField(mask, "to");
-    svg.append(svgEl("line", { x1: fx * w, y1: fy * h, x2: tx * w, y2: ty * h, class: "mask-ring" }));
+    shape("line", { x1: fx * w, y1: fy * h, x2: tx * w, y2: ty * h, class: "mask-ring" });
     handle("from", fx * w, fy * h, `mask ramp start ${round4(fx)}, ${round4(fy)}`);
     handle("to", tx * w, ty * h, `mask ramp end ${round4(tx)}, ${round4(ty)}`);
   }
+  const current = [...svg.children];
+  const same = current.length === shapes.length && shapes.every((s, i) =>
+    current[i].tagName === s.tag && current[i].getAttribute("class") === s.attrs.class);
+  if (!same) { svg.replaceChildren(...shapes.map((s) => svgEl(s.tag, s.attrs))); return; }
+  shapes.forEach((s, i) => { for (const [k, v] of Object.entries(s.attrs)) current[i].setAttribute(k, v); });
 }
 
 // A handle moved to (px, py), pixels of the drawn image of size w x h.

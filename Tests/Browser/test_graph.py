@@ -2,7 +2,8 @@
 
 Builds the glow graph (samples/chains/glow.json) from an empty chain by dragging wires and
 saves it; refuses a wire that would make a cycle, naming the nodes; reorders the list for a
-wire to a later step; moves a radial mask's centre by dragging its handle on the preview;
+wire to a later step; moves a radial mask's centre by dragging its handle on the preview, and by arrow keys
+with the focus kept while previews arrive;
 shows the mask overlay; keeps the graph across a reload; wires by keyboard alone; and stays
 usable in a 420 px window. With FILTERCHAIN_GRAPH_SCREENSHOT set to a path, saves there the
 screenshot that README shows (samples/editor-graph.png, from a release build:
@@ -314,6 +315,29 @@ def test_dragging_a_radial_masks_centre_moves_it_by_the_right_amount(start, brow
     # One drag is one undo step.
     browser.find_element(By.ID, "undo").click()
     wait(browser, lambda d: page_chain(d)["filters"][2]["mask"]["center"] == [0.5, 0.45], "undo did not restore the centre")
+
+
+def test_a_mask_handle_keeps_the_keyboard_focus_while_previews_arrive(start, browser):
+    """Arrow keys move a focused handle one pixel each; each move re-renders the preview, and
+    the handles are drawn again when it loads. The handle is the same element afterwards
+    (a reference to it stays good) and still has the focus, so the keys keep working."""
+    with open(GLOW) as f:
+        editor = start(f.read())
+    load(browser, editor)
+    select_step(browser, 2)
+    centre = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '#mask-handles [data-handle="center"]'), "no handle")
+    _, _, width, height = left_rect(browser)
+    browser.execute_script("arguments[0].focus()", centre)
+    x = 0.5  # the centre as the chain holds it: one pixel right, rounded to 4 decimals, per press
+    for _ in range(3):
+        generation = browser.execute_script("return state.generation")
+        centre.send_keys(Keys.ARROW_RIGHT)
+        x = round((x * width + 1) / width, 4)
+        wait(browser, lambda d: settled(d) and d.execute_script("return state.generation") > generation, "no re-render")
+        # The preview for this move has loaded (settled) and the handles were drawn for it.
+        assert browser.execute_script("return document.activeElement === arguments[0]", centre)
+        assert abs(float(centre.get_attribute("cx")) - x * width) < 0.001
+        assert page_chain(browser)["filters"][2]["mask"]["center"] == [x, 0.45]
 
 
 OVERLAY_ALPHA = """
