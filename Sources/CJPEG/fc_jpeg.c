@@ -19,6 +19,7 @@
 #include <jpegint.h>
 #include <pthread.h>
 #include <unistd.h>
+#include "fc_jpeg_huffman.h"
 #define FC_JPEG_PARALLEL 1
 #endif
 #endif
@@ -230,7 +231,9 @@ struct fc_jpeg_decoder {
     size_t size;
     unsigned parallel_min_mcus;  // fc_jpeg_decoder_parallel: 0 none, else the least MCUs
     unsigned parallel_chunk;     // MCUs per chunk of the ring
+    unsigned parallel_split;     // the least MCUs for a second Huffman-decoding thread; 0 none
     int used_parallel;           // an entropy thread was started
+    int entropy_path;            // fc_jpeg_decoder_entropy_path
     struct fc_entropy_thread *entropy;  // running one: see below
 };
 
@@ -529,6 +532,11 @@ typedef struct fc_entropy_thread {
     fc_jpeg_report report;
     int created;
     FILE *file;                           // its own handle on the input (NULL: memory)
+    const uint8_t *data;                  // or the input in memory
+    size_t size;
+    fc_huff_scan *fast;                   // this project's decoder, when the scan is plain
+    uint64_t scan_offset;                 // the scan's first byte in the input
+    int path;                             // fc_jpeg_decoder_entropy_path's bits
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -549,17 +557,70 @@ static JBLOCK *fc_entropy_slot(fc_entropy_thread *t, size_t mcu) {
     return t->ring + (mcu % (t->chunk * FC_ENTROPY_CHUNKS)) * (size_t)t->blocks;
 }
 
+/// Publishes the MCUs before `i` and waits for room for the chunk that starts at `i`; when
+/// the decoder is being freed, ends the thread instead.
+static void fc_entropy_room(fc_entropy_thread *t, size_t i) {
+    pthread_mutex_lock(&t->lock);
+    t->produced = i;
+    pthread_cond_broadcast(&t->changed);
+    while (i + t->chunk > t->consumed + t->chunk * FC_ENTROPY_CHUNKS && !t->stop)
+        pthread_cond_wait(&t->changed, &t->lock);
+    int stop = t->stop;
+    pthread_mutex_unlock(&t->lock);
+    if (stop) {
+        snprintf(t->report.message, FC_JPEG_MESSAGE_MAX, "stopped");
+        longjmp(t->err.jump, 1);
+    }
+}
+
+static void fc_entropy_end(fc_entropy_thread *t, int state) {
+    pthread_mutex_lock(&t->lock);
+    if (state == 1) t->produced = t->total;
+    t->state = state;
+    pthread_cond_broadcast(&t->changed);
+    pthread_mutex_unlock(&t->lock);
+}
+
 /// The entropy thread: Huffman-decodes every MCU of the scan into the ring, then reads the
 /// file to its end as jpeg_finish_decompress would.
+///
+/// A plain scan is decoded by fc_jpeg_huffman.c (on two threads when large), whose MCUs are
+/// libjpeg's. Where it cannot give an MCU (damage, a marker in the scan), libjpeg decodes the
+/// scan from its start, drops the MCUs already handed over, and goes on from there, with its
+/// own warnings; where the scan does not end plainly (at EOI), libjpeg decodes it all once
+/// more, dropping every MCU, to read what follows as it would. A valid file is decoded once.
 static void *fc_entropy_main(void *arg) {
     fc_entropy_thread *t = arg;
     j_decompress_ptr a = &t->cinfo;
     if (setjmp(t->err.jump)) {
-        pthread_mutex_lock(&t->lock);
-        t->state = 2;
-        pthread_cond_broadcast(&t->changed);
-        pthread_mutex_unlock(&t->lock);
+        fc_entropy_end(t, 2);
         return NULL;
+    }
+    JBLOCKROW blocks[D_MAX_BLOCKS_IN_MCU];
+    size_t from = 0;
+    if (t->fast && fc_huff_scan_load(t->fast, t->data, t->size, t->file, t->scan_offset)) {
+        for (; from < t->total; from++) {
+            if (from % t->chunk == 0) fc_entropy_room(t, from);
+            // The slot is zero (the ring starts zeroed and the taker zeroes what it took).
+            JBLOCK *slot = fc_entropy_slot(t, from);
+            for (int b = 0; b < t->blocks; b++) blocks[b] = slot + b;
+            if (!fc_huff_scan_next(t->fast, blocks)) break;
+        }
+        int clean = from == t->total && fc_huff_scan_ended_cleanly(t->fast);
+        t->path = (clean ? 1 : 0) | (fc_huff_scan_was_split(t->fast) ? 2 : 0);
+        fc_huff_scan_free(t->fast);
+        t->fast = NULL;
+        if (clean) {
+            fc_entropy_end(t, 1);
+            return NULL;
+        }
+        if (from == t->total) {
+            // Every MCU is libjpeg's: the pixels need not wait for libjpeg's reading.
+            pthread_mutex_lock(&t->lock);
+            t->produced = t->total;
+            pthread_cond_broadcast(&t->changed);
+            pthread_mutex_unlock(&t->lock);
+        }
     }
     t->err.muted = 1;
     jpeg_read_header(a, TRUE);
@@ -571,23 +632,14 @@ static void *fc_entropy_main(void *arg) {
         snprintf(t->report.message, FC_JPEG_MESSAGE_MAX, "the scan's layout changed between readings");
         longjmp(t->err.jump, 1);
     }
-    JBLOCKROW blocks[D_MAX_BLOCKS_IN_MCU];
-    for (size_t i = 0; i < t->total; i++) {
-        if (i % t->chunk == 0) {
-            pthread_mutex_lock(&t->lock);
-            t->produced = i;
-            pthread_cond_broadcast(&t->changed);
-            while (i + t->chunk > t->consumed + t->chunk * FC_ENTROPY_CHUNKS && !t->stop)
-                pthread_cond_wait(&t->changed, &t->lock);
-            int stop = t->stop;
-            pthread_mutex_unlock(&t->lock);
-            if (stop) {
-                snprintf(t->report.message, FC_JPEG_MESSAGE_MAX, "stopped");
-                longjmp(t->err.jump, 1);
-            }
-        }
-        // The slot is zero (the ring starts zeroed and the taker zeroes what it took): the
-        // decoder writes only the non-zero coefficients.
+    // The MCUs handed over already: decoded again and dropped.
+    JBLOCK scratch[D_MAX_BLOCKS_IN_MCU];
+    for (int b = 0; b < t->blocks; b++) blocks[b] = scratch + b;
+    for (size_t i = 0; i < from; i++)
+        if (!(*a->entropy->decode_mcu)(a, blocks)) ERREXIT(a, JERR_CANT_SUSPEND);
+    for (size_t i = from; i < t->total; i++) {
+        if (i % t->chunk == 0) fc_entropy_room(t, i);
+        // The slot is zero: the decoder writes only the non-zero coefficients.
         JBLOCK *slot = fc_entropy_slot(t, i);
         for (int b = 0; b < t->blocks; b++) blocks[b] = slot + b;
         if (!(*a->entropy->decode_mcu)(a, blocks)) ERREXIT(a, JERR_CANT_SUSPEND);
@@ -600,10 +652,7 @@ static void *fc_entropy_main(void *arg) {
     (*a->inputctl->finish_input_pass)(a);
     while (!a->inputctl->eoi_reached)
         if ((*a->inputctl->consume_input)(a) == JPEG_SUSPENDED) break;
-    pthread_mutex_lock(&t->lock);
-    t->state = 1;
-    pthread_cond_broadcast(&t->changed);
-    pthread_mutex_unlock(&t->lock);
+    fc_entropy_end(t, 1);
     return NULL;
 }
 
@@ -642,6 +691,7 @@ static boolean fc_entropy_take(j_decompress_ptr cinfo, JBLOCKROW *MCU_data) {
 }
 
 static void fc_entropy_release(fc_entropy_thread *t) {
+    fc_huff_scan_free(t->fast);
     if (t->created) jpeg_destroy_decompress(&t->cinfo);
     if (t->file) fclose(t->file);
     free(t->ring);
@@ -671,6 +721,20 @@ static void fc_entropy_start(fc_jpeg_decoder *d) {
     t->total = total;
     t->chunk = d->parallel_chunk;
     t->ring = calloc(t->chunk * FC_ENTROPY_CHUNKS * (size_t)t->blocks, sizeof(JBLOCK));
+    t->data = d->data;
+    t->size = d->size;
+    // This project's decoder reads the scan from its first byte, where the decompressor's
+    // source is now (jpeg_start_decompress of a one-scan file reads no entropy-coded data).
+    if (!d->file) {
+        t->fast = fc_huff_scan_new(c, d->parallel_split);
+        t->scan_offset = (uint64_t)(c->src->next_input_byte - d->data);
+    } else {
+        long at = ftell(d->file);
+        if (at >= 0 && (uint64_t)at >= c->src->bytes_in_buffer) {
+            t->fast = fc_huff_scan_new(c, d->parallel_split);
+            t->scan_offset = (uint64_t)at - c->src->bytes_in_buffer;
+        }
+    }
     if (d->file) {
         // A handle of its own, at the start of the file.
         int fd = dup(fileno(d->file));
@@ -716,6 +780,7 @@ static fc_entropy_thread *fc_entropy_join(fc_jpeg_decoder *d, int stop) {
     }
     pthread_join(t->thread, NULL);
     d->entropy = NULL;
+    d->entropy_path |= t->path;
     return t;
 }
 
@@ -749,13 +814,17 @@ static void fc_entropy_stop(fc_jpeg_decoder *d) {
 
 #endif
 
-void fc_jpeg_decoder_parallel(fc_jpeg_decoder *d, unsigned min_mcus, unsigned chunk_mcus) {
+void fc_jpeg_decoder_parallel(fc_jpeg_decoder *d, unsigned min_mcus, unsigned chunk_mcus,
+                              unsigned split_mcus) {
     if (d->started) return;
     d->parallel_min_mcus = min_mcus;
     d->parallel_chunk = chunk_mcus ? chunk_mcus : 512;
+    d->parallel_split = split_mcus;
 }
 
 int fc_jpeg_decoder_is_parallel(const fc_jpeg_decoder *d) { return d->used_parallel; }
+
+int fc_jpeg_decoder_entropy_path(const fc_jpeg_decoder *d) { return d->entropy_path; }
 
 void fc_jpeg_decoder_release_input(fc_jpeg_decoder *d) {
 #if FC_JPEG_PARALLEL

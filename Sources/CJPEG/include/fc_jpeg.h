@@ -80,10 +80,16 @@ fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
 /// (same pixels, same warnings and errors). It applies to files with one interleaved Huffman
 /// scan of at least `min_mcus` MCUs (0: never), where libjpeg-turbo's internal interfaces
 /// are available. The thread hands over `chunk_mcus` MCUs at a time (0: 512), eight chunks
-/// ahead at most.
-void fc_jpeg_decoder_parallel(fc_jpeg_decoder *d, unsigned min_mcus, unsigned chunk_mcus);
+/// ahead at most. A plain scan (baseline, 8-bit, no restart interval) is decoded by this
+/// project's Huffman decoder (fc_jpeg_huffman.h), with a second thread taking the scan's
+/// second half when it has at least `split_mcus` MCUs (0: never).
+void fc_jpeg_decoder_parallel(fc_jpeg_decoder *d, unsigned min_mcus, unsigned chunk_mcus,
+                              unsigned split_mcus);
 /// After the start: whether an entropy thread was started.
 int fc_jpeg_decoder_is_parallel(const fc_jpeg_decoder *d);
+/// After the finish (or release): how the entropy thread decoded. Bit 1: this project's
+/// decoder gave every MCU and libjpeg decoded none; bit 2: the second thread's MCUs were used.
+int fc_jpeg_decoder_entropy_path(const fc_jpeg_decoder *d);
 /// Stops what may still read the input (the entropy thread). Call before the input's memory
 /// or FILE goes away; fc_jpeg_decoder_free does it too.
 void fc_jpeg_decoder_release_input(fc_jpeg_decoder *d);

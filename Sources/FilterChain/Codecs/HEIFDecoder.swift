@@ -101,7 +101,7 @@ final class HEIFDecoder: StoredDecoder {
     /// The image is decoded whole before its first row, with the pipeline idle: on two threads
     /// (libde265's worker threads, or libheif's for a grid's tiles) when asked, before the image
     /// is decoded. The sizes do not matter here.
-    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int) {
         guard !started, fc_heif_decoder_decoded(d) == 0 else { return }
         fc_heif_decoder_set_threads(d, 2)
         parallel = true

@@ -90,8 +90,9 @@ protocol StoredDecoder: AnyObject {
     /// Delivers the image at 1/denominator of its size (JPEG DCT scaling).
     func shrink(by denominator: Int) throws
     /// Before the first read: entropy-decode on a thread of its own (JPEG), when the image
-    /// has at least `minimumMCUs` MCUs; the thread hands over `chunkMCUs` at a time.
-    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int)
+    /// has at least `minimumMCUs` MCUs; the thread hands over `chunkMCUs` at a time, and
+    /// takes a second thread for the scan's second half from `splitMCUs` MCUs.
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int)
     /// Whether decoding took a thread of its own (known after the first read).
     var decodesInParallel: Bool { get }
 }
@@ -101,7 +102,7 @@ extension StoredDecoder {
     var canShrink: Bool { false }
     var orientationTag: Orientation? { nil }
     func shrink(by denominator: Int) throws {}
-    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {}
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int) {}
     var decodesInParallel: Bool { false }
 }
 
@@ -166,12 +167,20 @@ public final class ImageReader: @unchecked Sendable {
     /// MCUs at a time, at most eight chunks ahead. The pixels, warnings and errors are the
     /// same as on one thread. Worth it when a core is free and the image is decoded at a
     /// reduced scale (the renderer decides this for its own reads). Decoding starts at once.
-    /// Returns whether it did.
+    /// A scan of at least `splitMCUs` MCUs without restart markers is Huffman-decoded on two
+    /// threads besides (the second speculatively, from the middle of the scan; see
+    /// fc_jpeg_huffman.h). Returns whether it did.
     @discardableResult
-    public func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512) -> Bool {
+    public func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512, splitMCUs: Int = 8192) -> Bool {
         guard nextRow == 0 else { return false }
-        decoder.decodeInParallel(minimumMCUs: minimumMCUs, chunkMCUs: chunkMCUs)
+        decoder.decodeInParallel(minimumMCUs: minimumMCUs, chunkMCUs: chunkMCUs, splitMCUs: splitMCUs)
         return decoder.decodesInParallel
+    }
+
+    /// After the finish: how a parallel JPEG decode's Huffman decoding went (tests).
+    var entropyPath: (ownDecoderOnly: Bool, split: Bool) {
+        guard let jpeg = decoder as? JPEGDecoder else { return (false, false) }
+        return jpeg.entropyPath
     }
 
     /// Whether decoding took a thread of its own.

@@ -65,13 +65,18 @@ final class JPEGDecoder: StoredDecoder {
 
     /// Starts decoding now: the entropy thread then works while the pipeline is set up. A
     /// failure to start is thrown by the first read.
-    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int) {
+    func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int) {
         guard !started else { return }
-        fc_jpeg_decoder_parallel(d, UInt32(clamping: minimumMCUs), UInt32(clamping: chunkMCUs))
+        fc_jpeg_decoder_parallel(d, UInt32(clamping: minimumMCUs), UInt32(clamping: chunkMCUs), UInt32(clamping: splitMCUs))
         try? start()
     }
 
     var decodesInParallel: Bool { fc_jpeg_decoder_is_parallel(d) != 0 }
+
+    var entropyPath: (ownDecoderOnly: Bool, split: Bool) {
+        let path = fc_jpeg_decoder_entropy_path(d)
+        return (path & 1 != 0, path & 2 != 0)
+    }
 
     func shrink(by denominator: Int) throws {
         var w: UInt32 = 0, h: UInt32 = 0
