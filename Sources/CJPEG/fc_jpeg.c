@@ -511,6 +511,12 @@ fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d) {
 // DCT, upsampling, colour conversion) is libjpeg's own code, as before. The two threads
 // overlap, and the pixels are the same bytes: the same library decodes the same blocks.
 //
+// A plain scan (baseline, 8-bit, no restart interval: what cameras and most encoders write)
+// is Huffman-decoded by fc_jpeg_huffman.c instead, whose blocks are libjpeg's bit for bit,
+// and, when large, on two threads: the entropy thread and a helper that decodes the second
+// half of the scan speculatively (see fc_jpeg_huffman.h). Wherever that decoder cannot give
+// an MCU, libjpeg's entropy decompressor takes over from there (fc_entropy_main).
+//
 // The hand-over uses two of libjpeg-turbo's module methods (jpegint.h): the entropy
 // decoder's decode_mcu is replaced in the pixel decompressor, and called directly, MCU by
 // MCU, in the entropy decompressor. Only files with one interleaved Huffman scan qualify.

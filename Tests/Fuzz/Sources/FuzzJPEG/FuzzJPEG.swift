@@ -3,8 +3,9 @@ import FuzzSupport
 
 /// The JPEG decoder, strict and lenient (EXIF orientation applied), on any bytes that begin
 /// as a JPEG does; and, differentially, Huffman decoding on a thread of its own (3 MCUs
-/// handed over at a time) against one thread: the same pixels, warnings and notices, or the
-/// same error, else the run stops.
+/// handed over at a time; this project's Huffman decoder for a plain scan, its second
+/// thread taking the second half from 4 MCUs) against libjpeg on one thread: the same pixels,
+/// warnings and notices, or the same error, else the run stops.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -27,7 +28,7 @@ struct Outcome: Equatable {
 func outcome(_ bytes: [UInt8], lenient: Bool, parallel: Bool) -> Outcome {
     do {
         let reader = try ImageReader.open(.bytes(bytes, name: "fuzz"), options: DecodeOptions(maxPixels: 1 << 22, lenient: lenient))
-        if parallel { reader.decodeInParallel(minimumMCUs: 1, chunkMCUs: 3) }
+        if parallel { reader.decodeInParallel(minimumMCUs: 1, chunkMCUs: 3, splitMCUs: 4) }
         let pixels = try reader.readAll()
         return Outcome(pixels: pixels, reports: reader.warnings + reader.notices)
     } catch {
