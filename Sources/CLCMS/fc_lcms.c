@@ -841,7 +841,8 @@ typedef struct {
     uint16_t valid;
 } fc_memo_entry;
 
-typedef struct {
+typedef struct fc_memo {
+    struct fc_memo *next, *previous;  // fc_memos
     uint64_t transform;      // the id of the transform the entries are for
     fc_memo_entry entries[1u << FC_MEMO_BITS];
 } fc_memo;
@@ -849,8 +850,24 @@ typedef struct {
 static pthread_key_t fc_memo_key;
 static pthread_once_t fc_memo_once = PTHREAD_ONCE_INIT;
 static int fc_memo_key_made;
+// Every thread's memo, linked from here as well as from the thread's key: a memo is then
+// reachable from a global for as long as it lives, whatever a leak checker makes of thread
+// keys (LeakSanitizer once reported a live thread's memo as leaked). Unlinked and freed
+// when its thread ends.
+static pthread_mutex_t fc_memos_lock = PTHREAD_MUTEX_INITIALIZER;
+static fc_memo *fc_memos;
 
-static void fc_memo_make_key(void) { fc_memo_key_made = pthread_key_create(&fc_memo_key, free) == 0; }
+static void fc_memo_free(void *memo) {
+    fc_memo *m = memo;
+    pthread_mutex_lock(&fc_memos_lock);
+    if (m->previous) m->previous->next = m->next;
+    else fc_memos = m->next;
+    if (m->next) m->next->previous = m->previous;
+    pthread_mutex_unlock(&fc_memos_lock);
+    free(m);
+}
+
+static void fc_memo_make_key(void) { fc_memo_key_made = pthread_key_create(&fc_memo_key, fc_memo_free) == 0; }
 
 /// This thread's memo, emptied when it last served another transform; NULL without memory.
 static fc_memo *fc_memo_for(const fc_lcms_transform *t) {
@@ -859,7 +876,16 @@ static fc_memo *fc_memo_for(const fc_lcms_transform *t) {
     fc_memo *m = pthread_getspecific(fc_memo_key);
     if (m == NULL) {
         m = calloc(1, sizeof *m);
-        if (m == NULL || pthread_setspecific(fc_memo_key, m) != 0) { free(m); return NULL; }
+        if (m == NULL) return NULL;
+        pthread_mutex_lock(&fc_memos_lock);
+        m->next = fc_memos;
+        if (fc_memos) fc_memos->previous = m;
+        fc_memos = m;
+        pthread_mutex_unlock(&fc_memos_lock);
+        if (pthread_setspecific(fc_memo_key, m) != 0) {
+            fc_memo_free(m);
+            return NULL;
+        }
         m->transform = t->id;
     } else if (m->transform != t->id) {
         memset(m->entries, 0, sizeof m->entries);
