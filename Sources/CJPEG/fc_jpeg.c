@@ -726,7 +726,9 @@ static void fc_entropy_start(fc_jpeg_decoder *d) {
     t->blocks = c->blocks_in_MCU;
     t->total = total;
     t->chunk = d->parallel_chunk;
-    t->ring = calloc(t->chunk * FC_ENTROPY_CHUNKS * (size_t)t->blocks, sizeof(JBLOCK));
+    size_t ring_bytes = t->chunk * FC_ENTROPY_CHUNKS * (size_t)t->blocks * sizeof(JBLOCK);
+    t->ring = fc_jpeg_big_alloc(ring_bytes);
+    if (t->ring) memset(t->ring, 0, ring_bytes);
     t->data = d->data;
     t->size = d->size;
     // This project's decoder reads the scan from its first byte, where the decompressor's

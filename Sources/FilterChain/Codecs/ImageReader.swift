@@ -167,11 +167,11 @@ public final class ImageReader: @unchecked Sendable {
     /// MCUs at a time, at most eight chunks ahead. The pixels, warnings and errors are the
     /// same as on one thread. Worth it when a core is free and the image is decoded at a
     /// reduced scale (the renderer decides this for its own reads). Decoding starts at once.
-    /// A scan of at least `splitMCUs` MCUs without restart markers is Huffman-decoded on two
-    /// threads besides (the second speculatively, from the middle of the scan; see
-    /// fc_jpeg_huffman.h). Returns whether it did.
+    /// A plain scan (baseline, no restart markers) of at least `splitMCUs` MCUs is
+    /// Huffman-decoded on a second thread besides (its second half, speculatively, from the
+    /// middle of the scan; see fc_jpeg_huffman.h); 0: never. Returns whether it did.
     @discardableResult
-    public func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512, splitMCUs: Int = 8192) -> Bool {
+    public func decodeInParallel(minimumMCUs: Int = 2048, chunkMCUs: Int = 512, splitMCUs: Int = 0) -> Bool {
         guard nextRow == 0 else { return false }
         decoder.decodeInParallel(minimumMCUs: minimumMCUs, chunkMCUs: chunkMCUs, splitMCUs: splitMCUs)
         return decoder.decodesInParallel

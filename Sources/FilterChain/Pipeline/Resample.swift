@@ -94,26 +94,38 @@ struct Resample: Sendable {
         let padded = (input.width + 7) & ~7
         let line: UnsafePointer<Float>
         if let vertical {
+            // For each group of columns, the sum over the input rows in registers:
+            // w0 r0 + w1 r1 + ... in that order (the same sums, to the bit, as adding each
+            // row into a line of sums, without its loads and stores).
             let n = vertical.count[y], j0 = vertical.first[y]
             vertical.weights.withUnsafeBufferPointer { w in
-                let base = y * vertical.taps
-                let w0 = SIMD8<Float>(repeating: w[base])
-                let src0 = row(j0)
-                var x = 0
-                while x < padded {
-                    store8(w0 * load8(src0 + x), scratch + x)
-                    x += 8
-                }
-                var k = 1
-                while k < n {
-                    let wk = SIMD8<Float>(repeating: w[base + k])
-                    let src = row(j0 + k)
-                    x = 0
-                    while x < padded {
-                        store8(load8(scratch + x) + wk * load8(src + x), scratch + x)
-                        x += 8
+                let weights = w.baseAddress! + y * vertical.taps
+                withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: max(n, 1)) { rows in
+                    for k in 0..<n { rows[k] = row(j0 + k) }
+                    var x = 0
+                    while x + 16 <= padded {
+                        let w0 = SIMD8<Float>(repeating: weights[0])
+                        var a = w0 * load8(rows[0] + x), b = w0 * load8(rows[0] + x + 8)
+                        var k = 1
+                        while k < n {
+                            let wk = SIMD8<Float>(repeating: weights[k])
+                            a = a + wk * load8(rows[k] + x)
+                            b = b + wk * load8(rows[k] + x + 8)
+                            k += 1
+                        }
+                        store8(a, scratch + x)
+                        store8(b, scratch + x + 8)
+                        x += 16
                     }
-                    k += 1
+                    if x < padded {
+                        var a = SIMD8<Float>(repeating: weights[0]) * load8(rows[0] + x)
+                        var k = 1
+                        while k < n {
+                            a = a + SIMD8<Float>(repeating: weights[k]) * load8(rows[k] + x)
+                            k += 1
+                        }
+                        store8(a, scratch + x)
+                    }
                 }
             }
             line = UnsafePointer(scratch)
