@@ -289,12 +289,19 @@ def select_step(driver, index):
     wait(driver, settled, "previews did not arrive")
 
 
-def test_dragging_a_radial_masks_centre_moves_it_by_the_right_amount(start, browser):
+def open_masked_step(start, browser):
+    """The glow graph in the editor with its radial-masked step (the third) selected and its
+    previews in; returns the editor and the mask's centre handle."""
     with open(GLOW) as f:
         editor = start(f.read())
     load(browser, editor)
     select_step(browser, 2)
     centre = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '#mask-handles [data-handle="center"]'), "no handle")
+    return editor, centre
+
+
+def test_dragging_a_radial_masks_centre_moves_it_by_the_right_amount(start, browser):
+    editor, centre = open_masked_step(start, browser)
     left, top, width, height = left_rect(browser)
     assert width > 300 and abs(width / height - 1.5) < 0.01  # coffee.png is 600 x 400, drawn whole
     cx, cy = float(centre.get_attribute("cx")), float(centre.get_attribute("cy"))
@@ -321,11 +328,7 @@ def test_a_mask_handle_keeps_the_keyboard_focus_while_previews_arrive(start, bro
     """Arrow keys move a focused handle one pixel each; each move re-renders the preview, and
     the handles are drawn again when it loads. The handle is the same element afterwards
     (a reference to it stays good) and still has the focus, so the keys keep working."""
-    with open(GLOW) as f:
-        editor = start(f.read())
-    load(browser, editor)
-    select_step(browser, 2)
-    centre = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '#mask-handles [data-handle="center"]'), "no handle")
+    editor, centre = open_masked_step(start, browser)
     _, _, width, height = left_rect(browser)
     browser.execute_script("arguments[0].focus()", centre)
     x = 0.5  # the centre as the chain holds it: one pixel right, rounded to 4 decimals, per press
