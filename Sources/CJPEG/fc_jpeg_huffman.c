@@ -339,12 +339,15 @@ int fc_huff_scan_load(fc_huff_scan *s, const uint8_t *data, size_t size, FILE *f
 // MARK: - Decoding
 
 /// One MCU into `blocks`, DC values from the predictors. 0 when it cannot be libjpeg's.
-static int fc_decode_mcu(fc_huff_scan *s, fc_bits *r, JBLOCKROW *blocks) {
+static int fc_decode_mcu(fc_huff_scan *s, fc_bits *reader, JBLOCKROW *blocks) {
+    // A local copy: the coefficient stores could alias *reader as far as the compiler knows,
+    // so through the pointer it would store and reload the bit buffer at every symbol.
+    fc_bits bits = *reader, *r = &bits;
     for (int b = 0; b < s->blocks; b++) {
         JCOEF *block = blocks[b][0];
         fc_fill(r);
         int t = fc_decode(r, s->dc_of[b]);
-        if (t < 0) return 0;
+        if (t < 0) { *reader = bits; return 0; }
         int diff = 0;
         if (t) {
             fc_fill(r);
@@ -352,7 +355,7 @@ static int fc_decode_mcu(fc_huff_scan *s, fc_bits *r, JBLOCKROW *blocks) {
         }
         int ci = s->component_of[b];
         int64_t dc = (int64_t)s->last_dc[ci] + diff;
-        if (dc > INT32_MAX || dc < INT32_MIN) return 0;  // libjpeg-turbo stops there
+        if (dc > INT32_MAX || dc < INT32_MIN) { *reader = bits; return 0; }  // libjpeg-turbo stops there
         s->last_dc[ci] = (int32_t)dc;
         block[0] = (JCOEF)dc;
         const fc_huff_table *ac = s->ac_of[b];
@@ -366,7 +369,7 @@ static int fc_decode_mcu(fc_huff_scan *s, fc_bits *r, JBLOCKROW *blocks) {
                 continue;
             }
             int rs = fc_decode(r, ac);
-            if (rs < 0) return 0;
+            if (rs < 0) { *reader = bits; return 0; }
             int run = rs >> 4, size = rs & 15;
             if (size) {
                 k += run;
@@ -377,15 +380,17 @@ static int fc_decode_mcu(fc_huff_scan *s, fc_bits *r, JBLOCKROW *blocks) {
             }
         }
     }
+    *reader = bits;
     return 1;
 }
 
 /// One MCU in the helper's compact form; NULL for a bad code.
-static uint8_t *fc_decode_compact(const fc_huff_scan *s, fc_bits *r, uint8_t *o) {
+static uint8_t *fc_decode_compact(const fc_huff_scan *s, fc_bits *reader, uint8_t *o) {
+    fc_bits bits = *reader, *r = &bits;  // as in fc_decode_mcu
     for (int b = 0; b < s->blocks; b++) {
         fc_fill(r);
         int t = fc_decode(r, s->dc_of[b]);
-        if (t < 0) return NULL;
+        if (t < 0) { *reader = bits; return NULL; }
         int16_t diff = 0;
         if (t) {
             fc_fill(r);
@@ -404,7 +409,7 @@ static uint8_t *fc_decode_compact(const fc_huff_scan *s, fc_bits *r, uint8_t *o)
                 v = (int16_t)(fast >> 16);
             } else {
                 int rs = fc_decode(r, ac);
-                if (rs < 0) return NULL;
+                if (rs < 0) { *reader = bits; return NULL; }
                 int run = rs >> 4, size = rs & 15;
                 if (!size) {
                     if (run != 15) break;
@@ -420,6 +425,7 @@ static uint8_t *fc_decode_compact(const fc_huff_scan *s, fc_bits *r, uint8_t *o)
         }
         *o++ = 0;
     }
+    *reader = bits;
     return o;
 }
 

@@ -20,7 +20,11 @@ final class PlaneBuffer: @unchecked Sendable {
     private let base: UnsafeMutablePointer<Float>
     /// Mapped from the system (zero pages, touched only when first written) rather than
     /// allocated and cleared: a large ring is then set up without delaying the image's first
-    /// strip, and its pages are faulted in by the threads that fill them.
+    /// strip, and its pages are faulted in by the threads that fill them. From 2 MiB, the
+    /// ring starts on a 2 MiB boundary and is offered to the kernel for transparent huge
+    /// pages: a page fault per 2 MiB instead of per 4 KiB (W11's rings: some 1,100 faults
+    /// fewer), where the kernel grants them.
+    private let mapping: UnsafeMutableRawPointer?
     private let mapped: Int
     #if DEBUG
     /// The absolute row each slot holds (-1: none yet).
@@ -37,12 +41,20 @@ final class PlaneBuffer: @unchecked Sendable {
         self.name = name
         let count = 4 * capacity * stride
         let bytes = count * 4
+        let huge = 2 << 20
+        let extra = bytes >= huge ? huge : 0
         if bytes >= PlaneBuffer.mappedBytes,
-           let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           let memory = mmap(nil, bytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
            memory != MAP_FAILED {
-            mapped = bytes
-            base = memory.bindMemory(to: Float.self, capacity: count)
+            mapping = memory
+            mapped = bytes + extra
+            let start = extra > 0 ? memory.alignedUp(toMultipleOf: huge) : memory
+            #if os(Linux)
+            if extra > 0 { _ = madvise(start, bytes, MADV_HUGEPAGE) }
+            #endif
+            base = start.bindMemory(to: Float.self, capacity: count)
         } else {
+            mapping = nil
             mapped = 0
             base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
                 .bindMemory(to: Float.self, capacity: count)
@@ -58,7 +70,7 @@ final class PlaneBuffer: @unchecked Sendable {
     }
 
     deinit {
-        if mapped > 0 { munmap(base, mapped) } else { base.deallocate() }
+        if let mapping { munmap(mapping, mapped) } else { base.deallocate() }
         #if DEBUG
         held.deallocate()
         #endif
