@@ -42,6 +42,20 @@ int fc_sliding_cosines_8(float *state, ptrdiff_t lanes, ptrdiff_t count,
 /// Whether fc_sliding_cosines runs its AVX loop on this processor (for the benchmark notes).
 int fc_kernels_have_avx(void);
 
+/// Resample.swift's vertical pass with AVX: out[x] = weights[0] rows[0][x] + weights[1]
+/// rows[1][x] + ... (count rows, in that order, no fused multiply-adds) for x below `columns`
+/// (a multiple of 8). Returns 0, doing nothing, where the processor has no AVX (or count < 1).
+int fc_resample_vertical(const float *const *rows, const float *weights, ptrdiff_t count, float *out,
+                         ptrdiff_t columns);
+
+/// Resample.swift's horizontal pass with AVX: output o (of `outputs`) is the sum over the
+/// 8-sample steps k < count[o] (at least one) of line[first[o] + k ...] times
+/// weights[o taps + k ...], its eight lanes then added in order. `line` must be readable,
+/// zeros past the row, as far as the last step reaches. Returns 0, doing nothing, where the
+/// processor has no AVX. Bit for bit the Swift loop's results.
+int fc_resample_horizontal(const float *line, const int32_t *first, const int32_t *count, const float *weights,
+                           ptrdiff_t taps, ptrdiff_t outputs, float *out);
+
 /// 8-bit RGB (channels 3) or RGBA (4) samples of `width` pixels to planes of Float, each
 /// sample over 255 (`alpha` only for RGBA), as PixelConversion.swift's reference does.
 /// `wide`: 1 to use the AVX2 loop where the processor has it, 0 for the plain one (the tests

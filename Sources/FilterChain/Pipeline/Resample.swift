@@ -1,3 +1,4 @@
+import CKernels
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,6 +22,8 @@ struct ResampleAxis: Sendable {
     let weights: [Float]
     /// The largest number of input samples any output reads, rounded up to a multiple of 8.
     let taps: Int
+    /// `first` and `count` as fc_resample_horizontal reads them.
+    let first32: [Int32], count32: [Int32]
 
     init(input nIn: Int, output nOut: Int, window: Range<Int>) {
         let scale = Double(nIn) / Double(nOut)
@@ -48,6 +51,8 @@ struct ResampleAxis: Sendable {
         self.count = count
         self.weights = weights
         self.taps = taps
+        first32 = first.map { Int32($0) }
+        count32 = count.map { Int32($0) }
     }
 
     static func sinc(_ x: Double) -> Double {
@@ -88,9 +93,11 @@ struct Resample: Sendable {
     /// (zeros) past its end.
     var scratchCount: Int { ((input.width + 7) & ~7) + (horizontal?.taps ?? 0) + 8 }
 
-    /// Computes output row `y` of one plane into `destination`.
+    /// Computes output row `y` of one plane into `destination`. Where the processor has AVX,
+    /// both passes are CKernels' (fc_resample_vertical and fc_resample_horizontal), bit for
+    /// bit these loops' results (ResampleTests); `vectorised: false` runs these loops.
     func run(y: Int, input row: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
-             scratch: UnsafeMutablePointer<Float>) {
+             scratch: UnsafeMutablePointer<Float>, vectorised: Bool = true) {
         let padded = (input.width + 7) & ~7
         let line: UnsafePointer<Float>
         if let vertical {
@@ -100,17 +107,18 @@ struct Resample: Sendable {
             let n = vertical.count[y], j0 = vertical.first[y]
             vertical.weights.withUnsafeBufferPointer { w in
                 let weights = w.baseAddress! + y * vertical.taps
-                withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: max(n, 1)) { rows in
+                withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: max(n, 1)) { rows in
                     for k in 0..<n { rows[k] = row(j0 + k) }
+                    if vectorised, fc_resample_vertical(rows.baseAddress!, weights, n, scratch, padded) != 0 { return }
                     var x = 0
                     while x + 16 <= padded {
                         let w0 = SIMD8<Float>(repeating: weights[0])
-                        var a = w0 * load8(rows[0] + x), b = w0 * load8(rows[0] + x + 8)
+                        var a = w0 * load8(rows[0].unsafelyUnwrapped + x), b = w0 * load8(rows[0].unsafelyUnwrapped + x + 8)
                         var k = 1
                         while k < n {
                             let wk = SIMD8<Float>(repeating: weights[k])
-                            a = a + wk * load8(rows[k] + x)
-                            b = b + wk * load8(rows[k] + x + 8)
+                            a = a + wk * load8(rows[k].unsafelyUnwrapped + x)
+                            b = b + wk * load8(rows[k].unsafelyUnwrapped + x + 8)
                             k += 1
                         }
                         store8(a, scratch + x)
@@ -118,10 +126,10 @@ struct Resample: Sendable {
                         x += 16
                     }
                     if x < padded {
-                        var a = SIMD8<Float>(repeating: weights[0]) * load8(rows[0] + x)
+                        var a = SIMD8<Float>(repeating: weights[0]) * load8(rows[0].unsafelyUnwrapped + x)
                         var k = 1
                         while k < n {
-                            a = a + SIMD8<Float>(repeating: weights[k]) * load8(rows[k] + x)
+                            a = a + SIMD8<Float>(repeating: weights[k]) * load8(rows[k].unsafelyUnwrapped + x)
                             k += 1
                         }
                         store8(a, scratch + x)
@@ -141,6 +149,10 @@ struct Resample: Sendable {
         }
         // Horizontal taps read whole SIMD8 steps: zeros past the row's last sample.
         (scratch + input.width).update(repeating: 0, count: padded - input.width + horizontal.taps + 8)
+        if vectorised, fc_resample_horizontal(line, horizontal.first32, horizontal.count32, horizontal.weights,
+                                              horizontal.taps, horizontal.first.count, destination) != 0 {
+            return
+        }
         horizontal.weights.withUnsafeBufferPointer { w in
             horizontal.first.withUnsafeBufferPointer { first in
                 horizontal.count.withUnsafeBufferPointer { count in
