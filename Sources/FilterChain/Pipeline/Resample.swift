@@ -14,22 +14,21 @@ import Darwin
 /// the edges are dropped, not clamped. Only the outputs in `window` are kept (a cover fit's
 /// crop), indexed from the window's start.
 struct ResampleAxis: Sendable {
-    /// For each kept output: the first input sample it reads.
-    let first: [Int]
+    /// For each kept output: the first input sample it reads (Int32, as fc_resample_horizontal
+    /// reads it too).
+    let first: [Int32]
     /// For each kept output: how many input samples it reads.
-    let count: [Int]
+    let count: [Int32]
     /// `taps` weights per kept output; past the output's `count`, zeros.
     let weights: [Float]
     /// The largest number of input samples any output reads, rounded up to a multiple of 8.
     let taps: Int
-    /// `first` and `count` as fc_resample_horizontal reads them.
-    let first32: [Int32], count32: [Int32]
 
     init(input nIn: Int, output nOut: Int, window: Range<Int>) {
         let scale = Double(nIn) / Double(nOut)
         let f = max(scale, 1)
         let support = 3 * f
-        var first: [Int] = [], count: [Int] = [], rows: [[Double]] = []
+        var first: [Int32] = [], count: [Int32] = [], rows: [[Double]] = []
         for i in window {
             let c = (Double(i) + 0.5) * scale
             let lo = max(Int(c - support + 0.5), 0)
@@ -37,12 +36,12 @@ struct ResampleAxis: Sendable {
             var w = (lo..<hi).map { ResampleAxis.lanczos3((Double($0) - c + 0.5) / f) }
             let total = w.reduce(0, +)
             if total != 0 { w = w.map { $0 / total } }
-            first.append(lo)
-            count.append(hi - lo)
+            first.append(Int32(lo))
+            count.append(Int32(hi - lo))
             rows.append(w)
         }
         // Whole SIMD8 steps, the weights past each output's own count zero.
-        let taps = (max(1, count.max() ?? 1) + 7) & ~7
+        let taps = (max(1, Int(count.max() ?? 1)) + 7) & ~7
         var weights = [Float](repeating: 0, count: taps * rows.count)
         for (o, w) in rows.enumerated() {
             for (k, v) in w.enumerated() { weights[o * taps + k] = Float(v) }
@@ -51,8 +50,6 @@ struct ResampleAxis: Sendable {
         self.count = count
         self.weights = weights
         self.taps = taps
-        first32 = first.map { Int32($0) }
-        count32 = count.map { Int32($0) }
     }
 
     static func sinc(_ x: Double) -> Double {
@@ -66,7 +63,7 @@ struct ResampleAxis: Sendable {
     }
 
     /// The input samples output `o` (window-relative) reads.
-    func inputs(of o: Int) -> Range<Int> { first[o]..<(first[o] + count[o]) }
+    func inputs(of o: Int) -> Range<Int> { Int(first[o])..<Int(first[o] + count[o]) }
 }
 
 /// A Lanczos3 resize as a row source: output row y is the vertical resampling of the input
@@ -95,7 +92,7 @@ struct Resample: Sendable {
 
     /// Computes output row `y` of one plane into `destination`. Where the processor has AVX,
     /// both passes are CKernels' (fc_resample_vertical and fc_resample_horizontal), bit for
-    /// bit these loops' results (ResampleTests); `vectorised: false` runs these loops.
+    /// bit these loops' results (ResampleKernelTests); `vectorised: false` runs these loops.
     func run(y: Int, input row: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
              scratch: UnsafeMutablePointer<Float>, vectorised: Bool = true) {
         let padded = (input.width + 7) & ~7
@@ -104,7 +101,7 @@ struct Resample: Sendable {
             // For each group of columns, the sum over the input rows in registers:
             // w0 r0 + w1 r1 + ... in that order (the same sums, to the bit, as adding each
             // row into a line of sums, without its loads and stores).
-            let n = vertical.count[y], j0 = vertical.first[y]
+            let n = Int(vertical.count[y]), j0 = Int(vertical.first[y])
             vertical.weights.withUnsafeBufferPointer { w in
                 let weights = w.baseAddress! + y * vertical.taps
                 withUnsafeTemporaryAllocation(of: UnsafePointer<Float>?.self, capacity: max(n, 1)) { rows in
@@ -149,7 +146,7 @@ struct Resample: Sendable {
         }
         // Horizontal taps read whole SIMD8 steps: zeros past the row's last sample.
         (scratch + input.width).update(repeating: 0, count: padded - input.width + horizontal.taps + 8)
-        if vectorised, fc_resample_horizontal(line, horizontal.first32, horizontal.count32, horizontal.weights,
+        if vectorised, fc_resample_horizontal(line, horizontal.first, horizontal.count, horizontal.weights,
                                               horizontal.taps, horizontal.first.count, destination) != 0 {
             return
         }
@@ -158,13 +155,13 @@ struct Resample: Sendable {
                 horizontal.count.withUnsafeBufferPointer { count in
                     let taps = horizontal.taps
                     for x in 0..<first.count {
-                        let src = line + first[x]
+                        let src = line + Int(first[x])
                         let wx = w.baseAddress! + x * taps
                         // Whole SIMD8 steps; the weights past count are zero, and so are the
                         // samples past the row.
                         var sum = load8(src) * load8(wx)
                         var k = 8
-                        while k < count[x] {
+                        while k < Int(count[x]) {
                             sum += load8(src + k) * load8(wx + k)
                             k += 8
                         }
