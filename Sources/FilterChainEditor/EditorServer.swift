@@ -135,7 +135,7 @@ public final class EditorServer: @unchecked Sendable {
                 }
                 let size = try Self.size(request.query["size"], default: Editor.defaultPreviewSize)
                 let preview = try await Self.offload { [size] in try editor.renderPreview(step: step, size: size) }
-                var headers: [HTTPHeader: String] = [.contentType: "image/png", .cacheControl: "no-store"]
+                var headers: HTTPHeaders = [.contentType: "image/png", .cacheControl: "no-store"]
                 if let full = preview.fullSize { headers[HTTPHeader("X-Filterchain-Size")] = "\(full.width)x\(full.height)" }
                 return HTTPResponse(statusCode: .ok, headers: headers, body: Data(preview.png))
             }

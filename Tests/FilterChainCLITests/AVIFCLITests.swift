@@ -107,7 +107,7 @@ import FilterChain
         switch name {
         case "empty":
             input = folder + "/empty.avif"
-            FileManager.default.createFile(atPath: input, contents: Data())
+            _ = FileManager.default.createFile(atPath: input, contents: Data())
         case "damagedAV1":
             // The AV1 data's first OBU headers overwritten.
             var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.conformance + "/pillow_hopper.avif")))

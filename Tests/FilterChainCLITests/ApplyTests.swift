@@ -199,7 +199,7 @@ import FilterChain
     @Test func sixteenBitStaysSixteenBitAndGreyStaysGrey() throws {
         let grey16 = (0..<(64 * 32)).map { ($0 * 37) % 65536 }
         let image = try RasterImage(width: 64, height: 32, format: PixelFormat(.grey, .sixteen), samples: grey16)
-        try Renderer(threads: 1).render(Chain(steps: []), image: image,
+        _ = try Renderer(threads: 1).render(Chain(steps: []), image: image,
                                         outputs: [RenderOutput(step: 0, .file(.file(folder + "/g16.png"), EncodeOptions()))])
         #expect(try CLI.run(["apply", CLI.lookChain, "g16.png", "o.png"], in: folder).status == 0)
         #expect(try CLI.pixels(folder + "/o.png").0.format == PixelFormat(.grey, .sixteen))

@@ -91,7 +91,7 @@ import FilterChain
     @Test func inPlaceLeavesADamagedInputUntouched() throws {
         let path = folder + "/bad.png"
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/camera.png")).prefix(5000))
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         let r = try CLI.run(["apply", CLI.lookChain, "--in-place", "bad.png", "--quiet"], in: folder)
         #expect(r.status == 1)
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bytes)

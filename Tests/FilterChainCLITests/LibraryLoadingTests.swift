@@ -46,7 +46,7 @@ import Testing
         let fakes = folder + "/fakes"
         try FileManager.default.createDirectory(atPath: fakes, withIntermediateDirectories: true)
         for name in ["libtiff.so.6", "libtiff.so", "libavif.so.15", "libavif.so.16", "libavif.so", "libheif.so.1", "libheif.so"] {
-            FileManager.default.createFile(atPath: fakes + "/" + name, contents: Data())
+            _ = FileManager.default.createFile(atPath: fakes + "/" + name, contents: Data())
         }
         var environment = ProcessInfo.processInfo.environment
         environment["LD_LIBRARY_PATH"] = fakes

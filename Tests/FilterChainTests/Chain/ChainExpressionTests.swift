@@ -211,7 +211,7 @@ import Testing
         let folder = TestData.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let logo = try RasterImage(width: 6, height: 4, format: PixelFormat(.rgb, .eight), samples: Array(repeating: 9, count: 72))
-        try Renderer(threads: 1).render(Chain(), image: logo, outputs: [RenderOutput(step: 0, .file(.file(folder.appendingPathComponent("logo.png").path), EncodeOptions()))])
+        _ = try Renderer(threads: 1).render(Chain(), image: logo, outputs: [RenderOutput(step: 0, .file(.file(folder.appendingPathComponent("logo.png").path), EncodeOptions()))])
         let path = folder.appendingPathComponent("c.json").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let chain = try Chain.load(path)

@@ -14,7 +14,7 @@ import Testing
         #expect(Self.reason { _ = try ImageReader.open(.file(folder.appendingPathComponent("nope.png").path)) } == .notFound)
         #expect(Self.reason { _ = try ImageReader.open(.file(folder.path)) } == .isDirectory)
         let empty = folder.appendingPathComponent("empty.png")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         #expect(Self.reason { _ = try ImageReader.open(.file(empty.path)) } == .empty)
     }
 
