@@ -132,27 +132,40 @@ static uint32_t fc_get32(const uint8_t *p, int big) {
                : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-// Counts the images in a classic TIFF's directory chain, stopping at a loop or at an offset
-// outside the file, without libtiff (whose directory reading would change the current one).
+static uint64_t fc_get64(const uint8_t *p, int big) {
+    return big ? (uint64_t)fc_get32(p, 1) << 32 | fc_get32(p + 4, 1) : (uint64_t)fc_get32(p + 4, 0) << 32 | fc_get32(p, 0);
+}
+
+// Counts the images in a TIFF's directory chain, stopping at a loop or at an offset outside
+// the file, without libtiff (whose directory reading would change the current one). Classic
+// TIFF (version 42): 4-byte offsets, 2-byte entry counts, 12-byte entries; BigTIFF (43):
+// 8-byte offsets and counts, 20-byte entries.
 static void fc_tiff_walk(fc_tiff_decoder *d) {
     d->info.pages = 1;
-    if (d->size < 8 || fc_get16(d->data + 2, d->data[0] == 'M') != 42) return;  // BigTIFF: not walked
+    if (d->size < 8) return;
     int big = d->data[0] == 'M';
-    uint32_t *seen = malloc(sizeof *seen * 1024);
+    uint16_t version = fc_get16(d->data + 2, big);
+    int wide = version == 43;
+    if (version != 42 && !(wide && d->size >= 16 && fc_get16(d->data + 4, big) == 8)) return;
+    size_t offset_size = wide ? 8 : 4, count_size = wide ? 8 : 2, entry_size = wide ? 20 : 12;
+    uint64_t *seen = malloc(sizeof *seen * 1024);
     if (!seen) return;
     int count = 0;
-    uint32_t offset = fc_get32(d->data + 4, big);
+    uint64_t offset = wide ? fc_get64(d->data + 8, big) : fc_get32(d->data + 4, big);
     while (offset != 0) {
         for (int i = 0; i < count && i < 1024; i++)
             if (seen[i] == offset) { d->info.loop = 1; goto done; }
         if (count < 1024) seen[count] = offset;
         count++;
         if (count > FC_TIFF_MAX_PAGES) { d->info.chain_damaged = 1; break; }
-        if ((uint64_t)offset + 2 > d->size) { d->info.chain_damaged = 1; count--; break; }
-        uint16_t entries = fc_get16(d->data + offset, big);
-        uint64_t next_at = (uint64_t)offset + 2 + 12u * entries;
-        if (next_at + 4 > d->size) { d->info.chain_damaged = count > 1; if (count > 1) count--; break; }
-        offset = fc_get32(d->data + next_at, big);
+        if (offset > d->size || d->size - offset < count_size) { d->info.chain_damaged = 1; count--; break; }
+        uint64_t entries = wide ? fc_get64(d->data + offset, big) : fc_get16(d->data + offset, big);
+        // Entries past the file: the next offset cannot be read (and the count cannot overflow
+        // below: it is at most the file's size).
+        if (entries > d->size / entry_size) { d->info.chain_damaged = count > 1; if (count > 1) count--; break; }
+        uint64_t next_at = offset + count_size + entry_size * entries;
+        if (next_at + offset_size > d->size) { d->info.chain_damaged = count > 1; if (count > 1) count--; break; }
+        offset = wide ? fc_get64(d->data + next_at, big) : fc_get32(d->data + next_at, big);
     }
 done:
     free(seen);

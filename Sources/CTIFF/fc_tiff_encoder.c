@@ -136,7 +136,8 @@ static uint16_t fc_tiff_compression_tag(fc_tiff_compression c) {
     }
 }
 
-// JPEG-compressed RGB is stored as YCbCr 4:2:0 (libjpeg converts; readers expect it).
+// JPEG-compressed RGB is stored as YCbCr (libjpeg converts; readers expect it), its chroma
+// subsampled as the layout says (4:2:0, 4:2:2 or 4:4:4), as a .jpg output would be.
 static int fc_tiff_ycbcr(const fc_tiff_layout *l) { return l->compression == FC_TIFF_COMPRESS_JPEG && l->channels == 3; }
 
 // Sets the layout's tags on `tif` for an image of `rows` rows in strips of `rows_per_strip`.
@@ -166,7 +167,8 @@ static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows,
     case FC_TIFF_COMPRESS_JPEG:
         if (fc_tiff_ycbcr(l)) {
             float reference[6] = { 0, 255, 128, 255, 128, 255 };
-            if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_YCBCRSUBSAMPLING, (uint16_t)2, (uint16_t)2)
+            uint16_t h = l->chroma_h == 1 ? 1 : 2, v = l->chroma_v == 1 ? 1 : 2;
+            if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_YCBCRSUBSAMPLING, h, v)
                 || !fc_libtiff.TIFFSetField(tif, TIFFTAG_REFERENCEBLACKWHITE, reference))
                 return 0;
         }

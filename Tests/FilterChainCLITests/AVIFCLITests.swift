@@ -36,7 +36,7 @@ import FilterChain
     /// Options checked against the output's format: out of range for every format, a value
     /// another format takes, an option of another format, a combination AVIF refuses.
     @Test(arguments: [(["--effort", "10"], "o.avif", "--effort: 10 is out of range; allowed 0...6 (WebP), 0...9 (AVIF)"),
-                      (["--chroma", "4:2:2"], "o.avif", "--chroma 4:2:2: AVIF output takes 4:2:0, 4:4:4 (4:2:2 is for JPEG)"),
+                      (["--chroma", "4:2:2"], "o.avif", "--chroma 4:2:2: AVIF output takes 4:2:0, 4:4:4 (4:2:2 is for JPEG and TIFF)"),
                       (["--effort", "8"], "o.webp", "--effort 8: WebP output takes 0...6 (8 is for AVIF)"),
                       (["--quality", "0"], "o.jpg", "--quality 0: JPEG output takes 1...100 (0 is for AVIF)"),
                       (["--lossless"], "o.avif", "--lossless is not an option of AVIF output; WebP takes it"),

@@ -88,6 +88,7 @@ typedef struct {
     int depth;                // 8 or 16 bits, samples in host byte order
     fc_tiff_compression compression;
     int quality;              // JPEG, 1 to 100
+    int chroma_h, chroma_v;   // JPEG of RGB: the YCbCr chroma subsampling (1 or 2 each: 2,2 is 4:2:0)
 } fc_tiff_layout;
 
 typedef struct {

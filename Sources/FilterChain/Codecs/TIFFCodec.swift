@@ -12,17 +12,37 @@ enum TIFFCodec {
         options: [
             EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",
                          help: "how the strips are compressed: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),
-            EncodeOption("quality", .integer(1...100), default: 75,
-                         help: "quality of --tiff-compression jpeg, 1 to 100"),
+            // JPEG compression's quality and chroma mean what they mean for a .jpg output, with
+            // the same defaults: a JPEG input's own, else 90 and 4:2:0.
+            EncodeOption("quality", .integer(1...100), default: .integer(EncodeOptions.defaultQuality),
+                         defaultNote: "a JPEG input's own, estimated from its quantisation tables",
+                         help: "quality of --tiff-compression jpeg, 1 to 100, as for JPEG output"),
+            EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
+                         default: .choice(EncodeOptions.defaultChroma.rawValue),
+                         defaultNote: "a JPEG input's own",
+                         help: "chroma subsampling of --tiff-compression jpeg (RGB is stored as YCbCr), as for JPEG output"),
         ],
-        // Classic TIFF, little- or big-endian ("II*\0", "MM\0*").
+        // Classic TIFF (version 42) and BigTIFF (43, 64-bit offsets), little- or big-endian:
+        // "II*\0", "MM\0*", "II+\0", "MM\0+".
         signature: {
             FormatDeclaration.starts($0, with: [0x49, 0x49, 0x2A, 0x00]) || FormatDeclaration.starts($0, with: [0x4D, 0x4D, 0x00, 0x2A])
+                || FormatDeclaration.starts($0, with: [0x49, 0x49, 0x2B, 0x00]) || FormatDeclaration.starts($0, with: [0x4D, 0x4D, 0x00, 0x2B])
+        },
+        // As JPEG's: a JPEG source's own quality and subsampling are the defaults.
+        sourceDefault: { name, source in
+            switch name {
+            case "quality": source.sourceJPEG?.quality.map(EncodeOptionValue.integer)
+            case "chroma": source.sourceJPEG?.chroma.map { .choice($0.rawValue) }
+            default: nil
+            }
         },
         check: { settings, depth in
             let jpeg = settings["tiffCompression"]?.choice == TIFFEncoder.Compression.jpeg.rawValue
             if !jpeg && settings["quality"] != nil {
                 return OptionProblem("{quality} is for TIFF's jpeg compression ({tiffCompression jpeg}); the others are lossless")
+            }
+            if !jpeg && settings["chroma"] != nil {
+                return OptionProblem("{chroma} is for TIFF's jpeg compression ({tiffCompression jpeg}); the others keep every sample")
             }
             if jpeg && depth == .sixteen {
                 return OptionProblem("{tiffCompression jpeg} holds 8-bit samples only, and this output is 16-bit: add {depth 8}, or choose another {tiffCompression}")
@@ -33,7 +53,8 @@ enum TIFFCodec {
         encoder: { output, header, metadata, settings in
             try TIFFEncoder(output, header: header, metadata: metadata,
                             compression: TIFFEncoder.Compression(rawValue: settings.choice("tiffCompression"))!,
-                            quality: settings.integer("quality"))
+                            quality: settings.integer("quality"),
+                            chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!)
         },
         library: { fc_tiff_library_error().map { String(cString: $0) } })
 }

@@ -63,8 +63,27 @@ struct TIFFDirectory: Equatable {
 
     // MARK: Reading
 
-    /// The header of a TIFF structure: its byte order and the offset of IFD0.
-    static func header(_ bytes: UnsafeRawBufferPointer) -> (bigEndian: Bool, firstIFD: Int)? {
+    /// How a TIFF structure lays out its directories: classic TIFF (version 42: 2-byte entry
+    /// counts, 12-byte entries, 4-byte offsets) or BigTIFF (43: 8-byte counts, 20-byte
+    /// entries, 8-byte offsets). EXIF data is always classic.
+    struct Layout: Equatable {
+        var bigEndian: Bool
+        var wide = false
+        var countSize: Int { wide ? 8 : 2 }
+        var entrySize: Int { wide ? 20 : 12 }
+        /// The bytes an entry holds its value in; longer values are at an offset.
+        var valueSize: Int { wide ? 8 : 4 }
+
+        func offset(_ b: UnsafeRawBufferPointer, _ at: Int) -> Int {
+            wide ? Int(clamping: TIFFDirectory.read64(b, at, bigEndian)) : Int(TIFFDirectory.read32(b, at, bigEndian))
+        }
+        func count(_ b: UnsafeRawBufferPointer, _ at: Int) -> Int {
+            wide ? Int(clamping: TIFFDirectory.read64(b, at, bigEndian)) : Int(TIFFDirectory.read16(b, at, bigEndian))
+        }
+    }
+
+    /// The header of a TIFF structure: its layout and the offset of IFD0.
+    static func header(_ bytes: UnsafeRawBufferPointer) -> (layout: Layout, firstIFD: Int)? {
         guard bytes.count >= 8 else { return nil }
         let bigEndian: Bool
         switch (bytes[0], bytes[1]) {
@@ -72,53 +91,75 @@ struct TIFFDirectory: Equatable {
         case (0x49, 0x49): bigEndian = false
         default: return nil
         }
-        guard read16(bytes, 2, bigEndian) == 42 else { return nil }
-        return (bigEndian, Int(read32(bytes, 4, bigEndian)))
+        switch read16(bytes, 2, bigEndian) {
+        case 42: return (Layout(bigEndian: bigEndian), Int(read32(bytes, 4, bigEndian)))
+        case 43:
+            // BigTIFF: the offset size (8) and a reserved 0, then IFD0's 8-byte offset.
+            guard bytes.count >= 16, read16(bytes, 4, bigEndian) == 8, read16(bytes, 6, bigEndian) == 0 else { return nil }
+            let layout = Layout(bigEndian: bigEndian, wide: true)
+            return (layout, layout.offset(bytes, 8))
+        default: return nil
+        }
     }
 
     /// The IFD at `offset`, following the pointer tags to sub-directories; `keeping` picks
     /// the entries of this directory (not of its sub-directories) worth reading. Nil when the
     /// offset or the entry count does not fit the bytes.
     init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, bigEndian: Bool, keeping: (UInt16) -> Bool = { _ in true }) {
-        var budget = bytes.count
-        self.init(bytes, at: offset, bigEndian: bigEndian, depth: 0, budget: &budget, keeping: keeping)
+        self.init(bytes, at: offset, layout: Layout(bigEndian: bigEndian), keeping: keeping)
     }
 
-    private init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, bigEndian: Bool, depth: Int, budget: inout Int,
+    /// The same for a directory of either layout (a BigTIFF file's IFD0).
+    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, layout: Layout, keeping: (UInt16) -> Bool = { _ in true }) {
+        var budget = bytes.count
+        self.init(bytes, at: offset, layout: layout, depth: 0, budget: &budget, keeping: keeping)
+    }
+
+    private init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, layout: Layout, depth: Int, budget: inout Int,
                   keeping: (UInt16) -> Bool) {
-        guard offset >= 8, offset + 2 <= bytes.count else { return nil }
-        let count = Int(TIFFDirectory.read16(bytes, offset, bigEndian))
+        guard offset >= 8, offset <= bytes.count - layout.countSize else { return nil }
+        let count = layout.count(bytes, offset)
         // The table counts against the budget too: directories pointing at one another
         // cannot multiply it.
-        guard offset + 2 + 12 * count <= bytes.count, 2 + 12 * count <= budget else { return nil }
-        budget -= 2 + 12 * count
+        guard count <= bytes.count / layout.entrySize else { return nil }
+        let table = layout.countSize + layout.entrySize * count
+        guard offset + table <= bytes.count, table <= budget else { return nil }
+        budget -= table
         var entries: [Entry] = []
         for i in 0..<count {
-            let at = offset + 2 + 12 * i
-            let tag = TIFFDirectory.read16(bytes, at, bigEndian)
-            let type = TIFFDirectory.read16(bytes, at + 2, bigEndian)
-            let n = TIFFDirectory.read32(bytes, at + 4, bigEndian)
-            guard keeping(tag), let unit = TIFFDirectory.unit(of: type) else { continue }
-            let (length, overflow) = Int(n).multipliedReportingOverflow(by: unit.size * unit.perValue)
-            guard !overflow, length <= 4 || length <= budget else { continue }
-            let start = length > 4 ? Int(TIFFDirectory.read32(bytes, at + 8, bigEndian)) : at + 8
-            guard start + length <= bytes.count else { continue }
-            if length > 4 { budget -= length }  // a value that fits the entry is in the table
+            let at = offset + layout.countSize + layout.entrySize * i
+            let tag = TIFFDirectory.read16(bytes, at, layout.bigEndian)
+            let type = TIFFDirectory.read16(bytes, at + 2, layout.bigEndian)
+            let units = layout.offset(bytes, at + 4)
+            let field = at + (layout.wide ? 12 : 8)
+            if TIFFDirectory.pointerTags.contains(tag) {
+                // A pointer leads to a directory, or the entry goes: its offset means nothing
+                // elsewhere. (BigTIFF's may be LONG8 or IFD8.)
+                let pointerTypes: Set<UInt16> = layout.wide ? [4, 13, 16, 18] : [4, 13]
+                guard keeping(tag), pointerTypes.contains(type), units == 1, depth < TIFFDirectory.maxDepth else { continue }
+                let target = type == 16 || type == 18 ? layout.offset(bytes, field) : Int(TIFFDirectory.read32(bytes, field, layout.bigEndian))
+                guard let sub = TIFFDirectory(bytes, at: target, layout: layout, depth: depth + 1, budget: &budget,
+                                              keeping: { _ in true })
+                else { continue }
+                // LONG, as EXIF has it (libtiff writes IFD, 13); the value is the offset as
+                // stored (classic TIFF; writing lays it out anew).
+                var value = layout.wide ? [0, 0, 0, 0] : Array(bytes[field..<field + 4])
+                if layout.bigEndian { value.reverse() }
+                entries.append(Entry(tag: tag, type: 4, count: 1, value: value, directory: sub))
+                continue
+            }
+            // Types beyond TIFF 6 (BigTIFF's 8-byte integers) are dropped: EXIF has no place for them.
+            guard keeping(tag), let unit = TIFFDirectory.unit(of: type), units <= UInt32.max else { continue }
+            let (length, overflow) = units.multipliedReportingOverflow(by: unit.size * unit.perValue)
+            guard !overflow, length <= layout.valueSize || length <= budget else { continue }
+            let start = length > layout.valueSize ? layout.offset(bytes, field) : field
+            guard start >= 0, start <= bytes.count, length <= bytes.count - start else { continue }
+            if length > layout.valueSize { budget -= length }  // a value that fits the entry is in the table
             var value = Array(bytes[start..<start + length])
-            if bigEndian && unit.size > 1 {
+            if layout.bigEndian && unit.size > 1 {
                 for u in stride(from: 0, to: length, by: unit.size) { value[u..<u + unit.size].reverse() }
             }
-            var entry = Entry(tag: tag, type: type, count: n, value: value)
-            if TIFFDirectory.pointerTags.contains(tag) {
-                // A pointer leads to a directory, or the entry goes: its offset means nothing elsewhere.
-                guard (type == 4 || type == 13), n == 1, depth < TIFFDirectory.maxDepth,
-                      let sub = TIFFDirectory(bytes, at: Int(TIFFDirectory.read32(bytes, at + 8, bigEndian)),
-                                              bigEndian: bigEndian, depth: depth + 1, budget: &budget, keeping: { _ in true })
-                else { continue }
-                entry.directory = sub
-                entry.type = 4  // LONG, as EXIF has it (libtiff writes IFD, 13)
-            }
-            entries.append(entry)
+            entries.append(Entry(tag: tag, type: type, count: UInt32(units), value: value))
         }
         self.entries = entries
     }
@@ -126,8 +167,8 @@ struct TIFFDirectory: Equatable {
     /// IFD0 of EXIF data (a TIFF structure), or nil when it is not one.
     init?(exif: [UInt8]) {
         guard let d = exif.withUnsafeBytes({ b -> TIFFDirectory? in
-            guard let (bigEndian, first) = TIFFDirectory.header(b) else { return nil }
-            return TIFFDirectory(b, at: first, bigEndian: bigEndian)
+            guard let (layout, first) = TIFFDirectory.header(b), !layout.wide else { return nil }
+            return TIFFDirectory(b, at: first, layout: layout)
         }) else { return nil }
         self = d
     }
@@ -188,6 +229,11 @@ struct TIFFDirectory: Equatable {
     static func read32(_ b: UnsafeRawBufferPointer, _ at: Int, _ bigEndian: Bool) -> UInt32 {
         bigEndian ? UInt32(read16(b, at, true)) << 16 | UInt32(read16(b, at + 2, true))
                   : UInt32(read16(b, at + 2, false)) << 16 | UInt32(read16(b, at, false))
+    }
+
+    static func read64(_ b: UnsafeRawBufferPointer, _ at: Int, _ bigEndian: Bool) -> UInt64 {
+        bigEndian ? UInt64(read32(b, at, true)) << 32 | UInt64(read32(b, at + 4, true))
+                  : UInt64(read32(b, at + 4, false)) << 32 | UInt64(read32(b, at, false))
     }
 
     static func bytes16(_ v: UInt16, _ bigEndian: Bool) -> [UInt8] {

@@ -53,7 +53,8 @@ final class TIFFEncoder: RowEncoder {
         return min(rows, height)
     }
 
-    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, compression: Compression, quality: Int) throws {
+    init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, compression: Compression, quality: Int,
+         chroma: ChromaSubsampling = EncodeOptions.defaultChroma) throws {
         precondition(compression != .jpeg || header.format.depth == .eight, "TIFF's JPEG compression takes 8-bit rows")
         try TIFFCodec.declaration.requireLibrary(output.name)
         self.output = output
@@ -63,7 +64,8 @@ final class TIFFEncoder: RowEncoder {
         layout = fc_tiff_layout(width: UInt32(header.width), height: UInt32(header.height), rows_per_strip: UInt32(rowsPerStrip),
                                 channels: Int32(header.format.channels.count), inks: header.inks ? 1 : 0,
                                 depth: Int32(header.format.depth.rawValue),
-                                compression: compression.shim, quality: Int32(quality))
+                                compression: compression.shim, quality: Int32(quality),
+                                chroma_h: chroma == .yuv444 ? 1 : 2, chroma_v: chroma == .yuv420 ? 2 : 1)
         guard let e = output.name.withCString({ fc_tiff_encoder_new($0, output.file) }) else {
             throw CodecError(output.name, .outOfMemory)
         }

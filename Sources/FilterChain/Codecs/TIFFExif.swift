@@ -21,8 +21,8 @@ enum TIFFExif {
     /// Exif and GPS sub-IFDs; nil when it has none of the text tags or sub-IFDs.
     static func exifData(fromTIFF bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         let wanted = Set(textTags + [orientationTag, TIFFDirectory.exifPointer, TIFFDirectory.gpsPointer])
-        guard let (bigEndian, first) = TIFFDirectory.header(bytes),
-              let ifd0 = TIFFDirectory(bytes, at: first, bigEndian: bigEndian, keeping: wanted.contains)
+        guard let (layout, first) = TIFFDirectory.header(bytes),
+              let ifd0 = TIFFDirectory(bytes, at: first, layout: layout, keeping: wanted.contains)
         else { return nil }
         let entries = ifd0.entries.filter { e in
             (textTags.contains(e.tag) && e.type == 2) || (e.tag == orientationTag && e.type == 3 && e.count == 1)
@@ -35,8 +35,8 @@ enum TIFFExif {
     /// A TIFF file's resolution (XResolution, YResolution, ResolutionUnit: none, inch by
     /// default, or centimetre), the rationals as stored.
     static func resolution(fromTIFF bytes: UnsafeRawBufferPointer) -> Resolution? {
-        guard let (bigEndian, first) = TIFFDirectory.header(bytes),
-              let ifd0 = TIFFDirectory(bytes, at: first, bigEndian: bigEndian, keeping: Set(resolutionTags).contains)
+        guard let (layout, first) = TIFFDirectory.header(bytes),
+              let ifd0 = TIFFDirectory(bytes, at: first, layout: layout, keeping: Set(resolutionTags).contains)
         else { return nil }
         return resolution(in: ifd0)
     }
