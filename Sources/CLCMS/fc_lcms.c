@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -191,6 +192,63 @@ void fc_lcms_profile_info(fc_lcms_profile *p, fc_lcms_info *info) {
         }
     }
     info->is_matrix_trc = shaper && !fc_lcms_has_lut(h) && info->pcs == cmsSigXYZData;
+}
+
+double fc_lcms_profile_round_trip(fc_lcms_profile *p, int intent) {
+    cmsHPROFILE h = p->handle;
+    cmsUInt32Number format;
+    int channels, steps;
+    switch (cmsGetColorSpace(h)) {
+    case cmsSigRgbData: format = TYPE_RGB_16; channels = 3; steps = 9; break;
+    case cmsSigGrayData: format = TYPE_GRAY_16; channels = 1; steps = 33; break;
+    default: return -1;
+    }
+    // lcms2 falls back to the perceptual tables where the intent's own are missing (which
+    // cmsIsIntentSupported does not count): whether it makes the transform is the test.
+    cmsHTRANSFORM t = cmsCreateTransformTHR(p->context, h, format, h, format, (cmsUInt32Number)intent,
+                                            cmsFLAGS_NOOPTIMIZE | cmsFLAGS_NOCACHE);
+    if (t == NULL) return -1;
+    size_t count = 1;
+    for (int c = 0; c < channels; c++) count *= (size_t)steps;
+    uint16_t *in = malloc(count * (size_t)channels * sizeof *in), *out = malloc(count * (size_t)channels * sizeof *out);
+    double worst = -1;
+    if (in != NULL && out != NULL) {
+        for (size_t i = 0; i < count; i++) {
+            size_t k = i;
+            for (int c = 0; c < channels; c++) {
+                in[i * (size_t)channels + (size_t)c] = (uint16_t)((k % (size_t)steps) * 65535 / (size_t)(steps - 1));
+                k /= (size_t)steps;
+            }
+        }
+        cmsDoTransform(t, in, out, (cmsUInt32Number)count);
+        worst = 0;
+        for (size_t i = 0; i < count * (size_t)channels; i++) {
+            double d = fabs((double)in[i] - (double)out[i]) / 65535.0;
+            if (d > worst) worst = d;
+        }
+    }
+    free(in);
+    free(out);
+    cmsDeleteTransform(t);
+    return worst;
+}
+
+int fc_lcms_profile_usable_as_input(fc_lcms_profile *p, int intent) {
+    cmsUInt32Number format;
+    switch (cmsGetColorSpace(p->handle)) {
+    case cmsSigRgbData: format = TYPE_RGB_16; break;
+    case cmsSigGrayData: format = TYPE_GRAY_16; break;
+    case cmsSigCmykData: format = TYPE_CMYK_16; break;
+    default: return 0;
+    }
+    cmsHPROFILE srgb = cmsCreate_sRGBProfileTHR(p->context);
+    if (srgb == NULL) return 0;
+    cmsHTRANSFORM t = cmsCreateTransformTHR(p->context, p->handle, format, srgb, TYPE_RGB_16, (cmsUInt32Number)intent,
+                                            cmsFLAGS_NOOPTIMIZE | cmsFLAGS_NOCACHE);
+    cmsCloseProfile(srgb);
+    if (t == NULL) return 0;
+    cmsDeleteTransform(t);
+    return 1;
 }
 
 int fc_lcms_profile_colorants(fc_lcms_profile *p, double xyz[9]) {

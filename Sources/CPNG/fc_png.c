@@ -23,6 +23,7 @@ struct fc_png_decoder {
     size_t icc_length, exif_length;
     png_bytep *row_pointers;
     int dropped_icc, dropped_exif;  // libpng keeps these two despite a bad CRC: we drop them
+    char icc_message[FC_PNG_MESSAGE_MAX];  // libpng's first complaint about the iCCP chunk
 };
 
 static void fc_png_error(png_structp png, png_const_charp message) {
@@ -57,6 +58,14 @@ static int fc_png_dropped_chunk(fc_png_decoder *d, const char *message) {
 static void fc_png_warning(png_structp png, png_const_charp message) {
     fc_png_decoder *d = png_get_error_ptr(png);
     if (fc_png_dropped_chunk(d, message)) return;
+    // libpng checks an iCCP chunk's profile (its length, header and tag table) and drops one
+    // it cannot use, with a benign error: harmless damage that changes colours, reported
+    // whether or not decoding is lenient (fc_png_copy_metadata, once it is known whether the
+    // profile was dropped).
+    if (strncmp(message, "iCCP: ", 6) == 0 && d->icc_message[0] == 0) {
+        snprintf(d->icc_message, FC_PNG_MESSAGE_MAX, "%s", message + 6);
+        return;
+    }
     if (d->report.warning_count++ == 0)
         snprintf(d->report.first_warning, FC_PNG_MESSAGE_MAX, "%s", message);
 }
@@ -114,7 +123,13 @@ static void fc_png_copy_metadata(fc_png_decoder *d, fc_png_header *h) {
             memcpy(d->icc, profile, profile_length);
             d->icc_length = profile_length;
         }
+    } else if (!d->dropped_icc && d->icc_message[0]) {
+        // libpng refused the profile (a warning about a profile it kept says nothing here).
+        snprintf(d->report.icc_problem, FC_PNG_MESSAGE_MAX, "%s", d->icc_message);
     }
+    // Anything else libpng said about the chunk is an ordinary warning.
+    if (d->icc_message[0] && !d->report.icc_problem[0] && d->report.warning_count++ == 0)
+        snprintf(d->report.first_warning, FC_PNG_MESSAGE_MAX, "iCCP: %s", d->icc_message);
 #ifdef PNG_eXIf_SUPPORTED
     png_uint_32 exif_length = 0;
     png_bytep exif = NULL;

@@ -42,7 +42,7 @@ struct CodecOptions: ParsableArguments {
     @Flag(name: .customLong("strip-all"), help: "Drop all metadata, the colour profile too (a wide-gamut photo then looks different).")
     var stripAll = false
 
-    @Option(name: .customLong("output-profile"), help: ArgumentHelp("The colour outputs are written in: source (the input's own profile and colours; an untagged input stays untagged sRGB; CMYK becomes sRGB), srgb (tagged: PNG's sRGB chunk, a compact ICC profile elsewhere), displayP3, or an RGB or grey ICC profile file (written with the output).", valueName: "source|srgb|displayP3|FILE.icc"))
+    @Option(name: .customLong("output-profile"), help: ArgumentHelp("The colour outputs are written in: source (the input's own profile and colours; an untagged input stays untagged sRGB; CMYK, and a profile that cannot describe an output such as an XYB JPEG's, become sRGB with a note), srgb (tagged: PNG's sRGB chunk, a compact ICC profile elsewhere), displayP3, or an RGB or grey ICC profile file (written with the output).", valueName: "source|srgb|displayP3|FILE.icc"))
     var outputProfile: String = "source"
 
     @Option(help: ArgumentHelp("How colours the output profile cannot hold are mapped, with black-point compensation: perceptual, relative (colorimetric, clipped at the encode), saturation, absolute (colorimetric, with the source's white).", valueName: "perceptual|relative|saturation|absolute"))

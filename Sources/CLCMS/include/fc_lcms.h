@@ -77,6 +77,16 @@ void fc_lcms_profile_free(fc_lcms_profile *p);
 const fc_lcms_report *fc_lcms_profile_report(const fc_lcms_profile *p);
 
 void fc_lcms_profile_info(fc_lcms_profile *p, fc_lcms_info *info);
+/// How exactly the profile's output direction undoes its input direction in `intent`: device
+/// values on a grid (9 per channel for RGB, 33 for grey) through the profile to the connection
+/// space and back, unoptimised; the largest difference found, 0 to 1. -1 when lcms2 cannot
+/// use the profile both ways (an input profile with no BToA tag and no matrix), or it is not
+/// an RGB or grey profile. A LUT-only input profile whose BToA does not invert its AToB (as
+/// jpegli's XYB profile's placeholder) comes out far from 0.
+double fc_lcms_profile_round_trip(fc_lcms_profile *p, int intent);
+/// 1 when lcms2 makes a transform from the profile (RGB, grey or CMYK) to sRGB in `intent`:
+/// the tags its input direction needs are there and readable.
+int fc_lcms_profile_usable_as_input(fc_lcms_profile *p, int intent);
 /// The colorant tags (rXYZ, gXYZ, bXYZ) as lcms2 reads them, relative to D50; xyz holds the
 /// red X, Y, Z, then green's, then blue's. 0 when one is missing.
 int fc_lcms_profile_colorants(fc_lcms_profile *p, double xyz[9]);

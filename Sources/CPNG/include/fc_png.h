@@ -33,6 +33,9 @@ typedef struct {
     /// names, space-separated (at most 8 are named), and how many.
     char dropped_chunks[48];
     unsigned dropped_count;
+    // libpng's reason for dropping an iCCP chunk whose profile it cannot use (a profile cut
+    // short, a bad tag table, ...); empty when there was none or it was kept.
+    char icc_problem[FC_PNG_MESSAGE_MAX];
 } fc_png_report;
 
 typedef struct {

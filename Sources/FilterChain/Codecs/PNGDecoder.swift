@@ -111,12 +111,17 @@ final class PNGDecoder: StoredDecoder {
 
     var notices: [String] {
         let report = fc_png_decoder_report(d).pointee
-        guard report.dropped_count > 0 else { return [] }
+        var notices: [String] = []
+        let iccProblem = reportString(report.icc_problem)
+        if !iccProblem.isEmpty {
+            notices.append("its ICC profile cannot be used (libpng: \(iccProblem)); the pixels are taken as sRGB")
+        }
+        guard report.dropped_count > 0 else { return notices }
         let names = reportString(report.dropped_chunks).split(separator: " ").map(String.init)
         let more = Int(report.dropped_count) - names.count
         let list = names.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
-        return ["ancillary chunks with a bad CRC were dropped: \(list)"
-                + (names.contains("iCCP") ? "; without the ICC profile colours may look different" : "")]
+        return notices + ["ancillary chunks with a bad CRC were dropped: \(list)"
+                          + (names.contains("iCCP") ? "; without the ICC profile colours may look different" : "")]
     }
 
     var warnings: [String] {

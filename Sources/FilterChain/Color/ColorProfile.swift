@@ -33,6 +33,9 @@ public struct ColorProfile: Sendable {
     public let inverseCurves: [TransferCurve]
     /// True when the profile does what sRGB does (see `isSRGBEquivalent`).
     public let behavesAsSRGB: Bool
+    /// Damage to the profile's structure that lcms2 reads past without a word (see
+    /// `structuralDamage`): what it is, or nil when the structure is whole.
+    public let damage: String?
 
     /// The profile's bytes: as read, or as lcms2 wrote a profile filterchain made (nil for the
     /// working spaces' own reference profiles).
@@ -43,8 +46,59 @@ public struct ColorProfile: Sendable {
     /// Reads ICC bytes. Throws `ColorProfileError.unreadable` (lcms2's message) when lcms2
     /// cannot read them, and `.unsupportedSpace` for spaces other than RGB, grey and CMYK.
     public init(iccData: [UInt8]) throws(ColorProfileError) {
-        try self.init(engine: LCMSProfile.open(iccData), iccData: iccData)
+        try self.init(engine: LCMSProfile.open(iccData), iccData: iccData, damage: ColorProfile.structuralDamage(iccData))
     }
+
+    /// What lcms2 reads past in a profile's structure: a profile shorter than its header says
+    /// (cut short), or a tag table entry pointing outside the profile (lcms2 then drops that
+    /// tag silently). nil when neither; what lcms2 cannot read at all it refuses itself.
+    static func structuralDamage(_ b: [UInt8]) -> String? {
+        guard b.count >= 132 else { return nil }
+        func u32(_ i: Int) -> Int { Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) }
+        let declared = u32(0)
+        if declared > b.count { return "it is cut short: \(b.count) of the \(declared) bytes its header gives" }
+        let size = declared
+        let count = u32(128)
+        guard count <= (size - 132) / 12 else { return "its tag table of \(count) entries runs past its \(size) bytes" }
+        for k in 0..<count {
+            let at = 132 + 12 * k
+            let offset = u32(at + 4), length = u32(at + 8)
+            if offset + length > size {
+                return "its tag '\(signature(UInt32(u32(at))))' lies outside it (bytes \(offset) to \(offset + length) of \(size))"
+            }
+        }
+        return nil
+    }
+
+    /// How far the profile's output direction is from undoing its input direction in
+    /// `intent` (see fc_lcms_profile_round_trip), 0 to 1; nil when it has no output direction
+    /// (an input profile with only AToB tags) or is not RGB or grey. 0 for matrix/TRC profiles,
+    /// whose output direction is the exact inverse by construction.
+    public func roundTripError(intent: RenderingIntent) -> Double? {
+        if kind == .matrixTRC { return 0 }
+        guard space != .cmyk else { return nil }
+        let e = engine.access { p in fc_lcms_profile_round_trip(p, Int32(intent.rawValue)) }
+        return e < 0 ? nil : e
+    }
+
+    /// Whether lcms2 can convert from the profile in `intent` (the tags its input direction
+    /// needs are there and readable): what a damaged profile must show before it is used.
+    public func usableAsInput(intent: RenderingIntent = .relative) -> Bool {
+        engine.access { p in fc_lcms_profile_usable_as_input(p, Int32(intent.rawValue)) != 0 }
+    }
+
+    /// Whether an output may be written with this profile as its description, the image's
+    /// colours converted into it: its output direction exists and undoes its input direction
+    /// to within two 8-bit levels everywhere on the grid, in `intent`. (The ICC's sRGB v4
+    /// preference profile, a LUT profile, comes back within 0.6 levels; jpegli's XYB profile,
+    /// whose BToA0 is a placeholder, hundreds of levels away.)
+    public func servesAsOutput(intent: RenderingIntent) -> Bool {
+        guard let e = roundTripError(intent: intent) else { return false }
+        return e <= ColorProfile.outputRoundTripLimit
+    }
+
+    /// See `servesAsOutput`.
+    public static let outputRoundTripLimit = 2.0 / 255
 
     /// The profile lcms2 makes for a working space (cmsCreateRGBProfile from its primaries,
     /// D65 white and curve): the other end of LUT transforms, and the reference in tests.
@@ -52,9 +106,10 @@ public struct ColorProfile: Sendable {
         try self.init(engine: LCMSProfile.make(workingSpace))
     }
 
-    init(engine: LCMSProfile, iccData: [UInt8]? = nil) throws(ColorProfileError) {
+    init(engine: LCMSProfile, iccData: [UInt8]? = nil, damage: String? = nil) throws(ColorProfileError) {
         self.engine = engine
         self.iccData = iccData
+        self.damage = damage
         var info = fc_lcms_info()
         var white = [Double](repeating: 0, count: 3)
         var colorants: [Double]? = [Double](repeating: 0, count: 9)

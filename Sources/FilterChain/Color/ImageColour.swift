@@ -20,6 +20,15 @@ package enum ImageColour: Sendable {
         if let icc = metadata.iccProfile {
             do {
                 let profile = try ProfileCache.shared.profile(icc)
+                // Damage lcms2 read past: the rest of the profile is used when it can convert,
+                // and either way the file is named.
+                if let damage = profile.damage {
+                    guard profile.usableAsInput() else {
+                        return (.srgb, "its ICC profile is damaged (\(damage)) and cannot be used; the pixels are taken as sRGB")
+                    }
+                    return (profile.behavesAsSRGB ? .srgb : .profile(profile, origin: "its ICC profile"),
+                            "its ICC profile is damaged (\(damage)); the rest of it was used")
+                }
                 return (profile.behavesAsSRGB ? .srgb : .profile(profile, origin: "its ICC profile"), nil)
             } catch {
                 return (.srgb, "its ICC profile cannot be used (\(error)); the pixels are taken as sRGB")

@@ -79,6 +79,22 @@ extension Renderer {
             case .srgb:
                 target = .srgb
                 description = .keep
+            case .profile(let p, _) where p.space != .cmyk && !p.servesAsOutput(intent: intent):
+                // A profile that cannot describe an output (an input-only LUT profile such as
+                // jpegli's XYB one, or one whose output direction does not undo its input
+                // direction) is not written back: the working space's standard profile is.
+                let why = p.roundTripError(intent: intent).map {
+                    "its output direction does not undo its input direction (up to \(Int(($0 * 255).rounded())) 8-bit levels off)"
+                } ?? "it has no output direction"
+                if !grey && (input.space == .displayP3 || input.space == .linearDisplayP3) {
+                    target = .profile(.displayP3, origin: "Display P3")
+                    description = .icc(ColorProfile.displayP3.iccData ?? [])
+                    note = "its ICC profile cannot describe an output (\(why)); written as Display P3 (--output-profile chooses another)"
+                } else {
+                    target = .srgb
+                    description = .srgb
+                    note = "its ICC profile cannot describe an output (\(why)); written as sRGB (--output-profile chooses another)"
+                }
             case .profile(let p, _):
                 switch p.space {
                 case .cmyk:

@@ -196,7 +196,7 @@ import Testing
 
     /// ICC, EXIF and XMP into AVIF and back, across PNG and JPEG both ways.
     @Test func metadataCrossesPNGAndJPEGBothWays() throws {
-        let icc = RoundTripTests.test3ICC
+        let icc = RoundTripTests.outputICC
         let exif = ExifFixture.make(orientation: 1, extra: Array("filterchain test camera".utf8))
         let xmp = MetadataTests.xmpPacket()
         let metadata = ImageMetadata(iccProfile: icc, exif: exif, xmp: xmp)

@@ -26,6 +26,13 @@ import Testing
     }
 
     static var test3ICC: [UInt8] { [UInt8](try! Data(contentsOf: TestData.jpegImages.appendingPathComponent("test3.icc"))) }
+    /// A profile a render writes back with its output (Display P3, matrix/TRC), for tests of
+    /// a profile carried through a render. (test3.icc, a colour space profile of 8-bit
+    /// tables, comes back up to 49 levels off through its own tables: a render writes sRGB
+    /// in its place, see ColorProfile.servesAsOutput.)
+    static var outputICC: [UInt8] {
+        [UInt8](try! Data(contentsOf: TestData.conformance.appendingPathComponent("icc/profiles/DisplayP3-v4.icc")))
+    }
 
     @Test func pngKeepsICCAndColourChunks() throws {
         let folder = TestData.temporaryFolder()

@@ -39,7 +39,7 @@ import Testing
 
     static let texts: [UInt16: String] = [0x010F: "FilterChain Optics", 0x0110: "FC1", 0x0131: "fc test",
                                           0x0132: "2024:05:06 07:08:09", 0x013B: "Zoë Ångström", 0x8298: "(c) test"]
-    static var icc: [UInt8] { RoundTripTests.test3ICC }
+    static var icc: [UInt8] { RoundTripTests.outputICC }
     static let xmp = Array(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>"#.utf8)
 
     /// The same entries (pointers aside) and the same sub-directories, whatever the byte order.

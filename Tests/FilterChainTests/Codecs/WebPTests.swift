@@ -105,7 +105,7 @@ import Testing
 
     /// ICC, EXIF and XMP into WebP chunks and back, and across PNG and JPEG both ways.
     @Test func metadataCrossesPNGAndJPEGBothWays() throws {
-        let icc = [UInt8](try Data(contentsOf: TestData.jpegImages.appendingPathComponent("test3.icc")))
+        let icc = RoundTripTests.outputICC
         let exif = MetadataTests.exifOrientation6.enumerated().map { $0.offset == 19 ? UInt8(1) : $0.element }  // Orientation 1
         let xmp = MetadataTests.xmpPacket()
         let metadata = ImageMetadata(iccProfile: icc, exif: exif, xmp: xmp)
