@@ -224,7 +224,8 @@ struct ChainDecoder {
                 variable.value = .number(v)
             case .string(let text) where NumberExpression.isExpression(text):
                 variable.value = .expression(try expression(text, valueNode, path + ".value",
-                                                            names: result.map(\.name), later: names[(k + 1)...].compactMap { $0 }))
+                                                            names: result.map(\.name), later: names[(k + 1)...].compactMap { $0 },
+                                                            reader: name))
             default:
                 throw fail(path + ".value", valueNode, .wrongType(expected: "a number, or an expression starting with '='", found: valueNode.typeName))
             }
@@ -235,10 +236,11 @@ struct ChainDecoder {
 
     /// The expression written in the string `node`, located in the file; an error gives the
     /// column of the character it is about.
-    func expression(_ text: String, _ node: JSONNode, _ path: String, names: [String], later: [String] = []) throws(ChainError) -> NumberExpression {
+    func expression(_ text: String, _ node: JSONNode, _ path: String, names: [String], later: [String] = [],
+                    reader: String? = nil) throws(ChainError) -> NumberExpression {
         let columns = JSONParser.stringColumns(source, line: node.line, quoteColumn: node.column, text: text)
         do throws(ExpressionError) {
-            return try NumberExpression(text, names: names, laterNames: later).locating(line: node.line, quoteColumn: node.column, source: source)
+            return try NumberExpression(text, names: names, laterNames: later, reader: reader).locating(line: node.line, quoteColumn: node.column, source: source)
         } catch {
             throw ChainError(file: file, path: path, line: node.line > 0 ? node.line : nil,
                              column: node.line > 0 ? columns[min(error.offset, columns.count - 1)] : nil,

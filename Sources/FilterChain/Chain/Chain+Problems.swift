@@ -85,6 +85,25 @@ struct ProblemCollector {
         var identities = Identities(reserveSource: version == 2)
         var chain = Chain()
         var complete = found.isEmpty
+        // The variables (their first problem), and every name declared: a step reading one
+        // whose own value has a problem is not blamed for it again.
+        var variableNames: [String] = []
+        if version == 2, let list = top.first(where: { $0.key == "variables" })?.value {
+            if case .array(let items) = list.value {
+                variableNames = items.compactMap { item in
+                    guard case .string(let name)? = item.member("name")?.value else { return nil }
+                    return name
+                }
+            }
+            do throws(ChainError) {
+                var variables = Chain()
+                variables.variables = try decoder.variables(list)
+                _ = try variables.variableValues(file: decoder.file)
+            } catch {
+                add(error)
+                complete = false
+            }
+        }
         if version == 2, let list = top.first(where: { $0.key == "images" })?.value {
             if case .array(let items) = list.value {
                 for (i, item) in items.enumerated() where !full {
@@ -117,7 +136,9 @@ struct ProblemCollector {
             let path = "filters[\(i)]"
             var placeholderID = false
             let before = found.count
-            guard let step = read(item, path, { node throws(ChainError) in try decoder.step(node, path, version: version) },
+            guard let step = read(item, path, { node throws(ChainError) in
+                try decoder.step(node, path, version: version, variables: variableNames)
+            },
                                   placeholderID: &placeholderID) else {
                 complete = false
                 continue

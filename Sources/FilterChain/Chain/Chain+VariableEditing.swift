@@ -9,7 +9,8 @@ extension Chain {
         if NumberExpression.isExpression(text) {
             do throws(ExpressionError) {
                 return .expression(try NumberExpression(text, names: variables.prefix(index).map(\.name),
-                                                        laterNames: variables.dropFirst(index + 1).map(\.name)))
+                                                        laterNames: variables.dropFirst(index + 1).map(\.name),
+                                                        reader: variables.indices.contains(index) ? variables[index].name : nil))
             } catch {
                 throw ChainError(file: file, path: path, problem: .expression(text, error))
             }

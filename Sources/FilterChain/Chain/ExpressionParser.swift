@@ -7,17 +7,20 @@ struct ExpressionParser {
     private let names: Set<String>
     private let nameList: [String]
     private let laterNames: Set<String>
+    /// The variable whose value this is, when it is one (for a message naming it).
+    private let reader: String?
     /// The names read so far.
     private(set) var used: Set<String> = []
 
     /// Deeper nesting is refused (each level is a frame of the recursive descent).
     static let maxDepth = 200
 
-    init(_ text: String, names: [String], laterNames: [String]) {
+    init(_ text: String, names: [String], laterNames: [String], reader: String? = nil) {
         characters = Array(text)
         nameList = names
         self.names = Set(names)
         self.laterNames = Set(laterNames)
+        self.reader = reader
     }
 
     mutating func parse() throws(ExpressionError) -> ExpressionNode {
@@ -189,9 +192,14 @@ struct ExpressionParser {
         guard called else {
             if function != nil { throw ExpressionError(offset: start, problem: .functionWithoutArguments(name)) }
             guard names.contains(name) else {
-                if laterNames.contains(name) { throw ExpressionError(offset: start, problem: .declaredBelow(name)) }
+                if laterNames.contains(name) {
+                    if let reader { throw ExpressionError(offset: start, problem: .readsLater(name, reader: reader)) }
+                    throw ExpressionError(offset: start, problem: .declaredBelow(name))
+                }
+                // A name read as a value is a variable or a size: a function's name is no
+                // suggestion for it (a call with its parentheses would be).
                 throw ExpressionError(offset: start, problem: .unknownName(
-                    name, suggestion: closestMatch(name, in: nameList + NumberExpression.functionNames), known: nameList))
+                    name, suggestion: closestMatch(name, in: nameList), known: nameList))
             }
             used.insert(name)
             return .name(name, offset: start)

@@ -55,9 +55,9 @@ public struct NumberExpression: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `text` (starting with `=`). `names` are the names it may read; `laterNames`
     /// are names that exist but may not be read here (variables declared below a variable),
-    /// for a message that says so.
-    public init(_ text: String, names: [String], laterNames: [String] = []) throws(ExpressionError) {
-        var parser = ExpressionParser(text, names: names, laterNames: laterNames)
+    /// for a message that says so, naming `reader`, the variable whose value this is.
+    public init(_ text: String, names: [String], laterNames: [String] = [], reader: String? = nil) throws(ExpressionError) {
+        var parser = ExpressionParser(text, names: names, laterNames: laterNames, reader: reader)
         root = try parser.parse()
         self.text = text
         self.names = parser.used
@@ -109,6 +109,8 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
         case unknownName(String, suggestion: String?, known: [String])
         /// A variable read by a variable declared above it.
         case declaredBelow(String)
+        /// The same, naming the variable that reads it: `reads` is declared below `reader`.
+        case readsLater(String, reader: String)
         /// A function name without its arguments (`min` alone).
         case functionWithoutArguments(String)
         /// Arguments after a name that is not a function.
@@ -142,6 +144,8 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
                 + " (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
         case .declaredBelow(let name):
             return "'\(name)' is declared below; a variable may read only the variables above it"
+        case .readsLater(let name, let reader):
+            return "'\(reader)' reads '\(name)', which is declared after it; a variable may read only the variables above it"
         case .functionWithoutArguments(let name):
             let takes = NumberExpression.functions.first { $0.name == name }?.arguments ?? "(...)"
             return "\(name) is a function; write \(name)\(takes)"

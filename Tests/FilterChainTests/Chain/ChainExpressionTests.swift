@@ -122,7 +122,7 @@ import Testing
         (#"{ "name": "2x", "value": 1 }"#, "variables[1].name", "a name is a letter or '_'"),
         (#"{ "name": "strength", "value": 1 }"#, "variables[1].name", "the variable 'strength' is already declared by variables[0]"),
         (#"{ "name": "g", "value": "=2 * later" }, { "name": "later", "value": 1 }"#, "variables[1].value",
-         "'later' is declared below; a variable may read only the variables above it"),
+         "'g' reads 'later', which is declared after it; a variable may read only the variables above it"),
         (#"{ "name": "g", "value": "=width / 2" }"#, "variables[1].value", "unknown name 'width'"),
         (#"{ "name": "g", "value": 5, "min": 0, "max": 1 }"#, "variables[1].value", "5 is not allowed; allowed: a number in 0...1"),
         (#"{ "name": "g", "value": "=strength * 4", "max": 1 }"#, "variables[1].value", #""=strength * 4" took 2, which is not allowed; allowed: a number <= 1"#),

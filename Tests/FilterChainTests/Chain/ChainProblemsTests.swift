@@ -101,6 +101,46 @@ import Testing
         #expect(found.map { [$0.line!, $0.column!] } == found.map { [$0.line!, $0.column!] }.sorted { ($0[0], $0[1]) < ($1[0], $1[1]) })
     }
 
+    /// A variable reading one declared after it is that variable's problem, saying which it
+    /// reads; a step reading the variable is not blamed again (it was "unknown name 'b'; did
+    /// you mean 'if'?": the checker had not read the variables), and the load says the same.
+    @Test func aVariableReadingALaterOneIsItsOwnProblem() throws {
+        let text = """
+            { "version": 2,
+              "variables": [ { "name": "b", "value": "=a" }, { "name": "a", "value": 2 } ],
+              "filters": [ { "id": "0D4A1E1C-3B6F-4E39-9E9F-6A0F1B2C3D4E", "type": "exposure", "parameters": { "ev": "=b" } } ] }
+            """
+        let found = Chain.problems(in: Array(text.utf8), file: "v.json")
+        #expect(found.map(\.path) == ["variables[0].value"], "\(found)")
+        #expect(found.first?.message.contains("'b' reads 'a', which is declared after it") == true, "\(found)")
+        #expect(found.first?.line == 2 && found.first?.column == 44, "\(found)")
+        var loaderSays = ""
+        do { _ = try Chain.parse(Array(text.utf8), file: "v.json") } catch { loaderSays = error.description }
+        #expect(found.map(\.description) == [loaderSays])
+        // With another problem beside it, both are found, and still nothing at the step.
+        let two = text.replacingOccurrences(of: #""id": "0D4A1E1C-3B6F-4E39-9E9F-6A0F1B2C3D4E", "#, with: "")
+        let both = Chain.problems(in: Array(two.utf8), file: "v.json")
+        #expect(both.map(\.path) == ["variables[0].value", "filters[0]"], "\(both)")
+    }
+
+    /// A name read as a value that is not known is offered the closest variable or size, never
+    /// a function (which would need its parentheses).
+    @Test func anUnknownNameIsNotOfferedAFunction() throws {
+        for (text, names, suggestion) in [("=b", [String](), nil as String?), ("=iff", ["gain"], nil), ("=gian", ["gain"], "gain"),
+                                          ("=maxx", ["width"], nil), ("=widht", ["width", "height"], "width")] {
+            do {
+                _ = try NumberExpression(text, names: names)
+                Issue.record("\(text) was taken")
+            } catch {
+                guard case .unknownName(_, let offered, _) = error.problem else {
+                    Issue.record("\(text): \(error.message)")
+                    continue
+                }
+                #expect(offered == suggestion, "\(text): \(error.message)")
+            }
+        }
+    }
+
     @Test func aValidFileHasNoProblemsAndSyntaxHasOne() throws {
         let glow = TestData.samples.appendingPathComponent("chains/glow.json").path
         #expect(Chain.problems(file: glow).isEmpty)
