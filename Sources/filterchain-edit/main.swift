@@ -10,14 +10,11 @@ struct EditCommand: ParsableCommand {
         commandName: "filterchain edit",
         abstract: "Edit a chain live in the browser: the image after the selected step and the final image.",
         discussion: """
-            Serves a page on 127.0.0.1 and prints its address with the session
-            token as the first line on stdout. CHAIN is created as an empty chain
-            if it does not exist; an invalid CHAIN still opens, with its error
-            shown on the page. Runs until Ctrl-C or SIGTERM, then exits 0;
-            unsaved edits are not written.
+            Serves a page on 127.0.0.1 and prints its address with the session token as the first line on stdout. CHAIN is created as an empty chain if it does not exist; an invalid CHAIN still opens, with its error shown on the page. Runs until Ctrl-C or SIGTERM, then exits 0; unsaved edits are not written.
 
               filterchain edit look.json photo.jpg
-              filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
+              filterchain edit look.json photo.jpg --port 8080 --no-browser \\
+                --output out.jpg
               filterchain edit look.json photo.jpg --threads 2
               filterchain edit look.json photo.jpg --set strength=0.8
             """)
@@ -49,17 +46,28 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
-let command: EditCommand
+// What parsing says is kept as text, and the error let go, before the process exits (an error
+// alive at exit is a leak to LeakSanitizer).
+var parsed: EditCommand?
+var refusal: (text: String, status: Int32)?
 do {
-    command = try EditCommand.parse(Array(CommandLine.arguments.dropFirst()))
+    parsed = try EditCommand.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
     if EditCommand.exitCode(for: error) == .success {
-        print(EditCommand.fullMessage(for: error))
+        refusal = (EditCommand.fullMessage(for: error), 0)
+    } else {
+        refusal = (EditCommand.message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
+                   + " (see 'filterchain edit --help')", 64)
+    }
+}
+if let refusal {
+    if refusal.status == 0 {
+        print(refusal.text)
         exit(0)
     }
-    fail(EditCommand.message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
-         + " (see 'filterchain edit --help')", 64)
+    fail(refusal.text, refusal.status)
 }
+let command = parsed!
 guard (0...65535).contains(command.port) else { fail("--port \(command.port): allowed 0...65535", 64) }
 if let threads = command.threads, threads < 1 { fail("--threads: \(threads); must be 1 or more", 64) }
 var overrides: [(name: String, value: Double)] = []

@@ -14,11 +14,13 @@ struct Edit: ParsableCommand {
         discussion: """
             Serves a page on 127.0.0.1 and prints its address with the session token as the
             first line on stdout. Runs until Ctrl-C or SIGTERM, then exits 0; unsaved edits
-            are not written. Needs filterchain-edit beside filterchain ('swift build -c
-            release' builds both).
+            are not written. Needs filterchain-edit beside filterchain, as this builds both:
+
+              swift build -c release
 
               filterchain edit look.json photo.jpg
-              filterchain edit look.json photo.jpg --port 8080 --no-browser --output out.jpg
+              filterchain edit look.json photo.jpg --port 8080 --no-browser \\
+                --output out.jpg
               filterchain edit look.json photo.jpg --threads 2
               filterchain edit look.json photo.jpg --set strength=0.8
             """)

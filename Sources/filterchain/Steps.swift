@@ -13,7 +13,8 @@ struct Steps: ParsableCommand {
         discussion: """
             Writes 00-input.png, 01-<name or type>.png, ... into the folder (disabled steps too: their image equals the one before), and with --sheet a contact sheet of every step's thumbnail labelled with its position and name (or type). The step images and the sheet appear together, or not at all.
 
-              filterchain steps chain.json photo.jpg --output-dir steps --sheet steps/sheet.png
+              filterchain steps chain.json photo.jpg --output-dir steps \\
+                --sheet steps/sheet.png
               filterchain steps --step 'exposure ev=0.5' --step 'gaussianBlur sigma=2' \\
                 photo.jpg --output-dir steps
             """)

@@ -110,19 +110,34 @@ import FilterChain
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
                                        ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"],
                                        ["chain", "var"], ["chain", "var", "remove"],
-                                       ["report"], ["report", "merge"]]
+                                       ["help", "chain", "var", "add"], ["help", "chain", "var", "set"], ["chain", "show"],
+                                       ["report"], ["report", "merge"], ["edit"], ["help", "edit"], ["help", "steps"]]
 
     /// Wrapped lines are full: each continuation line's first word could not have fitted on
     /// the line before (ArgumentParser fills lines to 79 columns), so no line breaks
     /// mid-phrase.
     @Test(arguments: commands)
     func helpIsWrappedCleanly(command: [String]) throws {
-        let r = try CLI.run(command + ["--help"])
+        // `help COMMAND` where the command takes --help as an option of its own (chain var add).
+        let r = try CLI.run(command.first == "help" ? command : command + ["--help"])
         #expect(r.status == 0)
         let lines = r.out.components(separatedBy: "\n")
         func indent(_ s: String) -> Int { s.prefix { $0 == " " }.count }
         for (a, b) in zip(lines, lines.dropFirst()) where !a.isEmpty && !b.isEmpty && !a.hasPrefix("USAGE:") {
             #expect(a.count <= 79, "too long: \(a)")
+            // An example command is never broken by the wrapping: the line after one is
+            // another example, or its continuation (after a backslash), indented.
+            if indent(a) == 2, a.dropFirst(2).hasPrefix("filterchain ") || a.hasSuffix("\\") {
+                #expect(indent(b) >= 2, "a command broken across lines: '\(a)' / '\(b)'")
+            }
+            // Nor is one quoted in prose: `...` and 'filterchain ...' / 'swift ...' close on
+            // the line they open.
+            #expect(a.filter { $0 == "`" }.count % 2 == 0, "a quoted command broken across lines: '\(a)' / '\(b)'")
+            for opening in ["'filterchain ", "'swift "] {
+                if let r = a.range(of: opening) {
+                    #expect(a[r.upperBound...].contains("'"), "a quoted command broken across lines: '\(a)' / '\(b)'")
+                }
+            }
             // Continuations: prose at the margin, and option help continued under itself.
             let prose = indent(a) == 0 && indent(b) == 0
             func helpStartsAtColumn(_ line: String, _ column: Int) -> Bool {
