@@ -146,6 +146,12 @@ Positions are for the command line only: `filterchain chain` takes a position wh
 takes a REF (`--input 0`, `layer=1`), and the file keeps the step's name, else its id.
 `chain remove` and `chain move` refuse to break a reference and name the steps that use it.
 
+**images**: each is read whole, once per process, turned upright by its EXIF orientation, and
+comes into the working space from what it says it is (its ICC profile, ...), exactly as the
+input does ("What every filter sees"): a Display P3 logo over an sRGB photograph is laid in
+the photograph's colours, not its stored numbers. A JPEG stored on its side is the same layer
+as its upright picture.
+
 **input** (optional, any step): where the step reads its image. Default: the step above it
 (the source for the first), so every version 1 chain means what it meant.
 
