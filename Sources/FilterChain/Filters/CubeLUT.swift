@@ -48,7 +48,8 @@ public final class CubeLUT: @unchecked Sendable {
         }
     }
 
-    /// A 3D table of `size`^3 colours, red changing fastest, then green, then blue.
+    /// A 3D table of `size`^3 colours, red changing fastest, then green, then blue. A copy
+    /// keeps the table's memory alive (`Storage`), however long the LUT lives.
     public struct Table3D: @unchecked Sendable {
         public let size: Int
         public let domainMin: SIMD3<Double>
@@ -56,14 +57,26 @@ public final class CubeLUT: @unchecked Sendable {
         /// Entry i (r + g N + b N^2) at values[4 i ..< 4 i + 3], the fourth float 0: one
         /// aligned SIMD4 load per corner.
         let storage: UnsafeMutablePointer<Float>
+        /// Owns `storage` (freed when the last copy of the table goes).
+        private let owner: Storage
         /// Per channel: the domain's minimum and (size - 1) / (max - min), in float.
         let low: SIMD3<Float>, scale: SIMD3<Float>
 
+        /// The memory of a table's entries, freed with its last reference. (@unchecked: the
+        /// entries are written once, before the table is made, and only read after.)
+        final class Storage: @unchecked Sendable {
+            let pointer: UnsafeMutablePointer<Float>
+            init(_ pointer: UnsafeMutablePointer<Float>) { self.pointer = pointer }
+            deinit { pointer.deallocate() }
+        }
+
+        /// A table of the entries at `storage`, which it then owns.
         init(size: Int, domainMin: SIMD3<Double>, domainMax: SIMD3<Double>, storage: UnsafeMutablePointer<Float>) {
             self.size = size
             self.domainMin = domainMin
             self.domainMax = domainMax
             self.storage = storage
+            owner = Storage(storage)
             low = SIMD3<Float>(domainMin)
             scale = SIMD3<Float>(Double(size - 1) / (domainMax - domainMin))
         }
@@ -80,8 +93,6 @@ public final class CubeLUT: @unchecked Sendable {
         self.shaper = shaper
         self.cube = cube
     }
-
-    deinit { cube?.storage.deallocate() }
 
     // MARK: - Loading, once per process
 

@@ -223,7 +223,9 @@ import Testing
     }
 
     /// NaN and infinite input (possible between steps) read inside the table: NaN and -inf
-    /// as the domain's minimum, +inf as its maximum.
+    /// as the domain's minimum, +inf as its maximum. (The table is read after the LUT that
+    /// parsed it is gone: a table keeps its entries alive. It did not, and an optimised build
+    /// under AddressSanitizer read freed memory here.)
     @Test func notANumberStaysInTheTable() throws {
         let cube = try #require(try Self.parse("LUT_3D_SIZE 2\n" + Self.rows2).cube)
         let v = withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: CubeLUT.Table3D.scratchLanes) { lanes in
