@@ -11,7 +11,7 @@ import FilterChain
         let start = try #require(lines.firstIndex(of: "```sh"))
         let command = lines[start + 1]
         let cut = try #require(command.range(of: " && swift run"))
-        #expect(command[cut.upperBound...].hasPrefix(" -c release filterchain apply samples/"))
+        #expect(command[cut.upperBound...].hasPrefix(" -c release --static-swift-stdlib filterchain apply samples/"))
         return String(command[..<cut.lowerBound])
     }
 

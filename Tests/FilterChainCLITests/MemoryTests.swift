@@ -3,9 +3,12 @@ import Testing
 import FilterChain
 
 /// Memory claims, measured as the peak resident size of a child process running the
-/// release build (.build/release/filterchain; CI builds it first). Images are made here.
+/// release build: FILTERCHAIN_RELEASE_BINARY when set (CI gives the binary README's first
+/// command built, with the Swift runtime linked in), else .build/release/filterchain (what
+/// `swift test -c release` builds beside the tests). Images are made here.
 @Suite(.serialized) struct MemoryTests {
-    static let binary = CLI.packageRoot.appendingPathComponent(".build/release/filterchain").path
+    static let binary = ProcessInfo.processInfo.environment["FILTERCHAIN_RELEASE_BINARY"]
+        ?? CLI.packageRoot.appendingPathComponent(".build/release/filterchain").path
     static let available = FileManager.default.isExecutableFile(atPath: binary)
     /// In CI (.ci/run builds the release binary first) a missing binary fails the tests.
     static let required = ProcessInfo.processInfo.environment["CI"] != nil

@@ -172,10 +172,10 @@ import Testing
     /// line, read here so that a harness added there needs its folder here too.
     static func fuzzScriptHarnesses() throws -> [String] {
         let script = try String(contentsOf: TestData.packageRoot.appendingPathComponent("Tests/Fuzz/fuzz"), encoding: .utf8)
-        let prefix = "targets=\"${*:-"
-        let line = try #require(script.split(separator: "\n").first { $0.hasPrefix(prefix) && $0.hasSuffix("}\"") },
-                                "Tests/Fuzz/fuzz has no \(prefix)...}\" line")
-        return line.dropFirst(prefix.count).dropLast(2).split(separator: " ").map(String.init)
+        let prefix = "all=\""
+        let line = try #require(script.split(separator: "\n").first { $0.hasPrefix(prefix) && $0.hasSuffix("\"") },
+                                "Tests/Fuzz/fuzz has no \(prefix)...\" line")
+        return line.dropFirst(prefix.count).dropLast(1).split(separator: " ").map(String.init)
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
