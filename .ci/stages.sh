@@ -5,14 +5,18 @@ ci_started=$(date +%s)
 ci_table=$(mktemp)
 ci_failed=""
 
-# stage NAME COMMAND...: runs COMMAND as one stage; its failure ends the run (set -e).
+# stage NAME COMMAND...: runs COMMAND as one stage, in a subshell where any failing command
+# ends it (set -e holds inside: it would not in `COMMAND || ...`); its failure ends the run.
 stage() {
-    local name=$1 start status=0
+    local name=$1 start status
     shift
     start=$(date +%s)
     echo
     echo "== $name (started $(date -u +%H:%M:%S), $(( start - ci_started )) s into the run)"
-    "$@" || status=$?
+    set +e
+    ( set -e; "$@" )
+    status=$?
+    set -e
     local took=$(( $(date +%s) - start ))
     printf '%s\t%s\t%s\n' "$name" "$took" "$status" >> "$ci_table"
     if [ $status -ne 0 ]; then

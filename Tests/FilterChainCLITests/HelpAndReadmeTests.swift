@@ -10,8 +10,8 @@ import FilterChain
         let lines = readme.components(separatedBy: "\n")
         let start = try #require(lines.firstIndex(of: "```sh"))
         let command = lines[start + 1]
-        let cut = try #require(command.range(of: " && swift run"))
-        #expect(command[cut.upperBound...].hasPrefix(" -c release --static-swift-stdlib filterchain apply samples/"))
+        let cut = try #require(command.range(of: " && swift build"))
+        #expect(command[cut.upperBound...].hasPrefix(" -c release --static-swift-stdlib --product filterchain && .build/release/filterchain apply samples/"))
         return String(command[..<cut.lowerBound])
     }
 
