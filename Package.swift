@@ -71,9 +71,15 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The editor's HTTP API and embedded page (FlyingFox: no dependencies of its own).
+        // Its page is files (Resources/: HTML, CSS, JavaScript) compiled into the code.
         .target(name: "FilterChainEditor", dependencies: [
             "FilterChain",
             .product(name: "FlyingFox", package: "FlyingFox"),
+        ], resources: [
+            .embedInCode("Resources/index.html"), .embedInCode("Resources/style.css"), .embedInCode("Resources/graph.css"),
+            .embedInCode("Resources/app.js"), .embedInCode("Resources/curve.js"), .embedInCode("Resources/controls.js"),
+            .embedInCode("Resources/graph-model.js"), .embedInCode("Resources/graph.js"), .embedInCode("Resources/masks.js"),
+            .embedInCode("Resources/numbers.js"), .embedInCode("Resources/variables.js"), .embedInCode("Resources/zoom.js"),
         ]),
         .executableTarget(name: "filterchain-edit", dependencies: [
             "FilterChainEditor",

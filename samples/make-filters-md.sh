@@ -6,32 +6,30 @@ swift build -c release --product filterchain >/dev/null
 fc=.build/release/filterchain
 out=filters.md
 
+# Each filter's example: its sample chain (samples/chains/NAME.json) and the photograph it is
+# shown on, in the order `filterchain filters` lists the types (the registry's). A type
+# without one stops the script.
+examples="colorControls:color-controls:coffee.png toneCurve:tone-curve:chelsea.png gaussianBlur:gaussian-blur:rocket.jpg
+resize:resize:chelsea.png crop:crop:chelsea.png rotate:rotate:chelsea.png flip:flip:chelsea.png exposure:exposure:coffee.png
+gamma:gamma:chelsea.png levels:levels:camera.png hueAdjust:hue-adjust:chelsea.png vibrance:vibrance:coffee.png
+colorMatrix:color-matrix:chelsea.png sepia:sepia:coffee.png monochrome:monochrome:chelsea.png invert:invert:rocket.jpg
+lut:lut:coffee.png unsharpMask:unsharp-mask:camera.png vignette:vignette:chelsea.png blend:blend:coffee.png"
+types=$($fc filters --json | python3 -c 'import json, sys; print(" ".join(f["type"] for f in json.load(sys.stdin)))')
+listed=$(for example in $examples; do echo "${example%%:*}"; done | tr '\n' ' ' | sed 's/ $//')
+[ "$listed" = "$types" ] || { echo "make-filters-md: the examples list $listed; the registry has $types" >&2; exit 1; }
+
 picture() { # type chain input
     base=$(basename "$3" | sed 's/\.[a-z]*$//')
     $fc apply "$2" "$3" "samples/filters/$1-after.jpg" --quality 85 --strip
     $fc apply samples/chains/empty.json "$3" "samples/filters/$1-before.jpg" --quality 85 --strip
 }
 
-picture colorControls samples/chains/color-controls.json samples/coffee.png
-picture toneCurve samples/chains/tone-curve.json samples/chelsea.png
-picture gaussianBlur samples/chains/gaussian-blur.json samples/rocket.jpg
-picture resize samples/chains/resize.json samples/chelsea.png
-picture crop samples/chains/crop.json samples/chelsea.png
-picture rotate samples/chains/rotate.json samples/chelsea.png
-picture flip samples/chains/flip.json samples/chelsea.png
-picture exposure samples/chains/exposure.json samples/coffee.png
-picture gamma samples/chains/gamma.json samples/chelsea.png
-picture levels samples/chains/levels.json samples/camera.png
-picture hueAdjust samples/chains/hue-adjust.json samples/chelsea.png
-picture vibrance samples/chains/vibrance.json samples/coffee.png
-picture colorMatrix samples/chains/color-matrix.json samples/chelsea.png
-picture sepia samples/chains/sepia.json samples/coffee.png
-picture monochrome samples/chains/monochrome.json samples/chelsea.png
-picture invert samples/chains/invert.json samples/rocket.jpg
-picture lut samples/chains/lut.json samples/coffee.png
-picture unsharpMask samples/chains/unsharp-mask.json samples/camera.png
-picture vignette samples/chains/vignette.json samples/chelsea.png
-picture blend samples/chains/blend.json samples/coffee.png
+for example in $examples; do
+    IFS=: read -r type chain photo <<EXAMPLE
+$example
+EXAMPLE
+    picture "$type" "samples/chains/$chain.json" "samples/$photo"
+done
 # Every blend mode on one backdrop and one layer: the contact sheet of blend-modes.json,
 # whose steps each blend samples/blend-layer.png over the input with one mode.
 steps=$(mktemp -d)
@@ -294,13 +292,11 @@ validate` evaluates every expression for sources of each `--size` (default 640x4
 a variable for a run; a chain without variables or expressions is written as version 1.
 
 EXPRESSIONS
-for spec in "colorControls color-controls coffee" "toneCurve tone-curve chelsea" "gaussianBlur gaussian-blur rocket" \
-    "resize resize chelsea" "crop crop chelsea" "rotate rotate chelsea" "flip flip chelsea" \
-    "exposure exposure coffee" "gamma gamma chelsea" "levels levels camera" "hueAdjust hue-adjust chelsea" \
-    "vibrance vibrance coffee" "colorMatrix color-matrix chelsea" "sepia sepia coffee" "monochrome monochrome chelsea" \
-    "invert invert rocket" "lut lut coffee" "unsharpMask unsharp-mask camera" "vignette vignette chelsea" \
-    "blend blend coffee"; do
-    set -- $spec
+for example in $examples; do
+    IFS=: read -r type chain photo <<EXAMPLE
+$example
+EXAMPLE
+    set -- "$type" "$chain"
     $fc filters "$1" --markdown
     echo
     echo "Example (\`samples/chains/$2.json\`):"

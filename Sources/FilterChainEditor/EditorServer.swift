@@ -183,9 +183,8 @@ public final class EditorServer: @unchecked Sendable {
                 throw EditorError(status: 404, "not found: \(request.path)")
             }
             if method == .GET {
-                let body = asset.templated ? asset.body.replacingOccurrences(of: "{{TOKEN}}", with: token) : asset.body
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-store"],
-                                    body: Data(body.utf8))
+                                    body: Data(Page.body(asset, token: token)))
             }
         }
         throw EditorError(status: 405, "method \(method.rawValue) is not allowed for \(request.path)")

@@ -198,6 +198,15 @@ import FilterChain
         }
         let groups = ["### Colour filters", "### Tone filters", "### Detail filters", "### Geometry filters", "### Graphs, blends and masks"]
         for group in groups { #expect(topics.contains(group + "\n")) }
+        // Each filter under the heading of the group it declares.
+        let headings: [FilterGroup: String] = [.colour: groups[0], .tone: groups[1], .detail: groups[2], .geometry: groups[3],
+                                               .compositing: groups[4]]
+        for type in FilterRegistry.types {
+            let heading = try #require(headings[type.info.group])
+            let section = try #require(topics.components(separatedBy: heading + "\n").dropFirst().first)
+            let listing = section.components(separatedBy: "\n### ")[0]
+            #expect(listing.contains("- ``\(type)``"), "FilterChain.md lists \(type) outside \(heading)")
+        }
         var declared: [String] = []
         let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
         for case let url as URL in files where url.pathExtension == "swift" {

@@ -144,6 +144,36 @@ import Testing
         #expect(try await e.request("DELETE", "/api/chain").status == 405)
     }
 
+    /// The page is the files in Sources/FilterChainEditor/Resources: each served byte for byte
+    /// (the page itself with the token written in), and every script and style sheet the page
+    /// loads is one of them.
+    @Test func thePageIsTheResourceFiles() async throws {
+        let e = try await Running()
+        defer { Task { await e.stop() } }
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/FilterChainEditor/Resources")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.count >= 12)
+        for name in files {
+            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(name)))
+            let served = try await e.request("GET", "/" + name)
+            #expect(served.status == 200, "\(name)")
+            let expected = name == "index.html"
+                ? Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "{{TOKEN}}", with: e.server.token).utf8)
+                : bytes
+            #expect(served.body == expected, "\(name) is not served as the file")
+        }
+        let page = try await e.request("GET", "/").text
+        var loaded: [String] = []
+        for attribute in ["src=\"/", "href=\"/"] {
+            for piece in page.components(separatedBy: attribute).dropFirst() {
+                loaded.append(String(piece.prefix { $0 != "?" && $0 != "\"" }))
+            }
+        }
+        #expect(loaded.count >= 11, "\(loaded)")
+        for name in loaded { #expect(files.contains(name), "the page loads /\(name), which is not a file of Resources") }
+    }
+
     // MARK: The chain
 
     @Test func anInvalidPutGets422AndChangesNothing() async throws {

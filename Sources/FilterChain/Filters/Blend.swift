@@ -17,6 +17,7 @@ public struct Blend: Filter {
 
     public static let declaration = FilterDeclaration<Blend>(
         type: "blend",
+        group: .compositing,
         summary: "Lays another image of the chain (the source, an image, an earlier step) over this one with a blend mode.",
         documentation: """
             The backdrop is the step's input (Cb, ab); the source is the layer (Cs, and
@@ -121,6 +122,7 @@ extension Parameter {
                               filter[keyPath: keyPath] = Reference(text)
                           })
         p.required = true
+        p.reference = { $0[keyPath: keyPath] }
         return p
     }
 

@@ -15,6 +15,7 @@ public struct ColorControls: Filter {
 
     public static let declaration = FilterDeclaration<ColorControls>(
         type: "colorControls",
+        group: .colour,
         summary: "Saturation, brightness and contrast.",
         documentation: """
             For each colour channel c of a pixel (r, g, b), in this order:

@@ -13,6 +13,7 @@ public struct ColorMatrix: Filter {
 
     public static let declaration = FilterDeclaration<ColorMatrix>(
         type: "colorMatrix",
+        group: .colour,
         summary: "A 4x5 matrix applied to straight RGBA: channel mixing, tints, alpha from colour.",
         documentation: """
             With the matrix M of 4 rows of 5 numbers, on straight (unpremultiplied) colour:

@@ -24,6 +24,7 @@ public struct Crop: Filter {
 
     public static let declaration = FilterDeclaration<Crop>(
         type: "crop",
+        group: .geometry,
         summary: "Keep a rectangle of the image, in pixels or as fractions of its size.",
         documentation: """
             Keeps the pixels x <= i < x + width, y <= j < y + height of the image as it stands

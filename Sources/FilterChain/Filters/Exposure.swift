@@ -16,6 +16,7 @@ public struct Exposure: Filter {
 
     public static let declaration = FilterDeclaration<Exposure>(
         type: "exposure",
+        group: .tone,
         summary: "Exposure compensation in stops: each stop doubles the light.",
         documentation: """
             Each colour channel c of a pixel:

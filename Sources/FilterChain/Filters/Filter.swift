@@ -26,6 +26,10 @@ extension Filter {
     public func operation(in space: WorkingSpace) -> FilterOperation { operation() }
     public var type: String { Self.declaration.type }
     public var changesAlpha: Bool { false }
+    /// The other images of the chain the filter reads besides its input, as its declaration
+    /// says (its reference parameters: a blend's layer). The graph and the plan read these,
+    /// never the filter's type.
+    public var layerReferences: [Reference] { Self.declaration.references(of: self) }
 }
 
 /// What a filter does to pixels and how far it reaches.

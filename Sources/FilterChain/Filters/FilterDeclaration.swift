@@ -3,6 +3,8 @@
 /// validation messages, `filterchain filters` and filters.md all read it.
 public struct FilterDeclaration<F: Filter>: Sendable {
     public let type: String
+    /// Where the filter belongs in catalogues: the editor's, the documentation's.
+    public let group: FilterGroup
     public let summary: String
     /// Markdown: the exact semantics, formula first.
     public let documentation: String
@@ -10,9 +12,10 @@ public struct FilterDeclaration<F: Filter>: Sendable {
     /// Rules across parameters: what is wrong with a combination, and what is allowed.
     let check: (@Sendable (F) -> String?)?
 
-    public init(type: String, summary: String, documentation: String, parameters: [Parameter<F>],
+    public init(type: String, group: FilterGroup, summary: String, documentation: String, parameters: [Parameter<F>],
                 check: (@Sendable (F) -> String?)? = nil) {
         self.type = type
+        self.group = group
         self.summary = summary
         self.documentation = documentation
         self.parameters = parameters
@@ -63,20 +66,41 @@ public struct FilterDeclaration<F: Filter>: Sendable {
         }
     }
 
+    /// The other images of the chain `filter` reads: the values of its reference parameters
+    /// (its declared image ports: a blend's layer), in declaration order.
+    public func references(of filter: F) -> [Reference] {
+        parameters.compactMap { $0.reference?(filter) }
+    }
+
     /// The parameters as a JSON object, in declaration order; unset optional ones left out.
     public func encode(_ filter: F) -> JSONNode {
         JSONNode(.object(parameters.compactMap { p in p.get(filter).map { (p.name, $0) } }))
     }
 
     public var info: FilterInfo {
-        FilterInfo(type: type, summary: summary, documentation: documentation,
+        FilterInfo(type: type, group: group, summary: summary, documentation: documentation,
                    parameters: parameters.map(\.info))
     }
+}
+
+/// The kinds of filter, in the order catalogues list them.
+public enum FilterGroup: String, Sendable, CaseIterable {
+    /// What each pixel's colour becomes from its own colour (colour controls, hue, matrices, LUTs).
+    case colour
+    /// Light and tone (curves, exposure, gamma, levels, vignette).
+    case tone
+    /// Neighbourhoods: blur and sharpening.
+    case detail
+    /// Size and orientation: resize, crop, rotate, flip.
+    case geometry
+    /// Layers of other images of the chain.
+    case compositing
 }
 
 /// A filter type as listings and documentation see it.
 public struct FilterInfo: Sendable {
     public let type: String
+    public let group: FilterGroup
     public let summary: String
     public let documentation: String
     public let parameters: [ParameterInfo]
@@ -170,6 +194,8 @@ public struct Parameter<F: Filter>: Sendable {
     var setInContext: (@Sendable (inout F, JSONNode, ParameterContext) throws(ParameterError) -> Void)? = nil
     /// A chain file must give it (it has no default).
     var required = false
+    /// For a reference parameter (an image port: a blend's layer), its value.
+    var reference: (@Sendable (F) -> Reference)? = nil
 
     public var info: ParameterInfo {
         ParameterInfo(name: name, help: help, kind: kind, defaultValue: get(F()), unit: unit)

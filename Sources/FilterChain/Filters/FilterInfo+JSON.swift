@@ -3,6 +3,7 @@ extension FilterInfo {
     public var jsonNode: JSONNode {
         JSONNode(.object([
             ("type", JSONNode(.string(type))),
+            ("group", JSONNode(.string(group.rawValue))),
             ("summary", JSONNode(.string(summary))),
             ("parameters", JSONNode(.array(parameters.map { p in
                 var members: [(key: String, value: JSONNode)] = [("name", JSONNode(.string(p.name)))]

@@ -15,6 +15,7 @@ public struct Flip: Filter {
 
     public static let declaration = FilterDeclaration<Flip>(
         type: "flip",
+        group: .geometry,
         summary: "Mirror the image left-right (horizontal) or top-bottom (vertical).",
         documentation: """
             For an image of w x h, output pixel (i, j) is input pixel (w - 1 - i, j) for

@@ -10,6 +10,7 @@ public struct Gamma: Filter {
 
     public static let declaration = FilterDeclaration<Gamma>(
         type: "gamma",
+        group: .tone,
         summary: "Raises every colour channel to a power: above 1 darkens the mid-tones, below 1 lightens them.",
         documentation: """
             Each colour channel c of a pixel:

@@ -16,6 +16,7 @@ public struct GaussianBlur: Filter {
 
     public static let declaration = FilterDeclaration<GaussianBlur>(
         type: "gaussianBlur",
+        group: .detail,
         summary: "Gaussian blur on premultiplied colour: no halos around transparency.",
         documentation: """
             The separable convolution, horizontal then vertical, with the sampled Gaussian

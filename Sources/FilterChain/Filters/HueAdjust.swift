@@ -16,6 +16,7 @@ public struct HueAdjust: Filter {
 
     public static let declaration = FilterDeclaration<HueAdjust>(
         type: "hueAdjust",
+        group: .colour,
         summary: "Rotates every hue by an angle, keeping luma (SVG feColorMatrix hueRotate).",
         documentation: """
             (r', g', b') = M (r, g, b) with M = A + cos(angle) B + sin(angle) C:

@@ -4,6 +4,7 @@ public struct Invert: Filter {
 
     public static let declaration = FilterDeclaration<Invert>(
         type: "invert",
+        group: .colour,
         summary: "The negative: every colour channel becomes 1 minus itself.",
         documentation: """
             Each colour channel c of a pixel:

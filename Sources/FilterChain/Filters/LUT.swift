@@ -14,6 +14,7 @@ public struct LUT: Filter {
 
     public static let declaration = FilterDeclaration<LUT>(
         type: "lut",
+        group: .colour,
         summary: "A colour look-up table from a .cube file, blended with the original by intensity.",
         documentation: """
             For each pixel, with LUT(r, g, b) the table's colour:

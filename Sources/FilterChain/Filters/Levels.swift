@@ -18,6 +18,7 @@ public struct Levels: Filter {
 
     public static let declaration = FilterDeclaration<Levels>(
         type: "levels",
+        group: .tone,
         summary: "Input black and white points, mid-tone gamma, output black and white points.",
         documentation: """
             Each colour channel c of a pixel:

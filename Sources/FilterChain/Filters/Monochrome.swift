@@ -12,6 +12,7 @@ public struct Monochrome: Filter {
 
     public static let declaration = FilterDeclaration<Monochrome>(
         type: "monochrome",
+        group: .colour,
         summary: "Replaces colour by a tint of the pixel's luma, blended with the original by intensity.",
         documentation: """
             With L = wr r + wg g + wb b (the working space's weights: 0.2126, 0.7152, 0.0722 in srgb

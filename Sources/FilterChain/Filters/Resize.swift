@@ -32,6 +32,7 @@ public struct Resize: Filter {
 
     public static let declaration = FilterDeclaration<Resize>(
         type: "resize",
+        group: .geometry,
         summary: "Lanczos3 resize to a width, a height, a box (contain, cover, fill) or a scale.",
         documentation: """
             Give `width`, `height` or both, or `scale` alone; `fit` only with both width and

@@ -9,6 +9,7 @@ public struct Rotate: Filter {
 
     public static let declaration = FilterDeclaration<Rotate>(
         type: "rotate",
+        group: .geometry,
         summary: "Turn the image by 90, 180 or 270 degrees clockwise, losslessly.",
         documentation: """
             Turns the image clockwise by `angle` degrees; -90, -180 and -270 turn it

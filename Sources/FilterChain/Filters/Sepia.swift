@@ -10,6 +10,7 @@ public struct Sepia: Filter {
 
     public static let declaration = FilterDeclaration<Sepia>(
         type: "sepia",
+        group: .colour,
         summary: "Sepia toning, blended with the original by intensity.",
         documentation: """
             With S = [[.393, .769, .189], [.349, .686, .168], [.272, .534, .131]]:

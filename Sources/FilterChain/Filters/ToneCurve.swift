@@ -23,6 +23,7 @@ public struct ToneCurve: Filter {
 
     public static let declaration = FilterDeclaration<ToneCurve>(
         type: "toneCurve",
+        group: .tone,
         summary: "A curve through control points, on all colour channels and per channel.",
         documentation: """
             Each colour channel value v goes through the master curve `points`, then through

@@ -14,6 +14,7 @@ public struct UnsharpMask: Filter {
 
     public static let declaration = FilterDeclaration<UnsharpMask>(
         type: "unsharpMask",
+        group: .detail,
         summary: "Sharpens: adds amount times the difference between the image and its Gaussian blur.",
         documentation: """
             On premultiplied colour P (colour times alpha), with B = gaussianBlur(P, sigma)

@@ -10,6 +10,7 @@ public struct Vibrance: Filter {
 
     public static let declaration = FilterDeclaration<Vibrance>(
         type: "vibrance",
+        group: .colour,
         summary: "Raises (or lowers) the saturation of muted colours more than of vivid ones.",
         documentation: """
             For each pixel (r, g, b), with L = wr r + wg g + wb b (the working space's weights:

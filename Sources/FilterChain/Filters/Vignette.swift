@@ -22,6 +22,7 @@ public struct Vignette: Filter {
 
     public static let declaration = FilterDeclaration<Vignette>(
         type: "vignette",
+        group: .tone,
         summary: "Darkens the image towards its edges (or lightens, with a negative intensity).",
         documentation: """
             For the pixel in column i and row j of the current step's image, W x H:

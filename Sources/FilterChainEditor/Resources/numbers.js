@@ -1,0 +1,194 @@
+// The graph view's number nodes (numbers.js): each variable of the chain as a node with
+// its slider (over its range) or its field, and wires to every step whose parameters
+// read it and every variable whose value reads it. Moving a slider edits the variable
+// as the Variables panel does (one chain, one undo history), so the previews re-render
+// from the first step that reads it. graph.js calls `placeNumberNodes`,
+// `renderNumberNodes` and `drawNumberWires` as it draws.
+"use strict";
+// ---- Number nodes: the chain's variables in the graph view ----
+
+const NUM_W = 176, NUM_H = 66, NUM_GAP = 14;
+const numbers = { elements: new Map() };   // variable name -> { el, sig }
+
+function numberKey(name) { return "number:" + name; }
+
+// The names an expression reads: identifiers not followed by "(" (those are functions),
+// numbers skipped whole (so that 1e5 reads nothing). `names` limits them to the chain's
+// variables (width and height are the image's).
+function namesRead(value, names) {
+  const found = new Set();
+  const scan = (text) => {
+    if (!isExpression(text)) return;
+    const s = text.slice(1);
+    let i = 0;
+    while (i < s.length) {
+      const c = s[i];
+      if (/[0-9.]/.test(c)) {
+        i++;
+        while (i < s.length && /[0-9.]/.test(s[i])) i++;
+        if (i < s.length && /[eE]/.test(s[i]) && /[0-9+\-]/.test(s[i + 1] || "")) {
+          i += 2;
+          while (i < s.length && /[0-9]/.test(s[i])) i++;
+        }
+      } else if (/[A-Za-z_]/.test(c)) {
+        let j = i + 1;
+        while (j < s.length && /[A-Za-z0-9_]/.test(s[j])) j++;
+        const name = s.slice(i, j);
+        let k = j;
+        while (k < s.length && s[k] === " ") k++;
+        if (s[k] !== "(" && names.has(name)) found.add(name);
+        i = j;
+      } else i++;
+    }
+  };
+  const walk = (v) => { if (Array.isArray(v)) v.forEach(walk); else scan(v); };
+  walk(value);
+  return found;
+}
+
+// Every number wire: { name, to: "step" | "number", id (a step's) or target (a variable's
+// name), params (what reads it) }.
+function numberWiresOf(chain) {
+  const variables = chain.variables || [];
+  const names = new Set(variables.map((v) => v.name));
+  const wires = [];
+  variables.forEach((v) => {
+    for (const name of namesRead(v.value, names)) if (name !== v.name) wires.push({ name, to: "number", target: v.name, params: ["value"] });
+  });
+  chain.filters.forEach((step) => {
+    const by = new Map();
+    for (const [param, value] of Object.entries(step.parameters || {})) {
+      for (const name of namesRead(value, names)) by.set(name, (by.get(name) || []).concat([param]));
+    }
+    for (const [name, params] of by) wires.push({ name, to: "step", id: step.id.toUpperCase(), params });
+  });
+  return wires;
+}
+
+// The number nodes' places, beside the image nodes: a row above them (a column on their left
+// when the view runs top to bottom), in the order the chain declares the variables.
+function placeNumberNodes(chain, positions) {
+  const variables = chain.variables || [];
+  if (variables.length === 0) return;
+  let x0 = Infinity, y0 = Infinity;
+  for (const p of positions.values()) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); }
+  if (!Number.isFinite(x0)) { x0 = 0; y0 = 0; }
+  variables.forEach((v, k) => {
+    const at = graph.vertical
+      ? { x: x0 - NUM_W - 64, y: y0 + k * (NUM_H + NUM_GAP) }
+      : { x: x0 + k * (NUM_W + NUM_GAP), y: y0 - NUM_H - 72 };
+    positions.set(numberKey(v.name), { x: at.x, y: at.y, w: NUM_W, h: NUM_H });
+  });
+}
+
+// A variable's value set from its number node, as the Variables panel sets it; the panel's
+// own controls follow.
+function setVariableFromGraph(k, value, coalesce) {
+  edit((c) => { c.variables[k].value = value; }, coalesce, false);
+  const row = document.querySelector(`#variable-list .variable[data-variable="${k}"]`);
+  if (row) {
+    const range = row.querySelector('input[type="range"]'), field = row.querySelector("input.value");
+    if (range && typeof value === "number") range.value = value;
+    if (field) field.value = field.defaultValue = String(value);
+  }
+}
+
+function buildNumberNode(v, k) {
+  const ranged = hasRange(v);
+  const node = el("div", { class: "gnum", "data-key": numberKey(v.name), "data-variable": v.name, role: "group",
+    "aria-label": `number node ${v.name}` + (v.help ? `: ${v.help}` : "") });
+  node.append(el("div", { class: "gnumhead" }, el("span", { class: "gnumname" }, v.name),
+    el("span", { class: "gnumvalue" })));
+  const row = el("div", { class: "gnumrow" });
+  const field = el("input", { type: "text", class: "gnumfield", inputmode: "decimal", spellcheck: "false",
+    "aria-label": `${v.name} value` });
+  field.addEventListener("change", () => {
+    const value = fieldValue(field.value);
+    if (value === null) { field.value = field.defaultValue; return; }
+    setVariableFromGraph(k, value, null);
+    renderVariables();
+  });
+  if (ranged) {
+    const range = el("input", { type: "range", class: "gnumslider", min: v.min, max: v.max, step: variableStep(v.min, v.max),
+      "aria-label": `${v.name} slider (number node)` });
+    range.addEventListener("input", () => {
+      field.value = range.value;
+      setVariableFromGraph(k, Number(range.value), `var.${k}.drag`);
+    });
+    range.addEventListener("change", () => { state.coalesce = null; });
+    row.append(range);
+  }
+  row.append(field);
+  node.append(row, el("div", { class: "gnumport", title: `${v.name}: read in a parameter as =… ${v.name} …` }));
+  return node;
+}
+
+// The number nodes, built once per variable and kept while it is dragged.
+function renderNumberNodes(chain) {
+  const variables = chain.variables || [];
+  const seen = new Set();
+  variables.forEach((v, k) => {
+    const key = numberKey(v.name);
+    seen.add(key);
+    const sig = [k, v.min, v.max, typeof v.value].join("|");
+    let entry = numbers.elements.get(key);
+    if (!entry || entry.sig !== sig) {
+      const built = buildNumberNode(v, k);
+      if (entry) entry.el.replaceWith(built); else graph.world.append(built);
+      entry = { el: built, sig };
+      numbers.elements.set(key, entry);
+    }
+    const at = graph.positions.get(key);
+    Object.assign(entry.el.style, { left: at.x + "px", top: at.y + "px", width: at.w + "px", height: at.h + "px" });
+    const range = entry.el.querySelector(".gnumslider"), field = entry.el.querySelector(".gnumfield");
+    const expression = isExpression(v.value);
+    if (range) {
+      range.disabled = expression;
+      if (!expression && document.activeElement !== range) range.value = v.value;
+    }
+    if (document.activeElement !== field) field.value = field.defaultValue = String(v.value);
+    const taken = (state.values && state.values.variables || {})[v.name];
+    entry.el.querySelector(".gnumvalue").textContent = expression && taken !== undefined ? "= " + showNumber(taken)
+      : hasRange(v) ? `${showNumber(v.min)} … ${showNumber(v.max)}` : "";
+  });
+  for (const [key, entry] of numbers.elements) {
+    if (!seen.has(key)) { entry.el.remove(); numbers.elements.delete(key); }
+  }
+}
+function hasRange(v) { return typeof v.min === "number" && typeof v.max === "number"; }
+
+// The wires from each number node's output (below it; on its right when the view runs top
+// to bottom) to what reads it: the top edge of a step (its left edge), the left edge of
+// another number node (its top edge).
+function drawNumberWires(chain) {
+  const ns = "http://www.w3.org/2000/svg";
+  for (const w of numberWiresOf(chain)) {
+    const from = graph.positions.get(numberKey(w.name));
+    const target = graph.positions.get(w.to === "step" ? stepKey(w.id) : numberKey(w.target));
+    if (!from || !target) continue;
+    const a = graph.vertical ? { x: from.x + from.w, y: from.y + from.h / 2 } : { x: from.x + from.w / 2, y: from.y + from.h };
+    const toNumber = w.to === "number";
+    // Where the wire enters: across the flow for a step, along it for a number node.
+    const across = graph.vertical ? toNumber : !toNumber;
+    const b = across ? { x: target.x + target.w / 2, y: target.y } : { x: target.x, y: target.y + (toNumber ? target.h / 2 : HEADER_H / 2) };
+    const reach = Math.max(30, Math.abs(b.x - a.x) / 2, Math.abs(b.y - a.y) / 2);
+    const leave = graph.vertical ? { x: a.x + reach, y: a.y } : { x: a.x, y: a.y + reach };
+    const enter = across ? { x: b.x, y: b.y - reach } : { x: b.x - reach, y: b.y };
+    const d = `M${a.x},${a.y} C${leave.x},${leave.y} ${enter.x},${enter.y} ${b.x},${b.y}`;
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", d);
+    path.setAttribute("class", "gwire number");
+    path.dataset.variable = w.name;
+    path.dataset.reader = w.to === "step" ? stepKey(w.id) : numberKey(w.target);
+    const title = document.createElementNS(ns, "title");
+    const reader = w.to === "step" ? nodeTitle(chain, stepKey(w.id)) : "variable " + w.target;
+    title.textContent = `${w.name} read by ${reader} (${w.params.join(", ")})`;
+    path.append(title);
+    const dot = document.createElementNS(ns, "circle");
+    dot.setAttribute("cx", b.x);
+    dot.setAttribute("cy", b.y);
+    dot.setAttribute("r", "4");
+    dot.setAttribute("class", "gnumend");
+    graph.wires.append(path, dot);
+  }
+}
