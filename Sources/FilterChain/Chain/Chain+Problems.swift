@@ -57,25 +57,9 @@ struct ProblemCollector {
 
     mutating func problems(_ root: JSONNode) -> [ChainError] {
         guard case .object(let top) = root.value else { return [] }
-        let decoder = self.decoder
         // The version decides which keys there are; an unknown one makes the rest unknowable.
-        var version = 1
-        if let v = top.first(where: { $0.key == "version" })?.value {
-            guard case .number(let n) = v.value else {
-                add(decoder.fail("version", v, .wrongType(expected: "the number 1 or 2", found: v.typeName)))
-                return found
-            }
-            guard n == 1 || n == 2 else { return [] }
-            version = Int(n)
-        } else {
-            add(decoder.fail("", root, .missingKey("version")))
-        }
-        for (key, value) in top where !ChainDecoder.topKeys[version]!.contains(key) {
-            let allowed = ChainDecoder.topKeys[version]!
-            add(decoder.fail(key, value, version == 1 && ChainDecoder.topKeys[2]!.contains(key)
-                ? .needsVersion2("\"\(key)\"")
-                : .unknownKey(key, suggestion: closestMatch(key, in: allowed), allowed: allowed)))
-        }
+        guard let version = version(top, root) else { return found }
+        checkTopKeys(top, version: version)
         if let space = top.first(where: { $0.key == "workingSpace" })?.value {
             // The working space alone, in a chain of no steps.
             let alone = JSONNode(.object([("version", JSONNode(.number(Double(version)))), ("workingSpace", space),
@@ -85,44 +69,12 @@ struct ProblemCollector {
         var identities = Identities(reserveSource: version == 2)
         var chain = Chain()
         var complete = found.isEmpty
-        // The variables (their first problem), and every name declared: a step reading one
-        // whose own value has a problem is not blamed for it again.
         var variableNames: [String] = []
         if version == 2, let list = top.first(where: { $0.key == "variables" })?.value {
-            if case .array(let items) = list.value {
-                variableNames = items.compactMap { item in
-                    guard case .string(let name)? = item.member("name")?.value else { return nil }
-                    return name
-                }
-            }
-            do throws(ChainError) {
-                var variables = Chain()
-                variables.variables = try decoder.variables(list)
-                _ = try variables.variableValues(file: decoder.file)
-            } catch {
-                add(error)
-                complete = false
-            }
+            variableNames = readVariables(list, complete: &complete)
         }
         if version == 2, let list = top.first(where: { $0.key == "images" })?.value {
-            if case .array(let items) = list.value {
-                for (i, item) in items.enumerated() where !full {
-                    let path = "images[\(i)]"
-                    var placeholderID = false
-                    let before = found.count
-                    guard let image = read(item, path, { node throws(ChainError) in try decoder.image(node, path) },
-                                           placeholderID: &placeholderID) else {
-                        complete = false
-                        continue
-                    }
-                    if found.count > before { complete = false }
-                    if !placeholderID { claim(&identities, image.id, image.name, item, path, .image(i)) }
-                    chain.images.append(image)
-                }
-            } else {
-                add(decoder.fail("images", list, .wrongType(expected: "an array", found: list.typeName)))
-                complete = false
-            }
+            chain.images = readImages(list, identities: &identities, complete: &complete)
         }
         guard let filters = top.first(where: { $0.key == "filters" })?.value else {
             add(decoder.fail("", root, .missingKey("filters")))
@@ -132,22 +84,7 @@ struct ProblemCollector {
             add(decoder.fail("filters", filters, .wrongType(expected: "an array", found: filters.typeName)))
             return found
         }
-        for (i, item) in items.enumerated() where !full {
-            let path = "filters[\(i)]"
-            var placeholderID = false
-            let before = found.count
-            guard let step = read(item, path, { node throws(ChainError) in
-                try decoder.step(node, path, version: version, variables: variableNames)
-            },
-                                  placeholderID: &placeholderID) else {
-                complete = false
-                continue
-            }
-            // Read with members left out: its id and name still count.
-            if found.count > before { complete = false }
-            if !placeholderID { claim(&identities, step.id, step.name, item, path, .step(i)) }
-            chain.steps.append(step)
-        }
+        chain.steps = readSteps(items, version: version, variables: variableNames, identities: &identities, complete: &complete)
         // The graph, once every piece is known and valid.
         if complete && found.isEmpty {
             do throws(ChainError) { try chain.checkGraph(file: decoder.file) } catch {
@@ -155,6 +92,99 @@ struct ProblemCollector {
             }
         }
         return found
+    }
+
+    /// The file's version (1 when it has none: that is a problem of its own); nil when it is
+    /// not a number (a problem), or a number other than 1 and 2 (the rest is then unknowable).
+    private mutating func version(_ top: [(key: String, value: JSONNode)], _ root: JSONNode) -> Int? {
+        guard let v = top.first(where: { $0.key == "version" })?.value else {
+            add(decoder.fail("", root, .missingKey("version")))
+            return 1
+        }
+        guard case .number(let n) = v.value else {
+            add(decoder.fail("version", v, .wrongType(expected: "the number 1 or 2", found: v.typeName)))
+            return nil
+        }
+        return n == 1 || n == 2 ? Int(n) : nil
+    }
+
+    /// Keys a file of `version` does not have.
+    private mutating func checkTopKeys(_ top: [(key: String, value: JSONNode)], version: Int) {
+        let allowed = ChainDecoder.topKeys[version]!
+        for (key, value) in top where !allowed.contains(key) {
+            add(decoder.fail(key, value, version == 1 && ChainDecoder.topKeys[2]!.contains(key)
+                ? .needsVersion2("\"\(key)\"")
+                : .unknownKey(key, suggestion: closestMatch(key, in: allowed), allowed: allowed)))
+        }
+    }
+
+    /// The variables' first problem, and every name declared: a step reading one whose own
+    /// value has a problem is not blamed for it again.
+    private mutating func readVariables(_ list: JSONNode, complete: inout Bool) -> [String] {
+        var names: [String] = []
+        if case .array(let items) = list.value {
+            names = items.compactMap { item in
+                guard case .string(let name)? = item.member("name")?.value else { return nil }
+                return name
+            }
+        }
+        do throws(ChainError) {
+            var variables = Chain()
+            variables.variables = try decoder.variables(list)
+            _ = try variables.variableValues(file: decoder.file)
+        } catch {
+            add(error)
+            complete = false
+        }
+        return names
+    }
+
+    /// Each image's problems; the images that read (their ids and names claimed).
+    private mutating func readImages(_ list: JSONNode, identities: inout Identities, complete: inout Bool) -> [ChainImage] {
+        guard case .array(let items) = list.value else {
+            add(decoder.fail("images", list, .wrongType(expected: "an array", found: list.typeName)))
+            complete = false
+            return []
+        }
+        let decoder = self.decoder
+        var images: [ChainImage] = []
+        for (i, item) in items.enumerated() where !full {
+            let path = "images[\(i)]"
+            var placeholderID = false
+            let before = found.count
+            guard let image = read(item, path, { node throws(ChainError) in try decoder.image(node, path) },
+                                   placeholderID: &placeholderID) else {
+                complete = false
+                continue
+            }
+            if found.count > before { complete = false }
+            if !placeholderID { claim(&identities, image.id, image.name, item, path, .image(i)) }
+            images.append(image)
+        }
+        return images
+    }
+
+    /// Each step's problems; the steps that read (with members left out: their ids and names
+    /// still count).
+    private mutating func readSteps(_ items: [JSONNode], version: Int, variables: [String], identities: inout Identities,
+                                    complete: inout Bool) -> [Step] {
+        let decoder = self.decoder
+        var steps: [Step] = []
+        for (i, item) in items.enumerated() where !full {
+            let path = "filters[\(i)]"
+            var placeholderID = false
+            let before = found.count
+            guard let step = read(item, path, { node throws(ChainError) in
+                try decoder.step(node, path, version: version, variables: variables)
+            }, placeholderID: &placeholderID) else {
+                complete = false
+                continue
+            }
+            if found.count > before { complete = false }
+            if !placeholderID { claim(&identities, step.id, step.name, item, path, .step(i)) }
+            steps.append(step)
+        }
+        return steps
     }
 
     private mutating func claim(_ identities: inout Identities, _ id: String, _ name: String?, _ item: JSONNode,

@@ -218,11 +218,11 @@ extension Chain {
         return index == 0 ? .source : .step(index - 1)
     }
 
-    /// The images a step reads besides its input: a blend's layer, an image mask's source.
+    /// The images a step reads besides its input: its filter's declared layers (a blend's),
+    /// an image mask's source.
     public func sideReferences(ofStep index: Int) -> [Reference] {
         let step = steps[index]
-        var refs: [Reference] = []
-        if let blend = step.filter as? Blend { refs.append(blend.layer) }
+        var refs = step.filter.layerReferences
         if let r = step.mask?.reference { refs.append(r) }
         return refs
     }
@@ -230,7 +230,7 @@ extension Chain {
     /// True when the chain's steps read anything but the step above them, or act through a
     /// mask: what evaluates as a graph.
     public var usesGraph: Bool {
-        !images.isEmpty || steps.contains { $0.input != nil || $0.mask != nil || $0.filter is Blend }
+        !images.isEmpty || steps.contains { $0.input != nil || $0.mask != nil || !$0.filter.layerReferences.isEmpty }
     }
 
     /// True when the chain uses anything a version 1 file cannot say: the graph, variables or

@@ -95,6 +95,8 @@ protocol StoredDecoder: AnyObject {
     func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int)
     /// Whether decoding took a thread of its own (known after the first read).
     var decodesInParallel: Bool { get }
+    /// After the finish: how a parallel decode's entropy decoding went (JPEG; tests).
+    var entropyPath: (ownDecoderOnly: Bool, split: Bool) { get }
 }
 
 extension StoredDecoder {
@@ -104,6 +106,38 @@ extension StoredDecoder {
     func shrink(by denominator: Int) throws {}
     func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int) {}
     var decodesInParallel: Bool { false }
+    var entropyPath: (ownDecoderOnly: Bool, split: Bool) { (false, false) }
+
+    /// What a decoder with entropy decoding of its own to spread (JPEG's Huffman decoding,
+    /// HEIF's HEVC) does with the render's hints. Decoded at a reduced scale, a large JPEG's
+    /// Huffman decoding is most of the work (the inverse DCT, colour conversion and every
+    /// later step see 1/4 of the pixels or fewer), and it is serial: an image alone on the
+    /// renderer gives it a thread of its own beside the pool's (W6: 57 -> 50 ms). At full
+    /// scale it is not (W1, W7, W6x measured slower with the extra thread), nor in a batch,
+    /// whose images keep every core busy already. The second Huffman thread (a plain scan's
+    /// second half, speculatively) only with cores to spare: on two, the three decoding
+    /// threads and the pool's took longer than the entropy thread alone (W11 0.100 against
+    /// 0.094 s, W6 0.053 against 0.049 s), the work being the same and the cores busy either way.
+    func adopt(_ hints: DecodeHints) {
+        guard hints.shrunk, hints.threads >= 2, hints.alone else { return }
+        let spare = hints.threads >= 4 && WorkerPool.availableCores >= 4
+        decodeInParallel(minimumMCUs: 2048, chunkMCUs: 512, splitMCUs: spare ? 8192 : 0)
+    }
+}
+
+/// What a render knows that may make a decoder faster, never different: whether the image is
+/// decoded at a reduced scale, whether it is the only image on the renderer now, and the
+/// renderer's threads. Each decoder decides what to do with them (`ImageReader.adopt`).
+public struct DecodeHints: Sendable, Equatable {
+    public var shrunk: Bool
+    public var alone: Bool
+    public var threads: Int
+
+    public init(shrunk: Bool, alone: Bool, threads: Int) {
+        self.shrunk = shrunk
+        self.alone = alone
+        self.threads = threads
+    }
 }
 
 /// Reads an image top to bottom in strips of rows, upright. Used from one thread at a time.
@@ -178,13 +212,20 @@ public final class ImageReader: @unchecked Sendable {
     }
 
     /// After the finish: how a parallel JPEG decode's Huffman decoding went (tests).
-    var entropyPath: (ownDecoderOnly: Bool, split: Bool) {
-        guard let jpeg = decoder as? JPEGDecoder else { return (false, false) }
-        return jpeg.entropyPath
-    }
+    var entropyPath: (ownDecoderOnly: Bool, split: Bool) { decoder.entropyPath }
 
     /// Whether decoding took a thread of its own.
     public var decodesInParallel: Bool { decoder.decodesInParallel }
+
+    /// Before the first read: the decoder takes what helps it from `hints` (JPEG and HEIF:
+    /// entropy decoding on threads of their own). Returns whether decoding took a thread of
+    /// its own.
+    @discardableResult
+    public func adopt(_ hints: DecodeHints) -> Bool {
+        guard nextRow == 0 else { return false }
+        decoder.adopt(hints)
+        return decoder.decodesInParallel
+    }
 
     /// Shrink-on-load: has a JPEG decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT
     /// scaling), the largest reduction that keeps at least `minimum` pixels on both axes,

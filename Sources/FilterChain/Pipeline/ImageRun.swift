@@ -424,121 +424,155 @@ final class ImageRun: @unchecked Sendable {
     /// decoded rows converted (stage 0), then the stage's row operations in order.
     private func rowWork(_ j: Int, strip: Int, rows part: Range<Int>) {
         let stage = stages[j]
-        let work = stage.work!
-        let stride = stage.stride
-        let size = stage.stage.size
         let first = strip * stage.stage.stripHeight
         let rows = (first + part.lowerBound)..<(first + part.upperBound)
+        // Whether the rows still hold converted samples (integer samples over their maximum:
+        // every value in 0...1), which no operation has changed yet.
+        var samplesAsDecoded = convertSourceRows(stage, rows: rows, first: first, strip: strip)
+        for op in stage.stage.ops {
+            defer { samplesAsDecoded = false }
+            run(op, on: stage, rows: rows, strip: strip, first: first, samplesAsDecoded: samplesAsDecoded)
+        }
+    }
+
+    /// A source stage's rows converted into the working space (the decoder's, an image's);
+    /// alpha set to 1 where the stage fills it. Returns whether the rows hold converted
+    /// samples in 0...1.
+    private func convertSourceRows(_ stage: StageRun, rows: Range<Int>, first: Int, strip: Int) -> Bool {
+        let work = stage.work!
+        let width = stage.stage.size.width
+        var samplesAsDecoded = false
         switch stage.stage.source {
         case .decoder:
             let bytes = decodeBuffers[strip & 1]
             for y in rows {
-                inputConversion.convert(bytes + (y - first) * rowBytes, width: size.width, into: work.pixels(y))
+                inputConversion.convert(bytes + (y - first) * rowBytes, width: width, into: work.pixels(y))
             }
+            samplesAsDecoded = inputConversion.givesUnitRange
         case .image(let i):
             let image = images[i]
             image.pixels.withUnsafeBytes { bytes in
                 for y in rows {
-                    imageConversions[i].convert(bytes.baseAddress! + y * image.rowBytes, width: size.width, into: work.pixels(y))
+                    imageConversions[i].convert(bytes.baseAddress! + y * image.rowBytes, width: width, into: work.pixels(y))
                 }
             }
+            samplesAsDecoded = imageConversions[i].givesUnitRange
         default:
             break
         }
         if stage.stage.fillsAlpha {
-            for y in rows { work.row(3, y).update(repeating: 1, count: stride) }
+            for y in rows { work.row(3, y).update(repeating: 1, count: stage.stride) }
         }
-        // Whether the rows still hold converted samples (integer samples over their maximum:
-        // every value in 0...1), which no operation has changed yet.
-        var samplesAsDecoded: Bool
-        switch stage.stage.source {
-        case .decoder: samplesAsDecoded = inputConversion.givesUnitRange
-        case .image(let i): samplesAsDecoded = imageConversions[i].givesUnitRange
-        default: samplesAsDecoded = false
-        }
-        for op in stage.stage.ops {
-            defer { samplesAsDecoded = false }
-            switch op {
-            case .points(let kernels, let positional):
-                if positional {
-                    for y in rows {
-                        let pixels = work.pixels(y)
-                        var x = 0
-                        while x < stride {
-                            let n = min(ImageRun.pointChunk, stride - x)
-                            let chunk = pixels.offset(by: x)
-                            for kernel in kernels {
-                                switch kernel {
-                                case .point(let k): k.apply(chunk, count: n)
-                                case .positional(let k): k.apply(chunk, count: n, row: y, column: x, size: size)
-                                }
-                            }
-                            x += n
-                        }
-                    }
-                } else {
-                    for run in PlaneBuffer.runs(rows, in: [work]) {
-                        let total = run.count * stride
-                        let pixels = work.pixels(run.lowerBound, rows: run.count)
-                        var offset = 0
-                        while offset < total {
-                            let n = min(ImageRun.pointChunk, total - offset)
-                            let chunk = pixels.offset(by: offset)
-                            for case .point(let kernel) in kernels { kernel.apply(chunk, count: n) }
-                            offset += n
-                        }
-                    }
+        return samplesAsDecoded
+    }
+
+    /// One row operation on rows `rows` of a stage.
+    private func run(_ op: Plan.RowOp, on stage: StageRun, rows: Range<Int>, strip: Int, first: Int, samplesAsDecoded: Bool) {
+        let work = stage.work!
+        let stride = stage.stride
+        switch op {
+        case .points(let kernels, let positional):
+            runPoints(kernels, positional: positional, work: work, stride: stride, size: stage.stage.size, rows: rows)
+        case .horizontal(let pass, let planes):
+            for run in PlaneBuffer.runs(rows, in: [work]) {
+                for p in 0..<planes {
+                    pass.run(work.rows(p, run.lowerBound, count: run.count), stride: stride, rowCount: run.count)
                 }
-            case .horizontal(let pass, let planes):
-                for run in PlaneBuffer.runs(rows, in: [work]) {
-                    for p in 0..<planes {
-                        pass.run(work.rows(p, run.lowerBound, count: run.count), stride: stride, rowCount: run.count)
-                    }
-                }
-            case .saveInput(let planes):
-                let save = stage.save!
-                for y in rows {
-                    for p in 0..<planes { save.row(p, y).update(from: work.row(p, y), count: stride) }
-                }
-            case .combine(let kernel):
-                let saved = stage.saved!
-                for run in PlaneBuffer.runs(rows, in: [work, saved]) {
-                    kernel.combine(input: saved.pixels(run.lowerBound, rows: run.count),
-                                   into: work.pixels(run.lowerBound, rows: run.count), count: run.count * stride)
-                }
-            case .blend(let kernel, let side):
-                let scratch = Scratch(stride: stride)
-                let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
-                // An opaque backdrop's alpha: 1, which blending over it leaves 1 (ao = 1
-                // exactly where ab = 1; LayerKernel.changesOpaqueAlpha).
-                if opaque { scratch.extra.update(repeating: 1, count: stride) }
-                for y in rows {
-                    let (layer, covered) = placedLayer(side, row: y, width: size.width, into: scratch)
-                    var backdrop = work.pixels(y)
-                    if opaque { backdrop.alpha = scratch.extra }
-                    // The layer's columns are blended, the rest of the row only passed (which
-                    // leaves opaque samples as decoded, already in 0...1, as they are).
-                    kernel.blend(backdrop: backdrop.offset(by: covered.lowerBound), layer: layer.offset(by: covered.lowerBound),
-                                 count: covered.count)
-                    if !(opaque && samplesAsDecoded) {
-                        kernel.pass(backdrop: backdrop, count: covered.lowerBound)
-                        kernel.pass(backdrop: backdrop.offset(by: covered.upperBound), count: stride - covered.upperBound)
-                    }
-                }
-            case .mask(let kernel, let input, let side):
-                let scratch = Scratch(stride: stride)
-                let original = stages[input].work!
-                let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
-                for y in rows {
-                    let layer = side.map { placedLayer($0, row: y, width: size.width, into: scratch).pixels }
-                    kernel.values(into: scratch.extra, count: stride, row: y, column: 0, size: size,
-                                  input: original.pixels(y), layer: layer)
-                    MaskKernel.mix(input: original.pixels(y), result: work.pixels(y), mask: scratch.extra,
-                                   count: stride, opaque: opaque)
-                }
-            case .tap(let i):
-                for y in rows { sinks[i].convert(strip: strip, row: y - first, work.pixels(y)) }
             }
+        case .saveInput(let planes):
+            let save = stage.save!
+            for y in rows {
+                for p in 0..<planes { save.row(p, y).update(from: work.row(p, y), count: stride) }
+            }
+        case .combine(let kernel):
+            let saved = stage.saved!
+            for run in PlaneBuffer.runs(rows, in: [work, saved]) {
+                kernel.combine(input: saved.pixels(run.lowerBound, rows: run.count),
+                               into: work.pixels(run.lowerBound, rows: run.count), count: run.count * stride)
+            }
+        case .blend(let kernel, let side):
+            runBlend(kernel, layer: side, on: stage, rows: rows, samplesAsDecoded: samplesAsDecoded)
+        case .mask(let kernel, let input, let side):
+            runMask(kernel, input: input, layer: side, on: stage, rows: rows)
+        case .tap(let i):
+            for y in rows { sinks[i].convert(strip: strip, row: y - first, work.pixels(y)) }
+        }
+    }
+
+    /// A fused run of point kernels, a chunk of pixels at a time (within a row when a kernel
+    /// needs positions, across rows where the ring holds them together otherwise).
+    private func runPoints(_ kernels: [RowKernel], positional: Bool, work: PlaneBuffer, stride: Int, size: ImageSize,
+                           rows: Range<Int>) {
+        if positional {
+            for y in rows {
+                let pixels = work.pixels(y)
+                var x = 0
+                while x < stride {
+                    let n = min(ImageRun.pointChunk, stride - x)
+                    let chunk = pixels.offset(by: x)
+                    for kernel in kernels {
+                        switch kernel {
+                        case .point(let k): k.apply(chunk, count: n)
+                        case .positional(let k): k.apply(chunk, count: n, row: y, column: x, size: size)
+                        }
+                    }
+                    x += n
+                }
+            }
+        } else {
+            for run in PlaneBuffer.runs(rows, in: [work]) {
+                let total = run.count * stride
+                let pixels = work.pixels(run.lowerBound, rows: run.count)
+                var offset = 0
+                while offset < total {
+                    let n = min(ImageRun.pointChunk, total - offset)
+                    let chunk = pixels.offset(by: offset)
+                    for case .point(let kernel) in kernels { kernel.apply(chunk, count: n) }
+                    offset += n
+                }
+            }
+        }
+    }
+
+    /// A layer laid over the rows (a blend step).
+    private func runBlend(_ kernel: any LayerKernel, layer side: Plan.Side, on stage: StageRun, rows: Range<Int>,
+                          samplesAsDecoded: Bool) {
+        let work = stage.work!
+        let stride = stage.stride
+        let scratch = Scratch(stride: stride)
+        let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
+        // An opaque backdrop's alpha: 1, which blending over it leaves 1 (ao = 1 exactly where
+        // ab = 1; LayerKernel.changesOpaqueAlpha).
+        if opaque { scratch.extra.update(repeating: 1, count: stride) }
+        for y in rows {
+            let (layer, covered) = placedLayer(side, row: y, width: stage.stage.size.width, into: scratch)
+            var backdrop = work.pixels(y)
+            if opaque { backdrop.alpha = scratch.extra }
+            // The layer's columns are blended, the rest of the row only passed (which leaves
+            // opaque samples as decoded, already in 0...1, as they are).
+            kernel.blend(backdrop: backdrop.offset(by: covered.lowerBound), layer: layer.offset(by: covered.lowerBound),
+                         count: covered.count)
+            if !(opaque && samplesAsDecoded) {
+                kernel.pass(backdrop: backdrop, count: covered.lowerBound)
+                kernel.pass(backdrop: backdrop.offset(by: covered.upperBound), count: stride - covered.upperBound)
+            }
+        }
+    }
+
+    /// The rows mixed with the step's input (stage `input`) by a mask.
+    private func runMask(_ kernel: MaskKernel, input: Int, layer side: Plan.Side?, on stage: StageRun, rows: Range<Int>) {
+        let work = stage.work!
+        let stride = stage.stride
+        let size = stage.stage.size
+        let scratch = Scratch(stride: stride)
+        let original = stages[input].work!
+        let opaque = stage.stage.planes == 3 && !stage.stage.fillsAlpha
+        for y in rows {
+            let layer = side.map { placedLayer($0, row: y, width: size.width, into: scratch).pixels }
+            kernel.values(into: scratch.extra, count: stride, row: y, column: 0, size: size,
+                          input: original.pixels(y), layer: layer)
+            MaskKernel.mix(input: original.pixels(y), result: work.pixels(y), mask: scratch.extra,
+                           count: stride, opaque: opaque)
         }
     }
 

@@ -386,118 +386,140 @@ struct OutputConversion: Sendable {
             convertToInks(p, hasAlpha: hasAlpha, width: width, through: inks, into: destination)
             return
         }
-        let kernel = leg.kernel
-        if depth == .eight && !leg.encodesSRGB && kernel == nil && (background == nil || !hasAlpha)
+        if depth == .eight && !leg.encodesSRGB && leg.kernel == nil && (background == nil || !hasAlpha)
             && (channels == .rgb || channels == .rgba) {
             packEightBit(p, width: width, into: destination)
             return
         }
-        let n = channels.count
         // Planes padded to 8 pixels and aligned to 32 bytes, as a kernel needs them.
         let padded = (width + 7) & ~7
         withUnsafeTemporaryAllocation(byteCount: 4 * max(padded, 8) * MemoryLayout<Float>.size, alignment: 64) { raw in
             let r = raw.baseAddress!.bindMemory(to: Float.self, capacity: 4 * max(padded, 8))
-            let g = r + padded, b = g + padded, a = b + padded
-            var red = UnsafePointer(p.red), green = UnsafePointer(p.green), blue = UnsafePointer(p.blue)
+            let scratch = PlanarPixels(red: r, green: r + padded, blue: r + 2 * padded, alpha: r + 3 * padded)
+            var colour = (red: UnsafePointer(p.red), green: UnsafePointer(p.green), blue: UnsafePointer(p.blue))
             let composites = background != nil && hasAlpha
-            if let bg = background, hasAlpha {
-                // Composite in the working space first: c a + bg (1 - a), alpha clamped.
-                for x in 0..<width {
-                    let av = p.alpha[x]
-                    let alpha = av > 0 ? (av < 1 ? av : 1) : 0
-                    r[x] = p.red[x] * alpha + bg.0 * (1 - alpha)
-                    g[x] = p.green[x] * alpha + bg.1 * (1 - alpha)
-                    b[x] = p.blue[x] * alpha + bg.2 * (1 - alpha)
-                }
-                red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
+            if composites {
+                composite(p, width: width, into: scratch)
+                colour = (UnsafePointer(scratch.red), UnsafePointer(scratch.green), UnsafePointer(scratch.blue))
             }
-            if let kernel {
-                // The tap's planes are read by others too: convert into the scratch planes.
-                let scratch = PlanarPixels(red: r, green: g, blue: b, alpha: a)
-                if !composites, let matrixTRC = kernel as? MatrixTRCKernel {
-                    // Straight from the tap's planes (their rows are padded to 8 pixels as
-                    // well; what the padding gives is not stored).
-                    matrixTRC.apply(from: p, into: scratch, count: padded)
-                } else {
-                    if !composites {
-                        r.update(from: p.red, count: width); g.update(from: p.green, count: width)
-                        b.update(from: p.blue, count: width)
-                    }
-                    for x in width..<padded { r[x] = 0; g[x] = 0; b[x] = 0 }
-                    kernel.apply(scratch, count: padded)
-                }
-                red = UnsafePointer(r); green = UnsafePointer(g); blue = UnsafePointer(b)
+            if let kernel = leg.kernel {
+                convertColour(p, composited: composites, width: width, padded: padded, kernel: kernel, into: scratch)
+                colour = (UnsafePointer(scratch.red), UnsafePointer(scratch.green), UnsafePointer(scratch.blue))
                 if depth == .eight && !leg.encodesSRGB && (channels == .rgb || channels == .rgba) {
                     // Converted: packed as the common case is (alpha, when kept, as it was).
-                    packEightBit(PlanarPixels(red: r, green: g, blue: b, alpha: p.alpha), width: width, into: destination)
+                    packEightBit(PlanarPixels(red: scratch.red, green: scratch.green, blue: scratch.blue, alpha: p.alpha),
+                                 width: width, into: destination)
                     return
                 }
             }
             if depth.isFloat {
-                // Float (in memory only): the values as they are, unclamped; the sRGB encoding
-                // function computed, extended as the decoding one is (its linear segment below
-                // 0, its power above 1).
-                let d = destination.assumingMemoryBound(to: Float.self)
-                let colour = channels.isGrey ? [red] : [red, green, blue]
-                for (c, source) in colour.enumerated() {
-                    for x in 0..<width {
-                        let v = source[x]
-                        d[x &* n &+ c] = leg.encodesSRGB ? Float(SRGB.encode(Double(v))) : v
-                    }
-                }
-                if channels.hasAlpha { for x in 0..<width { d[x &* n &+ n - 1] = p.alpha[x] } }
+                storeFloat(colour, alpha: p.alpha, width: width, into: destination)
                 return
             }
             encodeTable.withUnsafeBufferPointer { t in
                 let table = leg.encodesSRGB ? t.baseAddress : nil
-                prepare(red, r, width: width, colour: true, table: table)
+                prepare(colour.red, scratch.red, width: width, colour: true, table: table)
                 if !channels.isGrey {
-                    prepare(green, g, width: width, colour: true, table: table)
-                    prepare(blue, b, width: width, colour: true, table: table)
+                    prepare(colour.green, scratch.green, width: width, colour: true, table: table)
+                    prepare(colour.blue, scratch.blue, width: width, colour: true, table: table)
                 }
-                if channels.hasAlpha { prepare(p.alpha, a, width: width, colour: false, table: nil) }
+                if channels.hasAlpha { prepare(p.alpha, scratch.alpha, width: width, colour: false, table: nil) }
             }
-            // The prepared plane of stored channel c.
-            func plane(_ c: Int) -> UnsafeMutablePointer<Float> {
-                switch c {
-                case 0: r
-                case 1: channels.isGrey ? a : g
-                case 2: b
-                default: a
-                }
+            storePrepared(scratch, width: width, into: destination)
+        }
+    }
+
+    /// Composites over the background in the working space: c a + bg (1 - a), alpha clamped.
+    private func composite(_ p: PlanarPixels, width: Int, into scratch: PlanarPixels) {
+        guard let bg = background else { return }
+        for x in 0..<width {
+            let av = p.alpha[x]
+            let alpha = av > 0 ? (av < 1 ? av : 1) : 0
+            scratch.red[x] = p.red[x] * alpha + bg.0 * (1 - alpha)
+            scratch.green[x] = p.green[x] * alpha + bg.1 * (1 - alpha)
+            scratch.blue[x] = p.blue[x] * alpha + bg.2 * (1 - alpha)
+        }
+    }
+
+    /// The output leg's kernel into the scratch planes (the tap's planes are read by others
+    /// too): from the composited scratch, or straight from the tap's planes.
+    private func convertColour(_ p: PlanarPixels, composited: Bool, width: Int, padded: Int, kernel: any PointKernel,
+                               into scratch: PlanarPixels) {
+        if !composited, let matrixTRC = kernel as? MatrixTRCKernel {
+            // Straight from the tap's planes (their rows are padded to 8 pixels as well; what
+            // the padding gives is not stored).
+            matrixTRC.apply(from: p, into: scratch, count: padded)
+            return
+        }
+        if !composited {
+            scratch.red.update(from: p.red, count: width)
+            scratch.green.update(from: p.green, count: width)
+            scratch.blue.update(from: p.blue, count: width)
+        }
+        for x in width..<padded { scratch.red[x] = 0; scratch.green[x] = 0; scratch.blue[x] = 0 }
+        kernel.apply(scratch, count: padded)
+    }
+
+    /// Float (in memory only): the values as they are, unclamped; the sRGB encoding function
+    /// computed, extended as the decoding one is (its linear segment below 0, its power above 1).
+    private func storeFloat(_ colour: (red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>),
+                            alpha: UnsafeMutablePointer<Float>, width: Int, into destination: UnsafeMutableRawPointer) {
+        let n = channels.count
+        let d = destination.assumingMemoryBound(to: Float.self)
+        let planes = channels.isGrey ? [colour.red] : [colour.red, colour.green, colour.blue]
+        for (c, source) in planes.enumerated() {
+            for x in 0..<width {
+                let v = source[x]
+                d[x &* n &+ c] = leg.encodesSRGB ? Float(SRGB.encode(Double(v))) : v
             }
-            if depth == .eight && (channels == .rgb || channels == .rgba) && width > 1 {
-                // One pass per pixel: the samples packed into a 32-bit word (the 2^23 added
-                // for rounding leaves each value in the low bits), stored at once. For RGB the
-                // word's fourth byte is overwritten by the next pixel; the last pixel is
-                // stored byte by byte.
-                let d = destination.assumingMemoryBound(to: UInt8.self)
-                let words = UnsafeMutableRawPointer(destination)
-                let count = channels == .rgb ? width - 1 : width
-                for x in 0..<count {
-                    var word = (OutputConversion.round(r[x]) & 0xFF) | (OutputConversion.round(g[x]) & 0xFF) << 8
-                        | (OutputConversion.round(b[x]) & 0xFF) << 16
-                    if n == 4 { word |= (OutputConversion.round(a[x]) & 0xFF) << 24 }
-                    words.storeBytes(of: word.littleEndian, toByteOffset: x &* n, as: UInt32.self)
-                }
-                if channels == .rgb {
-                    let x = width - 1
-                    d[x * 3] = UInt8(truncatingIfNeeded: OutputConversion.round(r[x]))
-                    d[x * 3 + 1] = UInt8(truncatingIfNeeded: OutputConversion.round(g[x]))
-                    d[x * 3 + 2] = UInt8(truncatingIfNeeded: OutputConversion.round(b[x]))
-                }
-            } else if depth == .eight {
-                let d = destination.assumingMemoryBound(to: UInt8.self)
-                for c in 0..<n {
-                    let source = plane(c)
-                    for x in 0..<width { d[x &* n &+ c] = UInt8(truncatingIfNeeded: OutputConversion.round(source[x])) }
-                }
-            } else {
-                let d = destination.assumingMemoryBound(to: UInt16.self)
-                for c in 0..<n {
-                    let source = plane(c)
-                    for x in 0..<width { d[x &* n &+ c] = UInt16(truncatingIfNeeded: OutputConversion.round(source[x])) }
-                }
+        }
+        if channels.hasAlpha { for x in 0..<width { d[x &* n &+ n - 1] = alpha[x] } }
+    }
+
+    /// The prepared planes (values scaled, clamped and ready to round) stored as 8- or
+    /// 16-bit samples.
+    private func storePrepared(_ scratch: PlanarPixels, width: Int, into destination: UnsafeMutableRawPointer) {
+        let n = channels.count
+        let r = scratch.red, g = scratch.green, b = scratch.blue, a = scratch.alpha
+        // The prepared plane of stored channel c.
+        func plane(_ c: Int) -> UnsafeMutablePointer<Float> {
+            switch c {
+            case 0: r
+            case 1: channels.isGrey ? a : g
+            case 2: b
+            default: a
+            }
+        }
+        if depth == .eight && (channels == .rgb || channels == .rgba) && width > 1 {
+            // One pass per pixel: the samples packed into a 32-bit word (the 2^23 added for
+            // rounding leaves each value in the low bits), stored at once. For RGB the word's
+            // fourth byte is overwritten by the next pixel; the last pixel is stored byte by byte.
+            let d = destination.assumingMemoryBound(to: UInt8.self)
+            let words = UnsafeMutableRawPointer(destination)
+            let count = channels == .rgb ? width - 1 : width
+            for x in 0..<count {
+                var word = (OutputConversion.round(r[x]) & 0xFF) | (OutputConversion.round(g[x]) & 0xFF) << 8
+                    | (OutputConversion.round(b[x]) & 0xFF) << 16
+                if n == 4 { word |= (OutputConversion.round(a[x]) & 0xFF) << 24 }
+                words.storeBytes(of: word.littleEndian, toByteOffset: x &* n, as: UInt32.self)
+            }
+            if channels == .rgb {
+                let x = width - 1
+                d[x * 3] = UInt8(truncatingIfNeeded: OutputConversion.round(r[x]))
+                d[x * 3 + 1] = UInt8(truncatingIfNeeded: OutputConversion.round(g[x]))
+                d[x * 3 + 2] = UInt8(truncatingIfNeeded: OutputConversion.round(b[x]))
+            }
+        } else if depth == .eight {
+            let d = destination.assumingMemoryBound(to: UInt8.self)
+            for c in 0..<n {
+                let source = plane(c)
+                for x in 0..<width { d[x &* n &+ c] = UInt8(truncatingIfNeeded: OutputConversion.round(source[x])) }
+            }
+        } else {
+            let d = destination.assumingMemoryBound(to: UInt16.self)
+            for c in 0..<n {
+                let source = plane(c)
+                for x in 0..<width { d[x &* n &+ c] = UInt16(truncatingIfNeeded: OutputConversion.round(source[x])) }
             }
         }
     }

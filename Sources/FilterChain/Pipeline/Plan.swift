@@ -128,7 +128,7 @@ struct Plan {
 
     /// An image of the graph as the plan builds it: where its rows are, its size, whether
     /// alpha may differ from 1.
-    private struct Value {
+    struct Value {
         var stage: Int
         var size: ImageSize
         /// The size the chain takes it to have (the decoder may have shrunk the source).
@@ -150,202 +150,27 @@ struct Plan {
     /// (alpha is exactly 1), exactly as the chain cut before that step is.
     init(chain: Chain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool,
          images: [(size: ImageSize, alpha: Bool)] = [], taps: [Int], stripHeight: Int) throws(StepFailure) {
-        let s = max(1, stripHeight)
-        let steps = chain.steps
-        // What each node's image is once disabled steps pass their input through.
-        func resolved(_ node: GraphNode) -> GraphNode { chain.effective(node) }
-        func sideNodes(_ i: Int) -> [GraphNode] {
-            chain.sideReferences(ofStep: i).compactMap { chain.resolve($0, from: i) }.map(resolved)
+        // The passes (Plan+Build.swift): prune, lower, fuse, size.
+        let tapNodes = taps.map { chain.effective(chain.node(atPosition: $0)) }
+        let (needed, shared) = Plan.prune(chain, tapNodes: tapNodes)
+        var builder = PlanBuilder(chain: chain, strip: max(1, stripHeight), tapNodes: tapNodes, shared: shared)
+        builder.addSources(size: size, logicalSize: logicalSize, hasAlpha: hasAlpha, images: images, needed: needed)
+        for index in chain.steps.indices where chain.steps[index].enabled && needed.contains(.step(index)) {
+            try builder.lower(step: index)
         }
-        // The steps the outputs need, and how often each image is read.
-        let tapNodes = taps.map { resolved(chain.node(atPosition: $0)) }
-        var needed = Set(tapNodes)
-        for i in steps.indices.reversed() where steps[i].enabled && needed.contains(.step(i)) {
-            needed.insert(resolved(chain.inputNode(ofStep: i)))
-            for n in sideNodes(i) { needed.insert(n) }
-        }
-        var reads: [GraphNode: Int] = [:]
-        var shared = Set<GraphNode>()
-        for i in steps.indices where steps[i].enabled && needed.contains(.step(i)) {
-            let input = resolved(chain.inputNode(ofStep: i))
-            reads[input, default: 0] += 1
-            if steps[i].mask != nil { shared.insert(input) }
-            for n in sideNodes(i) { shared.insert(n) }
-        }
-        for (node, count) in reads where count > 1 { shared.insert(node) }
-
-        var stages: [Stage] = []
-        var values: [GraphNode: Value] = [:]
-        var tapStages = [Int](repeating: 0, count: taps.count)
-        var tapAlpha = [Bool](repeating: false, count: taps.count)
-
-        func append(_ op: RowOp, to j: Int) {
-            if case .tap = op {} else { precondition(!stages[j].isClosed, "a closed stage is read as it stands") }
-            if case .points(let new, _) = op, case .points(let old, _)? = stages[j].ops.last {
-                let kernels = old + new
-                stages[j].ops[stages[j].ops.count - 1] = .points(kernels, positional: kernels.contains {
-                    if case .positional = $0 { true } else { false }
-                })
-            } else {
-                stages[j].ops.append(op)
-            }
-        }
-        func point(_ kernel: any PointKernel, to j: Int) { append(.points([.point(kernel)], positional: false), to: j) }
-        /// Records `node`'s image, adds its taps and, when other stages read it, closes its stage.
-        func produce(_ node: GraphNode, _ value: Value) {
-            values[node] = value
-            for i in taps.indices where tapNodes[i] == node {
-                append(.tap(i), to: value.stage)
-                tapStages[i] = value.stage
-                tapAlpha[i] = value.alpha
-            }
-            if shared.contains(node) { stages[value.stage].isClosed = true }
-        }
-        /// A new stage reading `value`'s rows.
-        func stage(_ source: Source, from value: Value, size: ImageSize, strip: Int, label: String) -> Int {
-            stages.append(Stage(source: source, input: value.stage, size: size, stripHeight: strip,
-                                planes: value.alpha ? 4 : 3, label: label))
-            return stages.count - 1
-        }
-        /// The stage where a step working in place on `value` adds its operations: the
-        /// value's own, or a copy of its rows when others read them.
-        func workingStage(on value: Value, label: String) -> Int {
-            if !stages[value.stage].isClosed { return value.stage }
-            let whole = PixelRect(x: 0, y: 0, width: value.size.width, height: value.size.height)
-            return stage(.geometry(.crop(whole)), from: value, size: value.size, strip: s, label: label)
-        }
-        /// A layer's image at `canvas`'s size as `placement` fits it, and where it lies.
-        func placed(_ value: Value, _ placement: Placement, canvas: ImageSize, label: String) -> Side {
-            var value = value
-            if let resize = placement.resize(canvas: canvas), case .resample(let to, let window)? = try? resize.layout(for: value.size),
-               !(to == value.size && window.size == value.size) {
-                var j = value.stage
-                if value.alpha {
-                    j = workingStage(on: value, label: label)
-                    point(Premultiply(), to: j)
-                    stages[j].isClosed = true
-                }
-                let r = stage(.geometry(.resample(Resample(input: value.size, output: to, window: window))),
-                              from: Value(stage: j, size: value.size, logical: value.size, alpha: value.alpha),
-                              size: window.size, strip: s, label: label)
-                if value.alpha { point(Unpremultiply(clampsAlpha: true), to: r) }
-                stages[r].isClosed = true
-                value = Value(stage: r, size: window.size, logical: window.size, alpha: value.alpha)
-            }
-            let origin = placement.origin(value.size, canvas: canvas)
-            return Side(stage: value.stage, x: origin.x, y: origin.y)
-        }
-
-        stages.append(Stage(source: .decoder, size: size, stripHeight: s, planes: hasAlpha ? 4 : 3))
-        produce(.source, Value(stage: 0, size: size, logical: logicalSize ?? size, alpha: hasAlpha))
-        for (i, image) in images.enumerated() where needed.contains(.image(i)) {
-            stages.append(Stage(source: .image(i), size: image.size, stripHeight: s, planes: image.alpha ? 4 : 3,
-                                label: "image \(chain.images[i].label)"))
-            produce(.image(i), Value(stage: stages.count - 1, size: image.size, logical: image.size, alpha: image.alpha))
-        }
-
-        for (index, step) in steps.enumerated() where step.enabled && needed.contains(.step(index)) {
-            let name = "step \(index + 1) (\(step.label))"
-            let input = values[resolved(chain.inputNode(ofStep: index))]!
-            var alpha = input.alpha
-            var size = input.size
-            var logical = input.logical
-            // The stage the step's result ends in.
-            var j: Int
-            switch step.filter.operation(in: chain.workingSpace) {
-            case .identity:
-                j = step.mask == nil ? input.stage : workingStage(on: input, label: name)
-            case .point(let kernel):
-                j = workingStage(on: input, label: name)
-                point(kernel, to: j)
-            case .positional(let kernel):
-                j = workingStage(on: input, label: name)
-                append(.points([.positional(kernel)], positional: true), to: j)
-            case .separable(let kernel):
-                let h = workingStage(on: input, label: name)
-                if alpha { point(Premultiply(), to: h) }
-                append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: alpha ? 4 : 3), to: h)
-                stages[h].isClosed = true
-                j = stage(Plan.vertical(kernel, size: size, planes: alpha ? 4 : 3), from: Value(stage: h, size: size, logical: logical, alpha: alpha),
-                          size: size, strip: s, label: "the vertical pass of \(name)")
-                if alpha { point(Unpremultiply(), to: j) }
-            case .combine(let kernel, let combination):
-                let h = workingStage(on: input, label: name)
-                if alpha { point(Premultiply(), to: h) }
-                append(.saveInput(planes: alpha ? 4 : 3), to: h)
-                append(.horizontal(kernel.makeHorizontalPass(width: size.width), planes: alpha ? 4 : 3), to: h)
-                stages[h].isClosed = true
-                j = stage(Plan.vertical(kernel, size: size, planes: alpha ? 4 : 3), from: Value(stage: h, size: size, logical: logical, alpha: alpha),
-                          size: size, strip: s, label: "the vertical pass of \(name)")
-                append(.combine(combination), to: j)
-                if alpha { point(Unpremultiply(), to: j) }
-            case .blend(let layer, let placement, let kernel):
-                let layerValue = values[resolved(chain.resolve(layer, from: index) ?? .source)]!
-                let side = placed(layerValue, placement, canvas: size, label: "the layer of \(name)")
-                j = workingStage(on: input, label: name)
-                append(.blend(kernel, layer: side), to: j)
-            case .geometry(let kernel):
-                let layout: GeometryLayout
-                do throws(GeometryError) { layout = try kernel.layout(for: logical) } catch {
-                    throw StepFailure(position: index + 1, error: error)
-                }
-                let output = layout.outputSize(from: logical)
-                let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
-                switch layout {
-                case .crop(let rect) where rect == whole:
-                    j = input.stage
-                case .resample(let to, let window) where to == size && window == whole:
-                    j = input.stage
-                case .turn(.up):
-                    j = input.stage
-                case .resample(let to, let window):
-                    var from = input
-                    if alpha {
-                        from.stage = workingStage(on: input, label: name)
-                        point(Premultiply(), to: from.stage)
-                    }
-                    stages[from.stage].isClosed = true
-                    // Strips of about as many input rows as the input stage's.
-                    let strip = max(1, min(s, Int((Double(s) * Double(output.height) / Double(size.height)).rounded())))
-                    j = stage(.geometry(.resample(Resample(input: size, output: to, window: window))), from: from,
-                              size: output, strip: strip, label: name)
-                    if alpha { point(Unpremultiply(clampsAlpha: true), to: j) }
-                case .crop(let rect):
-                    stages[input.stage].isClosed = true
-                    j = stage(.geometry(.crop(rect)), from: input, size: output, strip: s, label: name)
-                case .turn(let orientation):
-                    stages[input.stage].isClosed = true
-                    j = stage(.geometry(.turn(orientation, input: size)), from: input, size: output, strip: s, label: name)
-                }
-                size = output
-                logical = output
-            }
-            if step.filter.changesAlpha && !alpha {
-                // From here on alpha varies; this stage's source may still make 3 planes.
-                alpha = true
-                if stages[j].planes == 3 { stages[j].fillsAlpha = true }
-            }
-            if let mask = step.mask {
-                var layer: Side?
-                if case .image(let source, _, let placement) = mask.shape {
-                    let value = values[resolved(chain.resolve(source, from: index) ?? .source)]!
-                    layer = placed(value, placement, canvas: size, label: "the mask of \(name)")
-                }
-                append(.mask(MaskKernel(mask, weights: chain.workingSpace.lumaWeights), input: input.stage, layer: layer), to: j)
-            }
-            produce(.step(index), Value(stage: j, size: size, logical: logical, alpha: alpha))
-        }
-        for i in taps.indices where values[tapNodes[i]] == nil {
+        for i in taps.indices where builder.values[tapNodes[i]] == nil {
             preconditionFailure("output \(i) takes an image the plan did not make")
         }
+        var stages = builder.stages
+        Plan.fusePointRuns(&stages)
         self.stages = stages
-        self.tapStages = tapStages
-        self.tapAlpha = tapAlpha
+        tapStages = builder.tapStages
+        tapAlpha = builder.tapAlpha
         ringRows = Schedule.inferCapacities(stages)
     }
 
     /// A separable kernel's vertical passes, one per plane, for an image of `size`.
-    private static func vertical(_ kernel: any SeparableKernel, size: ImageSize, planes: Int) -> Source {
+    static func vertical(_ kernel: any SeparableKernel, size: ImageSize, planes: Int) -> Source {
         .vertical(kernel, passes: (0..<planes).map { _ in kernel.makeVerticalPass(width: size.width, height: size.height) })
     }
 

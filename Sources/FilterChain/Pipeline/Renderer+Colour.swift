@@ -62,91 +62,113 @@ extension Renderer {
                              background: RGBColor) throws(RenderError)
         -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool)
     {
-        var inks = false
+        let choice = try outputTarget(profile, intent: intent, input: input, grey: layout.format.channels.isGrey,
+                                      cmykRefusal: cmykRefusal)
         var layout = layout
-        var note: String?
-        let grey = layout.format.channels.isGrey
-        func rgb() {
+        switch choice.layout {
+        case .asIs:
+            break
+        case .rgb:
             layout = OutputLayout(format: PixelFormat(Channels(grey: false, alpha: layout.format.channels.hasAlpha),
                                                       layout.format.depth), background: layout.background)
+        case .inks:
+            let alpha = layout.format.channels.hasAlpha
+            layout = OutputLayout(format: PixelFormat(.rgba, layout.format.depth),
+                                  background: layout.background ?? (alpha ? background : nil))
         }
-        enum Description { case keep, srgb, icc([UInt8]), derived(ColorProfile) }
-        let target: ImageColour
-        let description: Description
+        let leg: OutputLeg
+        do { leg = try OutputLeg.from(input.space, to: choice.target, intent: intent) } catch {
+            throw RenderError(.colour("cannot convert from the working space \(input.space.rawValue) to \(profile): \(error)"))
+        }
+        let out = described(metadata, by: choice.description, layout: layout, holdsColourChunks: holdsColourChunks,
+                            holdsNCLX: holdsNCLX)
+        return (leg, out, layout, choice.note, choice.layout == .inks)
+    }
+
+    /// How an output's colour is described in its metadata.
+    enum OutputDescription {
+        /// The input's own description, untouched (an sRGB or untagged input).
+        case keep
+        /// sRGB: PNG's sRGB chunk, a compact ICC profile elsewhere (sGrey for grey).
+        case srgb
+        case icc([UInt8])
+        /// The input's own profile, kept as it came where the format holds it.
+        case derived(ColorProfile)
+    }
+
+    /// What an output's layout becomes: as the image is, RGB (a grey image in an RGB profile),
+    /// or four samples of ink (a CMYK profile).
+    enum OutputLayoutChange { case asIs, rgb, inks }
+
+    /// The colour an output is written in, how that is described, what its layout becomes, and
+    /// a note when the input's own description could not be kept.
+    static func outputTarget(_ profile: OutputProfile, intent: RenderingIntent, input: InputColour, grey: Bool,
+                             cmykRefusal: String?) throws(RenderError)
+        -> (target: ImageColour, description: OutputDescription, layout: OutputLayoutChange, note: String?) {
         switch profile {
         case .source:
-            switch input.source {
-            case .srgb:
-                target = .srgb
-                description = .keep
-            case .profile(let p, _) where p.space != .cmyk && !p.servesAsOutput(intent: intent):
-                // A profile that cannot describe an output (an input-only LUT profile such as
-                // jpegli's XYB one, or one whose output direction does not undo its input
-                // direction) is not written back: the working space's standard profile is.
-                let why = p.roundTripError(intent: intent).map {
-                    "its output direction does not undo its input direction (up to \(Int(($0 * 255).rounded())) 8-bit levels off)"
-                } ?? "it has no output direction"
-                if !grey && (input.space == .displayP3 || input.space == .linearDisplayP3) {
-                    target = .profile(.displayP3, origin: "Display P3")
-                    description = .icc(ColorProfile.displayP3.iccData ?? [])
-                    note = "its ICC profile cannot describe an output (\(why)); written as Display P3 (--output-profile chooses another)"
-                } else {
-                    target = .srgb
-                    description = .srgb
-                    note = "its ICC profile cannot describe an output (\(why)); written as sRGB (--output-profile chooses another)"
-                }
-            case .profile(let p, _):
-                switch p.space {
-                case .cmyk:
-                    target = .srgb
-                    description = .srgb
-                case .grey where !grey:
-                    // A grey profile cannot describe colour: the chain brought colour in.
-                    target = .srgb
-                    description = .srgb
-                    note = "its grey ICC profile cannot describe the colours the chain made; written as sRGB"
-                case .rgb where grey:
-                    rgb()
-                    target = input.source
-                    description = .derived(p)
-                default:
-                    target = input.source
-                    description = .derived(p)
-                }
-            }
+            return sourceTarget(input, intent: intent, grey: grey)
         case .srgb:
-            target = .srgb
-            description = .srgb
+            return (.srgb, .srgb, .asIs, nil)
         case .displayP3:
-            if grey { rgb() }
-            target = .profile(.displayP3, origin: "Display P3")
-            description = .icc(ColorProfile.displayP3.iccData ?? [])
+            return (.profile(.displayP3, origin: "Display P3"), .icc(ColorProfile.displayP3.iccData ?? []), grey ? .rgb : .asIs, nil)
         case .icc(let name, let data):
             let p: ColorProfile
             do { p = try ProfileCache.shared.profile(data) } catch {
                 throw RenderError(.colour("the output profile \(name): \(error)"))
             }
+            var change = OutputLayoutChange.asIs
             switch p.space {
             case .cmyk:
                 if let cmykRefusal {
                     throw RenderError(.colour("the output profile \(name) is a CMYK profile: \(cmykRefusal)"))
                 }
-                inks = true
-                let alpha = layout.format.channels.hasAlpha
-                layout = OutputLayout(format: PixelFormat(.rgba, layout.format.depth),
-                                      background: layout.background ?? (alpha ? background : nil))
+                change = .inks
             case .grey where !grey:
                 throw RenderError(.colour("the output profile \(name) is a grey profile, but the image is in colour"))
-            case .rgb where grey: rgb()
+            case .rgb where grey: change = .rgb
             default: break
             }
-            target = .profile(p, origin: name)
-            description = .icc(data)
+            return (.profile(p, origin: name), .icc(data), change, nil)
         }
-        let leg: OutputLeg
-        do { leg = try OutputLeg.from(input.space, to: target, intent: intent) } catch {
-            throw RenderError(.colour("cannot convert from the working space \(input.space.rawValue) to \(profile): \(error)"))
+    }
+
+    /// `--output-profile source`: the input's own colour and description where they can
+    /// describe the output, else sRGB (or Display P3 in a P3 chain) with a note.
+    static func sourceTarget(_ input: InputColour, intent: RenderingIntent, grey: Bool)
+        -> (target: ImageColour, description: OutputDescription, layout: OutputLayoutChange, note: String?) {
+        guard case .profile(let p, _) = input.source else { return (.srgb, .keep, .asIs, nil) }
+        if p.space != .cmyk && !p.servesAsOutput(intent: intent) {
+            // A profile that cannot describe an output (an input-only LUT profile such as
+            // jpegli's XYB one, or one whose output direction does not undo its input
+            // direction) is not written back: the working space's standard profile is.
+            let why = p.roundTripError(intent: intent).map {
+                "its output direction does not undo its input direction (up to \(Int(($0 * 255).rounded())) 8-bit levels off)"
+            } ?? "it has no output direction"
+            if !grey && (input.space == .displayP3 || input.space == .linearDisplayP3) {
+                return (.profile(.displayP3, origin: "Display P3"), .icc(ColorProfile.displayP3.iccData ?? []), .asIs,
+                        "its ICC profile cannot describe an output (\(why)); written as Display P3 (--output-profile chooses another)")
+            }
+            return (.srgb, .srgb, .asIs,
+                    "its ICC profile cannot describe an output (\(why)); written as sRGB (--output-profile chooses another)")
         }
+        switch p.space {
+        case .cmyk:
+            return (.srgb, .srgb, .asIs, nil)
+        case .grey where !grey:
+            // A grey profile cannot describe colour: the chain brought colour in.
+            return (.srgb, .srgb, .asIs, "its grey ICC profile cannot describe the colours the chain made; written as sRGB")
+        case .rgb where grey:
+            return (input.source, .derived(p), .rgb, nil)
+        default:
+            return (input.source, .derived(p), .asIs, nil)
+        }
+    }
+
+    /// `metadata` with its colour description replaced as `description` says, for an output of
+    /// `layout` in a format that holds colour chunks (PNG) and nclx (HEIF, AVIF) or not.
+    static func described(_ metadata: ImageMetadata, by description: OutputDescription, layout: OutputLayout,
+                          holdsColourChunks: Bool, holdsNCLX: Bool) -> ImageMetadata {
         var out = metadata
         switch description {
         case .keep:
@@ -174,6 +196,6 @@ extension Renderer {
                 if !chunksKept && !nclxKept { out.iccProfile = p.iccData }
             }
         }
-        return (leg, out, layout, note, inks)
+        return out
     }
 }

@@ -77,26 +77,18 @@ public final class Renderer: @unchecked Sendable {
         // CMYK inks come as stored, for the colour engine to convert with their profile.
         var decode = decode
         decode.keepsInks = true
-        let open = { [self] () throws -> (PixelSource, ImageSize?) in
+        let open = { [self] () throws -> Opened in
             let reader = try ImageReader.open(source, options: decode)
             let size = ImageSize(width: reader.info.width, height: reader.info.height)
-            let shrink = try shrinkOnLoad(try Self.resolve(chain, size: size, image: reader.name).chain, reader: reader, outputs: outputs)
+            // The chain resolved for the image's size, once: shrink-on-load reads its first step.
+            let resolved = try Self.resolve(chain, size: size, image: reader.name)
+            let shrink = try shrinkOnLoad(resolved.chain, reader: reader, outputs: outputs)
             shrunk = shrink?.denominator ?? 1
-            // Decoded at a reduced scale, a large JPEG's Huffman decoding is most of the work
-            // (the inverse DCT, colour conversion and every later step see 1/4 of the
-            // pixels or fewer), and it is serial: an image alone on the renderer gives it a
-            // thread of its own beside the pool's (W6: 57 -> 50 ms). At full scale it is not
-            // (W1, W7, W6x measured slower with the extra thread), nor in a batch, whose images
-            // keep every core busy already.
-            // The second Huffman thread (a plain scan's second half, speculatively) only with
-            // cores to spare: on two, the three decoding threads and the pool's took longer
-            // than the entropy thread alone (W11 0.100 against 0.094 s, W6 0.053 against
-            // 0.049 s), the work being the same and the cores busy either way.
-            if shrink != nil, pool.threadCount >= 2, inFlight.load(ordering: .relaxed) == 1 {
-                let spare = pool.threadCount >= 4 && WorkerPool.availableCores >= 4
-                parallel = reader.decodeInParallel(splitMCUs: spare ? 8192 : 0)
-            }
-            return (reader, shrink?.logicalSize)
+            // What the decoder may use to go faster; what it does with it is its own (a JPEG's
+            // Huffman decoding on a thread of its own, see StoredDecoder.adopt).
+            parallel = reader.adopt(DecodeHints(shrunk: shrink != nil, alone: inFlight.load(ordering: .relaxed) == 1,
+                                                threads: pool.threadCount))
+            return Opened(pixels: reader, logicalSize: shrink?.logicalSize, resolved: resolved)
         }
         var result = try render(chain, open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)
         result.shrunkOnLoad = shrunk
@@ -110,7 +102,7 @@ public final class Renderer: @unchecked Sendable {
         try image.checked()
         let chain = try chain.settingVariables(variables)
         let formats = try outputFormats(chain, outputs)
-        return try render(chain, open: { (RasterSource(image), nil) }, formats: formats, outputs: outputs,
+        return try render(chain, open: { Opened(pixels: RasterSource(image)) }, formats: formats, outputs: outputs,
                           cancel: cancel, order: order)
     }
 
@@ -119,7 +111,7 @@ public final class Renderer: @unchecked Sendable {
     /// neutral are written in colour (the other renders find out with a second reading).
     public func render(_ chain: Chain, pixels source: PixelSource, outputs: [RenderOutput],
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        try render(chain, open: { (source, nil) }, readsOnce: true, formats: try outputFormats(chain, outputs),
+        try render(chain, open: { Opened(pixels: source) }, readsOnce: true, formats: try outputFormats(chain, outputs),
                    outputs: outputs, cancel: cancel, order: order)
     }
 
@@ -189,8 +181,9 @@ public final class Renderer: @unchecked Sendable {
         let colourImages = Set(chain.images.indices.filter { chain.images[$0].image?.format.channels.isGrey != true })
         let keepsNeutral = chain.steps.prefix(output.step).enumerated().allSatisfy { i, step in
             guard step.enabled else { return true }
-            if let blend = step.filter as? Blend, case .image(let k)? = chain.resolve(blend.layer, from: i),
-               colourImages.contains(k) { return false }
+            for layer in step.filter.layerReferences {
+                if case .image(let k)? = chain.resolve(layer, from: i), colourImages.contains(k) { return false }
+            }
             return step.filter.keepsNeutralNeutral
         }
         let isGrey = info.imageFormat.channels.isGrey
@@ -209,9 +202,17 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
-    /// Opens the image (again, for a second pass), with the size the chain takes it to have
-    /// when the decoder shrank it.
-    typealias Open = () throws -> (PixelSource, ImageSize?)
+    /// What opening the source gave: its pixels, the size the chain takes the image to have
+    /// when the decoder shrank it, and the chain resolved for the image, when opening needed
+    /// it already (shrink-on-load reads the chain's first step); nil: resolved next.
+    struct Opened {
+        var pixels: PixelSource
+        var logicalSize: ImageSize? = nil
+        var resolved: (chain: Chain, values: ChainValues)? = nil
+    }
+
+    /// Opens the image (again, for a second pass).
+    typealias Open = () throws -> Opened
 
     /// The chain with its expressions evaluated for a source of `size`; a value they take
     /// that their parameter refuses fails this image, named `image`.
@@ -221,13 +222,46 @@ public final class Renderer: @unchecked Sendable {
         }
     }
 
+    /// A render once its source is open, in the phases before any pixel moves: the chain
+    /// resolved for the image (once), the colour it comes in with, the plan, and what each
+    /// output stores.
+    private struct Job {
+        var chain: Chain
+        var values: ChainValues
+        /// The source as first opened (a second reading gives the same).
+        var info: ImageInfo
+        var name: String
+        var images: [RasterImage]
+        var colour: InputColour
+        var plan: Plan
+        var policies: [OutputPolicy]
+        /// File outputs of a grey input whose chain may not keep pixels neutral: grey or
+        /// colour is decided by a first pass (`decideNeutrality`).
+        var undecided: [Int]
+    }
+
+    /// The phases of a render: open -> resolve, colour in, plan, output layouts (`prepare`)
+    /// -> grey or colour for the outputs that wait on the pixels (`decideNeutrality`) -> run.
     func render(_ chain: Chain, open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
-        var (reader, logicalSize) = try open()
+        var opened = try open()
+        var job = try prepare(chain, opened: opened, formats: formats, outputs: outputs)
+        if !job.undecided.isEmpty {
+            try decideNeutrality(&job, reader: opened.pixels, readsOnce: readsOnce, formats: formats, outputs: outputs,
+                                 cancel: cancel, order: order)
+            if !readsOnce { opened = try open() }
+        }
+        return try run(job, reader: opened.pixels, formats: formats, outputs: outputs, cancel: cancel, order: order)
+    }
+
+    /// The phases before the pixels: resolve, colour in, plan, each output's layout (options
+    /// that depend on the depth the image gets checked before any work).
+    private func prepare(_ chain: Chain, opened: Opened, formats: [ImageFormat?], outputs: [RenderOutput]) throws -> Job {
+        let reader = opened.pixels
         let info = reader.info
         // Expressions read the size the chain takes the image to have.
-        let (chain, values) = try Self.resolve(chain, size: logicalSize ?? ImageSize(width: info.width, height: info.height),
-                                               image: reader.name)
+        let size = opened.logicalSize ?? ImageSize(width: info.width, height: info.height)
+        let (chain, values) = try opened.resolved ?? Self.resolve(chain, size: size, image: reader.name)
         let images = try chain.images.map { image throws(RenderError) -> RasterImage in
             guard let raster = image.image else { throw RenderError(.imageNotLoaded(image.label)) }
             return raster
@@ -240,44 +274,11 @@ public final class Renderer: @unchecked Sendable {
         }.first ?? .relative
         let colour = try Self.inputColour(space: chain.workingSpace, metadata: info.metadata, format: info.imageFormat,
                                           inks: info.inks, name: reader.name, images: chain.images, intent: inputIntent)
-        let colourLegs = (source: colour.sourceLeg, images: colour.imageLegs)
-        /// Each output's colour: its leg, the metadata written with it, its layout.
-        func outputColour(_ i: Int, layout: OutputLayout) throws(RenderError)
-            -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool) {
-            switch outputs[i].target {
-            case .file(_, let options):
-                let declaration = formats[i]!.declaration
-                let caps = declaration.capabilities
-                let cmyk = CodecRegistry.writable.filter(\.capabilities.cmyk).map(\.name)
-                return try Self.outputColour(options.outputProfile, intent: options.intent, input: colour,
-                                             metadata: info.metadata, layout: layout,
-                                             holdsColourChunks: caps.metadata.contains(.colourChunks),
-                                             holdsNCLX: caps.metadata.contains(.nclx),
-                                             cmykRefusal: caps.cmyk ? nil : "\(declaration.name) holds no CMYK; write \(CodecRegistry.list(cmyk, and: "or"))",
-                                             background: options.background)
-            case .memory(_, let profile):
-                return try Self.outputColour(profile, intent: .relative, input: colour, metadata: info.metadata,
-                                             layout: layout, holdsColourChunks: true, holdsNCLX: true,
-                                             cmykRefusal: "an image in memory holds no CMYK", background: .white)
-            }
-        }
-        let plan: Plan
-        do throws(Plan.StepFailure) {
-            plan = try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),
-                            logicalSize: logicalSize, hasAlpha: info.imageFormat.channels.hasAlpha,
-                            images: images.map { (ImageSize(width: $0.width, height: $0.height), $0.format.channels.hasAlpha) },
-                            taps: outputs.map(\.step), stripHeight: stripHeight)
-        } catch {
-            let step = chain.steps[error.position - 1]
-            throw RenderError(.stepFailed(position: error.position, label: step.label, reason: error.error.reason),
-                              file: reader.name)
-        }
-        var policies = outputs.indices.map { i in
+        let plan = try self.plan(chain, info: info, logicalSize: opened.logicalSize, images: images, outputs: outputs, name: reader.name)
+        let policies = outputs.indices.map { i in
             policy(for: outputs[i], format: formats[i], info: info, chain: chain,
                    gainsAlpha: plan.tapAlpha[i] && !info.imageFormat.channels.hasAlpha)
         }
-        // Options that depend on the depth the image gets (TIFF's JPEG compression takes 8
-        // bits), checked before any work.
         for (i, output) in outputs.enumerated() {
             if case .file(let destination, let options) = output.target, let format = formats[i] {
                 do { try options.validate(for: format, depth: policies[i].layout.format.depth) } catch {
@@ -285,55 +286,87 @@ public final class Renderer: @unchecked Sendable {
                 }
             }
         }
-        // Files from grey inputs whose chain may not keep pixels neutral: a first pass finds
-        // out (it stops at the first pixel that is not), then the image is read again. Memory
-        // stays fixed; only such images pay for the extra pass.
         let undecided = outputs.indices.filter { i in
             if case .file = outputs[i].target { return policies[i].greyIfNeutral }
             return false
         }
-        if !undecided.isEmpty {
-            var probeLegs: [OutputLeg] = []
-            for i in outputs.indices { probeLegs.append(try outputColour(i, layout: policies[i].layout).leg) }
-            let neutral = readsOnce ? undecided.map { _ in false } : try neutrality(plan: plan, reader: reader, images: images, outputs: undecided, policies: policies,
-                                         colour: (colourLegs, probeLegs, chain.workingSpace), cancel: cancel, order: order)
-            for (i, isNeutral) in zip(undecided, neutral) {
-                let layout = policies[i].layout
-                policies[i] = OutputPolicy(layout: OutputLayout(format: PixelFormat(
-                    Channels(grey: isNeutral, alpha: layout.format.channels.hasAlpha), layout.format.depth),
-                    background: layout.background), greyIfNeutral: false)
-            }
-            if !readsOnce { (reader, logicalSize) = try open() }
+        return Job(chain: chain, values: values, info: info, name: reader.name, images: images, colour: colour, plan: plan,
+                   policies: policies, undecided: undecided)
+    }
+
+    /// The plan for the resolved chain; a step that cannot apply names itself and the file.
+    private func plan(_ chain: Chain, info: ImageInfo, logicalSize: ImageSize?, images: [RasterImage], outputs: [RenderOutput],
+                      name: String) throws(RenderError) -> Plan {
+        do throws(Plan.StepFailure) {
+            return try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),
+                            logicalSize: logicalSize, hasAlpha: info.imageFormat.channels.hasAlpha,
+                            images: images.map { (ImageSize(width: $0.width, height: $0.height), $0.format.channels.hasAlpha) },
+                            taps: outputs.map(\.step), stripHeight: stripHeight)
+        } catch {
+            let step = chain.steps[error.position - 1]
+            throw RenderError(.stepFailed(position: error.position, label: step.label, reason: error.error.reason), file: name)
         }
+    }
+
+    /// Output `i`'s colour: its leg, the metadata written with it, its layout.
+    private func outputColour(_ i: Int, layout: OutputLayout, job: Job, formats: [ImageFormat?], outputs: [RenderOutput])
+        throws(RenderError) -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool) {
+        switch outputs[i].target {
+        case .file(_, let options):
+            let declaration = formats[i]!.declaration
+            let caps = declaration.capabilities
+            let cmyk = CodecRegistry.writable.filter(\.capabilities.cmyk).map(\.name)
+            return try Self.outputColour(options.outputProfile, intent: options.intent, input: job.colour,
+                                         metadata: job.info.metadata, layout: layout,
+                                         holdsColourChunks: caps.metadata.contains(.colourChunks),
+                                         holdsNCLX: caps.metadata.contains(.nclx),
+                                         cmykRefusal: caps.cmyk ? nil : "\(declaration.name) holds no CMYK; write \(CodecRegistry.list(cmyk, and: "or"))",
+                                         background: options.background)
+        case .memory(_, let profile):
+            return try Self.outputColour(profile, intent: .relative, input: job.colour, metadata: job.info.metadata,
+                                         layout: layout, holdsColourChunks: true, holdsNCLX: true,
+                                         cmykRefusal: "an image in memory holds no CMYK", background: .white)
+        }
+    }
+
+    /// Files from grey inputs whose chain may not keep pixels neutral: a first pass finds
+    /// out (it stops at the first pixel that is not), and each such output becomes grey or
+    /// colour; the caller then reads the image again. Memory stays fixed; only such images pay
+    /// for the extra pass. A source read only once (`readsOnce`) is written in colour.
+    private func decideNeutrality(_ job: inout Job, reader: PixelSource, readsOnce: Bool, formats: [ImageFormat?],
+                                  outputs: [RenderOutput], cancel: CancellationFlag?, order: Int) throws {
+        var probeLegs: [OutputLeg] = []
+        for i in outputs.indices {
+            probeLegs.append(try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs).leg)
+        }
+        let neutral = readsOnce ? job.undecided.map { _ in false }
+            : try neutrality(plan: job.plan, reader: reader, images: job.images, outputs: job.undecided, policies: job.policies,
+                             colour: ((job.colour.sourceLeg, job.colour.imageLegs), probeLegs, job.chain.workingSpace),
+                             cancel: cancel, order: order)
+        for (i, isNeutral) in zip(job.undecided, neutral) {
+            let layout = job.policies[i].layout
+            job.policies[i] = OutputPolicy(layout: OutputLayout(format: PixelFormat(
+                Channels(grey: isNeutral, alpha: layout.format.channels.hasAlpha), layout.format.depth),
+                background: layout.background), greyIfNeutral: false)
+        }
+        job.undecided = []
+    }
+
+    /// The last phase: a sink for each output, the run, and the outputs completed and
+    /// committed; on any failure every sink is aborted (nothing is written).
+    private func run(_ job: Job, reader: PixelSource, formats: [ImageFormat?], outputs: [RenderOutput],
+                     cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var sinks: [Sink] = []
-        var colourNotes = colour.notes
+        var colourNotes = job.colour.notes
         let budget = JobBudget(limit: 2 * pool.threadCount)
         do {
-            for (i, output) in outputs.enumerated() {
-                let size = plan.size(ofOutput: i)
-                let out = try outputColour(i, layout: policies[i].layout)
-                if let note = out.note { colourNotes.append("\(reader.name): \(note)") }
-                let rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
-                                    stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
-                                    colour: (out.leg, chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
-                switch output.target {
-                case .file(let destination, let options):
-                    let writer = try ImageWriter(destination, format: formats[i]!,
-                                                 header: EncodeHeader(width: size.width, height: size.height,
-                                                                      format: rows.layout.format, metadata: out.metadata,
-                                                                      inks: out.inks),
-                                                 options: options)
-                    sinks.append(FileSink(writer: writer, rows: rows, budget: budget))
-                case .memory:
-                    // Turned grey at the end if neutral, unless its profile describes colour only.
-                    var greyLayout = out.layout
-                    greyLayout.format.channels = Channels(grey: true, alpha: greyLayout.format.channels.hasAlpha)
-                    let greyAllowed = try outputColour(i, layout: greyLayout).layout.format.channels.isGrey
-                    sinks.append(MemorySink(rows: rows, greyIfNeutral: policies[i].greyIfNeutral && greyAllowed,
-                                            metadata: out.metadata))
-                }
+            for i in outputs.indices {
+                let (sink, note) = try makeSink(i, job: job, budget: budget, formats: formats, outputs: outputs)
+                if let note { colourNotes.append("\(reader.name): \(note)") }
+                sinks.append(sink)
             }
-            let run = ImageRun(plan: plan, source: reader, images: images, sinks: sinks, colour: colourLegs,
+            let run = ImageRun(plan: job.plan, source: reader, images: job.images, sinks: sinks,
+                               colour: (job.colour.sourceLeg, job.colour.imageLegs),
                                pool: pool, order: order, cancel: [cancel].compactMap { $0 })
             try run.run()
             try pool.watching({ "image order \(order): completing its outputs" }) {
@@ -345,11 +378,39 @@ public final class Renderer: @unchecked Sendable {
             for sink in sinks { sink.abort() }
             throw error
         }
-        return RenderResult(info: info,
+        return RenderResult(info: job.info,
                             images: sinks.map { ($0 as? MemorySink)?.image },
-                            sizes: outputs.indices.map(plan.size(ofOutput:)),
+                            sizes: outputs.indices.map(job.plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
-                            warnings: reader.warnings, values: values)
+                            warnings: reader.warnings, values: job.values)
+    }
+
+    /// Output `i`'s sink: a file's encoder, or an image in memory; and the colour note it has.
+    private func makeSink(_ i: Int, job: Job, budget: JobBudget, formats: [ImageFormat?], outputs: [RenderOutput])
+        throws -> (Sink, String?) {
+        let plan = job.plan
+        let size = plan.size(ofOutput: i)
+        let out = try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs)
+        let rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
+                            stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
+                            colour: (out.leg, job.chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
+        switch outputs[i].target {
+        case .file(let destination, let options):
+            let writer = try ImageWriter(destination, format: formats[i]!,
+                                         header: EncodeHeader(width: size.width, height: size.height,
+                                                              format: rows.layout.format, metadata: out.metadata,
+                                                              inks: out.inks),
+                                         options: options)
+            return (FileSink(writer: writer, rows: rows, budget: budget), out.note)
+        case .memory:
+            // Turned grey at the end if neutral, unless its profile describes colour only.
+            var greyLayout = out.layout
+            greyLayout.format.channels = Channels(grey: true, alpha: greyLayout.format.channels.hasAlpha)
+            let greyAllowed = try outputColour(i, layout: greyLayout, job: job, formats: formats, outputs: outputs)
+                .layout.format.channels.isGrey
+            return (MemorySink(rows: rows, greyIfNeutral: job.policies[i].greyIfNeutral && greyAllowed,
+                               metadata: out.metadata), out.note)
+        }
     }
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would
