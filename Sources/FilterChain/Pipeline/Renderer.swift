@@ -192,9 +192,11 @@ public final class Renderer: @unchecked Sendable {
             let bg = options.background
             let neutralKnown = keepsNeutral
                 && (format?.capabilities.alpha != false || !input.channels.hasAlpha || (bg.red == bg.green && bg.green == bg.blue))
+            // Grey only where the format holds grey (WebP and AVIF do not): no first pass for
+            // the others (it made a grey layout WebP cannot write, an internal error).
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: format, depth: options.depth,
                                                              background: bg, neutral: neutralKnown),
-                                greyIfNeutral: isGrey && !neutralKnown)
+                                greyIfNeutral: isGrey && !neutralKnown && format?.capabilities.grey != false)
         case .memory(let depth, _):
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: nil, depth: depth,
                                                              background: .white, neutral: keepsNeutral),

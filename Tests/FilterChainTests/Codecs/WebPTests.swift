@@ -103,6 +103,30 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// A grey image through a chain that may not keep it neutral (a luminosity blend of a
+    /// colour layer: the result is grey again) is written to WebP in RGB. The renderer's pass
+    /// that decides grey or colour made it grey, which WebP does not hold: the render failed
+    /// ("WebP does not hold grey 8-bit rows"), found with samples/chains/blend-modes.json on
+    /// samples/camera.png.
+    @Test func aGreyInputThatStaysNeutralIsWrittenInRGB() throws {
+        let grey = try RasterImage(width: 24, height: 16, format: PixelFormat(.grey, .eight),
+                                   samples: (0..<(24 * 16)).map { ($0 * 37) % 256 })
+        let layer = try RasterImage(width: 24, height: 16, format: PixelFormat(.rgb, .eight),
+                                    samples: (0..<(24 * 16 * 3)).map { ($0 * 53) % 256 })
+        let chain = Chain(images: [ChainImage(name: "layer", file: "layer.png", image: layer)],
+                          steps: [Step(filter: Blend(layer: "layer", mode: .luminosity))])
+        let out = TestData.temporaryFolder().appendingPathComponent("out.webp").path
+        _ = try Renderer(threads: 2).render(chain, image: grey,
+                                            outputs: [RenderOutput(step: 1, .file(.file(out), EncodeOptions(settings: ["lossless": true])))])
+        let (decoded, info) = try Pixels.read(out)
+        #expect(info.format == PixelFormat(.rgb, .eight))
+        // Grey again: R = G = B everywhere.
+        let s = decoded.samples
+        var coloured = 0
+        for i in stride(from: 0, to: s.count, by: 3) where s[i] != s[i + 1] || s[i + 1] != s[i + 2] { coloured += 1 }
+        #expect(coloured == 0)
+    }
+
     /// ICC, EXIF and XMP into WebP chunks and back, and across PNG and JPEG both ways.
     @Test func metadataCrossesPNGAndJPEGBothWays() throws {
         let icc = RoundTripTests.outputICC
