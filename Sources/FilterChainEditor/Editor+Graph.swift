@@ -111,7 +111,7 @@ extension Editor {
 
 /// The preview sessions that render masks, one per size, apart from the previews' own (a
 /// render for another chain cancels the one in flight, so a mask must not share a session
-/// with the previews).
+/// with the previews). (@unchecked Sendable: `sessions` is guarded by `lock`.)
 final class MaskSessions: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [Int: PreviewSession] = [:]

@@ -3,7 +3,8 @@ import Foundation
 
 /// What `filterchain edit` serves, apart from HTTP: the chain being edited (the current,
 /// unsaved one), the image decoded once, previews, saving and export. Every method is safe
-/// to call from any thread.
+/// to call from any thread. (@unchecked Sendable: the chain, the file's state and the preview
+/// sessions are guarded by `lock`; the rest is `let`.)
 public final class Editor: @unchecked Sendable {
     /// The chain file; errors name it as the command line does.
     public let chainPath: String

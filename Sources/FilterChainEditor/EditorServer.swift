@@ -6,6 +6,7 @@ import Foundation
 /// "The editor"). Every request must carry the session token (`?token=` or the header
 /// `X-Filterchain-Token`) and a Host header of `127.0.0.1:PORT` or `localhost:PORT`
 /// (against DNS rebinding); anything else gets 403. Bodies over 1 MiB get 413.
+/// (@unchecked Sendable: `boundPort` is guarded by `lock`; the rest is `let`, the server an actor.)
 public final class EditorServer: @unchecked Sendable {
     public let editor: Editor
     public let token: String
@@ -26,6 +27,8 @@ public final class EditorServer: @unchecked Sendable {
     }
 
     /// Hands requests to the server object (made before it, so it holds it weakly).
+    /// (@unchecked Sendable: `owner` is set once, in EditorServer's init, before the server
+    /// runs; requests only read it.)
     private final class Handler: HTTPHandler, @unchecked Sendable {
         weak var owner: EditorServer?
 
@@ -62,6 +65,8 @@ public final class EditorServer: @unchecked Sendable {
         }
     }
 
+    /// The error the server stopped with, for `start`. (@unchecked Sendable: `error` is guarded by
+    /// `lock`.)
     private final class FailureBox: @unchecked Sendable {
         private let lock = NSLock()
         private var error: (any Error)?

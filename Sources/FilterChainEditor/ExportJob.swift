@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// Export: the current chain rendered at full size to `--output`, in the background, with
-/// its progress. The file appears whole when done, or not at all.
+/// its progress. The file appears whole when done, or not at all. (@unchecked Sendable: its
+/// state, source and flag are guarded by `lock`.)
 public final class ExportJob: @unchecked Sendable {
     public enum State: Sendable, Equatable {
         case idle
@@ -81,7 +82,9 @@ public final class ExportJob: @unchecked Sendable {
     }
 }
 
-/// A pixel source that counts the rows read from it, for a progress bar.
+/// A pixel source that counts the rows read from it, for a progress bar. (@unchecked Sendable:
+/// the count is atomic; the source it wraps is read by one render, and `fraction` reads only
+/// its `info`, a `let` of RasterSource.)
 final class CountingSource: PixelSource, @unchecked Sendable {
     private let base: PixelSource
     private let rows = Atomic<Int>(0)

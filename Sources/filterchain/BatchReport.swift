@@ -19,6 +19,7 @@ import Darwin
 /// `status` is `done`, `skipped` (the output existed, with --skip-existing) or `failed`
 /// (`error` says why); an input a cancelled run never finished gets no line. `shard` is the
 /// share as `--shard I/N` writes it (`1/1` without --shard); `time` is when it finished (UTC).
+/// (@unchecked Sendable: its writes and `failure` are guarded by `lock`; the rest is `let`.)
 final class BatchReport: @unchecked Sendable {
     enum Outcome: String { case done, skipped, failed }
 

@@ -197,7 +197,8 @@ struct ExitCodeFailure: Error {
     var status: Int32
 }
 
-/// The batch's shared bookkeeping.
+/// The batch's shared bookkeeping. (@unchecked Sendable: its mutable state is guarded by `lock`;
+/// `counts` is read without it only after the batch's threads have been joined.)
 final class BatchState: @unchecked Sendable {
     enum Outcome { case written, failed, skipped, cancelled }
 

@@ -252,7 +252,8 @@ func writeAll(_ fd: Int32, _ text: String) {
     }
 }
 
-/// A mutex (pthread), for the batch's bookkeeping.
+/// A mutex (pthread), for the batch's bookkeeping. (@unchecked Sendable: a pthread mutex; the
+/// type exists to be shared.)
 final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
@@ -269,7 +270,7 @@ final class Lock: @unchecked Sendable {
 
 /// Runs `body` on `count` threads of their own and returns when all have finished.
 func runThreads(_ count: Int, stackSize: Int, _ body: @escaping @Sendable () -> Void) {
-    final class Box: @unchecked Sendable {
+    final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }

@@ -264,6 +264,7 @@ struct CodecOptions: ParsableArguments {
 }
 
 /// The `--output-profile` file, read once per process (validation reads it first).
+/// (@unchecked Sendable: its entries are guarded by `lock`.)
 final class OutputProfileCache: @unchecked Sendable {
     static let shared = OutputProfileCache()
     private var entries: [String: OutputProfile] = [:]

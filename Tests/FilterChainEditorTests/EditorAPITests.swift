@@ -11,7 +11,7 @@ import Testing
     static let chelsea = root.appendingPathComponent("samples/chelsea.png").path
 
     /// An editor serving on a free port, on a copy of look.json (or `chainText`).
-    final class Running: @unchecked Sendable {
+    final class Running: Sendable {
         let folder: String
         let chainPath: String
         let editor: Editor

@@ -141,6 +141,8 @@ public struct DecodeHints: Sendable, Equatable {
 }
 
 /// Reads an image top to bottom in strips of rows, upright. Used from one thread at a time.
+/// (@unchecked Sendable: it has no lock; a render hands it between threads, reading it from one
+/// task a tick.)
 public final class ImageReader: @unchecked Sendable {
     public let name: String
     public private(set) var info: ImageInfo

@@ -36,6 +36,8 @@ protocol RowEncoder: AnyObject {
 
 /// Writes one image, top to bottom, to a file or standard output; the output appears only
 /// when `finish()` succeeds. Used from one thread at a time; its jobs may run anywhere.
+/// (@unchecked Sendable: it has no lock; a FileSink hands it between threads, one encoder task
+/// at a time, and drains them before it finishes.)
 public final class ImageWriter: @unchecked Sendable {
     public let header: EncodeHeader
     public let format: ImageFormat

@@ -198,6 +198,7 @@ final class OutputFile {
 }
 
 /// Temporary files not yet committed, so that an interrupted process can remove them.
+/// (@unchecked Sendable: `paths` is guarded by `lock`, a pthread mutex.)
 package final class TemporaryFiles: @unchecked Sendable {
     public static let shared = TemporaryFiles()
     private var paths: Set<String> = []

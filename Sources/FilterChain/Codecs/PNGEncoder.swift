@@ -230,7 +230,8 @@ final class PNGEncoder: RowEncoder {
 }
 
 /// One piece of a PNG's rows: its context rows and its own rows, filtered and deflated by
-/// `run()`.
+/// `run()`. (@unchecked Sendable: the encoder fills it before handing it out, `run` writes the
+/// result once, and the encoder reads that only after `completed` is set.)
 final class PNGPiece: EncoderJob, @unchecked Sendable {
     let index: Int
     let rowBytes: Int

@@ -189,6 +189,8 @@ final class TIFFEncoder: RowEncoder {
 }
 
 /// One strip of a TIFF: its rows, compressed by `run()` into what the file stores.
+/// (@unchecked Sendable: the encoder fills it before handing it out, `run` writes the result
+/// once, and the encoder reads that only after `completed` is set.)
 final class TIFFStrip: EncoderJob, @unchecked Sendable {
     let index: Int
     let rows: Int

@@ -123,7 +123,8 @@ package enum ImageColour: Sendable {
 }
 
 /// Profiles read from ICC bytes, kept by their bytes: a batch of photographs from one camera
-/// or phone reads its profile once. Holds the last few.
+/// or phone reads its profile once. Holds the last few. (@unchecked Sendable: `entries` is
+/// guarded by `lock`, a Monitor.)
 final class ProfileCache: @unchecked Sendable {
     static let shared = ProfileCache()
     private let lock = Monitor()

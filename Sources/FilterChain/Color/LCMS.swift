@@ -10,7 +10,8 @@ func lcmsMessage(_ report: fc_lcms_report) -> String {
 }
 
 /// An lcms2 profile (through the CLCMS shim). lcms2 reads a profile's tags lazily, so every
-/// use goes through `access`, one thread at a time.
+/// use goes through `access`, one thread at a time. (@unchecked Sendable: the C pointer is used
+/// only under `monitor`, in `access`.)
 final class LCMSProfile: @unchecked Sendable {
     private let pointer: OpaquePointer
     private let monitor = Monitor()
@@ -108,7 +109,8 @@ final class LCMSProfile: @unchecked Sendable {
 }
 
 /// An lcms2 float transform between two profiles, made with cmsFLAGS_NOCACHE: one transform
-/// runs on any number of threads at once.
+/// runs on any number of threads at once. (@unchecked Sendable: immutable after init; the C
+/// transform, made without a cache, is only read when it runs.)
 package final class LCMSTransform: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// Floats per pixel in and out: 3 RGB, 1 grey, 4 CMYK (lcms2's float CMYK: 0 to 100).

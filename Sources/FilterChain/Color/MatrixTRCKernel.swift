@@ -134,7 +134,8 @@ package struct MatrixTRCKernel: PointKernel {
 }
 
 /// A kernel's sampled curves and matrix in memory that fc_matrix_trc can read (copies,
-/// held as long as the kernel).
+/// held as long as the kernel). (@unchecked Sendable: immutable after init; the copies behind
+/// its pointers are only read.)
 private final class VectorisedCurves: @unchecked Sendable {
     /// before's three, then after's; the pairs are allocated here.
     private let curves: [fc_curve]

@@ -20,7 +20,7 @@ public struct CubeLUTError: Error, Sendable, Equatable, CustomStringConvertible 
 /// A colour lookup table from an Adobe/Resolve .cube file: a 1D table, a 3D table, or both
 /// (Resolve's shaper form: the 1D table applies first). Read once per process per file
 /// (`load`); evaluated eight pixels at a time without allocation.
-public final class CubeLUT: @unchecked Sendable {
+public final class CubeLUT: Sendable {
     /// The file's TITLE, if any.
     public let title: String?
     /// The 1D table (applied first), if any.
@@ -50,6 +50,8 @@ public final class CubeLUT: @unchecked Sendable {
 
     /// A 3D table of `size`^3 colours, red changing fastest, then green, then blue. A copy
     /// keeps the table's memory alive (`Storage`), however long the LUT lives.
+    /// (@unchecked Sendable: the entries at `storage` are written before the table is made, and
+    /// only read after.)
     public struct Table3D: @unchecked Sendable {
         public let size: Int
         public let domainMin: SIMD3<Double>
@@ -62,8 +64,8 @@ public final class CubeLUT: @unchecked Sendable {
         /// Per channel: the domain's minimum and (size - 1) / (max - min), in float.
         let low: SIMD3<Float>, scale: SIMD3<Float>
 
-        /// The memory of a table's entries, freed with its last reference. (@unchecked: the
-        /// entries are written once, before the table is made, and only read after.)
+        /// The memory of a table's entries, freed with its last reference. (@unchecked Sendable:
+        /// the entries are written once, before the table is made, and only read after.)
         final class Storage: @unchecked Sendable {
             let pointer: UnsafeMutablePointer<Float>
             init(_ pointer: UnsafeMutablePointer<Float>) { self.pointer = pointer }

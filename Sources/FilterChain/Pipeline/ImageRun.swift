@@ -11,7 +11,8 @@ import Darwin
 /// that `runs(_:)` has cut where the ring wraps, so a read that crosses the ring's end cannot
 /// be expressed. In debug builds every slot remembers the row written into it, and reading a
 /// row the ring does not hold (already overwritten, or not yet written) stops with the
-/// ring's name, the row and the rows held.
+/// ring's name, the row and the rows held. (@unchecked Sendable: its fields are set at init, and
+/// ImageRun's schedule keeps tasks from writing rows another task reads or writes at once.)
 final class PlaneBuffer: @unchecked Sendable {
     let capacity: Int
     let stride: Int
@@ -156,7 +157,9 @@ final class PlaneBuffer: @unchecked Sendable {
 /// strips behind, at the lowest priority. Every value is computed by the same arithmetic
 /// whatever the split, so results do not depend on threads or strip height. Memory holds a
 /// ring per stage of the rows its consumer reaches, whatever the image's height (a quarter
-/// turn or a vertical flip reaches every row, and so holds its whole input).
+/// turn or a vertical flip reaches every row, and so holds its whole input). (@unchecked Sendable:
+/// only the scheduler's thread changes its state, between ticks; tasks read what init set, and
+/// the diagnostics are atomics.)
 final class ImageRun: @unchecked Sendable {
     private final class StageRun {
         let stage: Plan.Stage

@@ -5,6 +5,7 @@ import Darwin
 #endif
 
 /// A mutex with a condition variable (pthread), for the pipeline's own bookkeeping.
+/// (@unchecked Sendable: a pthread mutex and condition; the type exists to be shared.)
 final class Monitor: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()

@@ -43,7 +43,7 @@ public struct RenderResult: Sendable {
 
 /// Runs chains on images. One renderer's threads serve every image given to it, from any
 /// number of calling threads, so images in parallel and strips in parallel share the cores.
-public final class Renderer: @unchecked Sendable {
+public final class Renderer: Sendable {
     public let pool: WorkerPool
     /// Rows per strip. Results do not depend on it.
     public let stripHeight: Int

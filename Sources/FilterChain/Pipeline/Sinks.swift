@@ -60,7 +60,7 @@ extension Sink {
 }
 
 /// An encoder job that runs exactly once: on the pool, or inline by whoever needs it done.
-final class JobSlot: @unchecked Sendable {
+final class JobSlot: Sendable {
     let job: EncoderJob
     private let claimed = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Tasks on the worker pool that one thread waits for; tasks may add more tasks. The first
-/// error thrown is kept.
+/// error thrown is kept. (@unchecked Sendable: `firstError` is guarded by `monitor`, and
+/// `outstanding` is atomic.)
 final class TaskGroup: @unchecked Sendable {
     private let pool: WorkerPool
     private let monitor = Monitor()

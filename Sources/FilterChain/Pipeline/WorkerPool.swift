@@ -7,7 +7,8 @@ import Darwin
 
 /// A fixed set of threads running the pipeline's tasks, most urgent first. One pool serves
 /// every image in flight, so images in parallel and strips in parallel share the cores
-/// instead of multiplying threads.
+/// instead of multiplying threads. (@unchecked Sendable: its queue and bookkeeping are guarded by
+/// `monitor`; `workers` is touched only by init and `shutdown`.)
 public final class WorkerPool: @unchecked Sendable {
     /// Which task runs first: lower values first, compared in order: the image's `order`
     /// among the images in flight, its lane (decode, stages, encode), and a rank in the lane.

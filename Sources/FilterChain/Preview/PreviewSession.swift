@@ -20,6 +20,9 @@
 /// Cached images are 16-bit RGB(A) or grey as the input: values outside 0...1 between steps
 /// are clamped at a cached position (a full render keeps them in float), and a linear working
 /// space is encoded to sRGB and decoded again there.
+///
+/// (@unchecked Sendable: its cache and queue of renders are guarded by `monitor`; the rest is
+/// `let`.)
 public final class PreviewSession: @unchecked Sendable {
     public let renderer: Renderer
     /// The scaled copy every render starts from.

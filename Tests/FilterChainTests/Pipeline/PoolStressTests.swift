@@ -65,7 +65,7 @@ import Darwin
     ].enumerated().map { i, s in Pixels.random(width: s.0, height: s.1, format: s.2, seed: UInt64(40 + i)).raster }
 
     /// What one calling thread is doing, for the watchdog.
-    final class Caller: @unchecked Sendable {
+    final class Caller: Sendable {
         let name: String
         /// When the render in progress started (CLOCK_MONOTONIC nanoseconds), 0 between renders.
         let started = Atomic<UInt64>(0)

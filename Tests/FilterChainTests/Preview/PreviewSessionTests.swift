@@ -237,7 +237,8 @@ extension Chain {
     }
 }
 
-/// The result of work on another thread, waited for.
+/// The result of work on another thread, waited for. (@unchecked Sendable: `result` is written
+/// before `done` is signalled, and read only after waiting on it.)
 final class DetachedResult<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var result: Result<T, any Error>?
