@@ -102,7 +102,14 @@ public struct EncodeOptions: Sendable, Hashable {
                 throw RenderError(.badOption("\(declaration.name) \(problem)"))
             }
         }
-        if let problem = declaration.combinationProblem(settings, depth: depth ?? self.depth) {
+        try validate(combinationsFor: format, depth: depth)
+    }
+
+    /// What `validate(for:depth:)` checks last, alone: the settings together, for an output
+    /// of `depth` bits (nil: `self.depth`, or not yet known). A render checks the rest before
+    /// reading and this once its output's depth is known.
+    func validate(combinationsFor format: ImageFormat, depth: BitDepth?) throws(RenderError) {
+        if let problem = format.declaration.combinationProblem(settings, depth: depth ?? self.depth) {
             throw RenderError(.options(problem))
         }
     }

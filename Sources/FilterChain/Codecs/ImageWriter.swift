@@ -48,8 +48,15 @@ public final class ImageWriter: @unchecked Sendable {
     /// Metadata that could not be written (an ICC profile for another colour space, ...).
     public private(set) var notes: [String] = []
 
-    public init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
+    public convenience init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
                 options: EncodeOptions = .init()) throws {
+        try self.init(destination, format: format, header: header, options: options, optionsChecked: false)
+    }
+
+    /// `optionsChecked`: the caller has checked `options` for `format` at the header's depth
+    /// (a render does, in its output plan), so they are not checked again.
+    init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
+         options: EncodeOptions, optionsChecked: Bool) throws {
         _ = try RenderError.elementCount(width: header.width, height: header.height, perPixel: header.format.bytesPerPixel)
         let declaration = format.declaration
         guard let makeEncoder = declaration.encoder else {
@@ -65,7 +72,7 @@ public final class ImageWriter: @unchecked Sendable {
         } else if !declaration.capabilities.holds(header.format) {
             throw RenderError(.mismatch("\(declaration.name) does not hold \(header.format) rows"))
         }
-        try options.validate(for: format, depth: header.format.depth)
+        if !optionsChecked { try options.validate(for: format, depth: header.format.depth) }
         if let side = declaration.capabilities.maxSide, header.width > side || header.height > side {
             throw CodecError(destination.name, .unsupported(
                 "\(declaration.name) holds at most \(side) pixels on a side; this image is \(header.width) x \(header.height)"))

@@ -4,33 +4,37 @@ import Glibc
 import Darwin
 #endif
 
-/// A mutex with a condition variable (pthread), for the pipeline's own bookkeeping.
-/// (@unchecked Sendable: a pthread mutex and condition; the type exists to be shared.)
+/// A mutex with a condition variable (pthread), for the pipeline's own bookkeeping. Both live
+/// in memory of their own: pthread needs them at one address for their whole life, which a
+/// Swift stored property's `&` does not promise. (@unchecked Sendable: a pthread mutex and
+/// condition; the type exists to be shared.)
 final class Monitor: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&condition, nil)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
-        pthread_cond_destroy(&condition)
-        pthread_mutex_destroy(&mutex)
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
     }
 
     @inline(__always)
     func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits (with the lock held) until signalled.
-    func wait() { pthread_cond_wait(&condition, &mutex) }
-    func broadcast() { pthread_cond_broadcast(&condition) }
-    func signal() { pthread_cond_signal(&condition) }
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+    func signal() { pthread_cond_signal(condition) }
 }
 
 /// Polls `done` for up to `microseconds`, yielding the processor between polls; true once

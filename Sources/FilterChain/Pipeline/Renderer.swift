@@ -132,7 +132,8 @@ public final class Renderer: Sendable {
             }
             switch output.target {
             case .file(let destination, let options):
-                try options.validate()
+                // Everything but what depends on the output's depth, known once the output
+                // is laid out (Job); both before any pixel is read.
                 let format = try options.resolvedFormat(for: destination)
                 try options.validate(for: format)
                 return format
@@ -283,7 +284,7 @@ public final class Renderer: Sendable {
         }
         for (i, output) in outputs.enumerated() {
             if case .file(let destination, let options) = output.target, let format = formats[i] {
-                do { try options.validate(for: format, depth: policies[i].layout.format.depth) } catch {
+                do { try options.validate(combinationsFor: format, depth: policies[i].layout.format.depth) } catch {
                     throw RenderError(error.reason, file: destination.name)
                 }
             }
@@ -402,7 +403,7 @@ public final class Renderer: Sendable {
                                          header: EncodeHeader(width: size.width, height: size.height,
                                                               format: rows.layout.format, metadata: out.metadata,
                                                               inks: out.inks),
-                                         options: options)
+                                         options: options, optionsChecked: true)
             return (FileSink(writer: writer, rows: rows, budget: budget), out.note)
         case .memory:
             // Turned grey at the end if neutral, unless its profile describes colour only.
