@@ -214,8 +214,12 @@ public final class Renderer: Sendable {
         var resolved: (chain: Chain, values: ChainValues)? = nil
     }
 
-    /// Opens the image (again, for a second pass).
+    /// Opens the image (again, for a second pass whose first kept more than `recordingLimit`).
     typealias Open = () throws -> Opened
+
+    /// The most a grey decision's first pass keeps of the decoded rows for the run to read
+    /// again (a 64-megapixel 8-bit grey image); a larger image is decoded twice.
+    static let recordingLimit = 64 << 20
 
     /// The chain with its expressions evaluated for a source of `size`; a value they take
     /// that their parameter refuses fails this image, named `image`.
@@ -250,9 +254,13 @@ public final class Renderer: Sendable {
         var opened = try open()
         var job = try prepare(chain, opened: opened, formats: formats, outputs: outputs)
         if !job.undecided.isEmpty {
-            try decideNeutrality(&job, reader: opened.pixels, readsOnce: readsOnce, formats: formats, outputs: outputs,
+            // The first pass's rows are kept (a grey image: one or two samples a pixel), so the
+            // run reads them again without a second decode; past the limit, the image is
+            // opened again.
+            let recording = RecordingSource(opened.pixels, limit: Self.recordingLimit)
+            try decideNeutrality(&job, reader: recording, readsOnce: readsOnce, formats: formats, outputs: outputs,
                                  cancel: cancel, order: order)
-            if !readsOnce { opened = try open() }
+            if !readsOnce { opened.pixels = try recording.replay() ?? open().pixels }
         }
         return try run(job, reader: opened.pixels, formats: formats, outputs: outputs, cancel: cancel, order: order)
     }
@@ -334,8 +342,9 @@ public final class Renderer: Sendable {
 
     /// Files from grey inputs whose chain may not keep pixels neutral: a first pass finds
     /// out (it stops at the first pixel that is not), and each such output becomes grey or
-    /// colour; the caller then reads the image again. Memory stays fixed; only such images pay
-    /// for the extra pass. A source read only once (`readsOnce`) is written in colour.
+    /// colour; the caller then runs from the rows this pass decoded (`RecordingSource`), or
+    /// reads the image again when they were too many to keep. Only such images pay for the
+    /// extra pass. A source read only once (`readsOnce`) is written in colour.
     private func decideNeutrality(_ job: inout Job, reader: PixelSource, readsOnce: Bool, formats: [ImageFormat?],
                                   outputs: [RenderOutput], cancel: CancellationFlag?, order: Int) throws {
         var probeLegs: [OutputLeg] = []

@@ -52,4 +52,54 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
         }
     }
+
+    /// The first pass's rows are kept, so the image is decoded once, whether the pass read it
+    /// all (grey) or stopped at the first coloured pixel; the file is what a render of the same
+    /// image from memory gives.
+    @Test(arguments: [PixelFormat(.grey, .eight), PixelFormat(.greyAlpha, .sixteen)])
+    func aGreyDecisionDecodesTheImageOnce(input: PixelFormat) throws {
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chain = Chain([Self.curve])
+        for (last, grey) in [(64, true), (255, false)] {
+            let source = folder.appendingPathComponent("in.png").path
+            let image = Self.image(last: last, format: input)
+            try Pixels(image).write(to: .file(source), format: .png)
+            let out = folder.appendingPathComponent("out.png").path
+            var opens = 0
+            _ = try Self.renderer.render(chain, open: {
+                opens += 1
+                return Renderer.Opened(pixels: try ImageReader.open(.file(source)))
+            }, formats: [.png], outputs: [RenderOutput(step: 1, .file(.file(out), EncodeOptions()))], cancel: nil, order: 0)
+            #expect(opens == 1, "last row \(last), \(input)")
+            let (written, info) = try Pixels.read(out)
+            #expect(info.format.channels.isGrey == grey)
+            #expect(written.rgba == Pixels(try Self.renderer.apply(chain, to: image)).rgba)
+        }
+    }
+
+    /// What a recording hands out again is what was read, then the rest of the source; past
+    /// its limit it keeps nothing and says so.
+    @Test func aRecordingReplaysItsRowsThenReadsOn() throws {
+        let image = Pixels.random(width: 5, height: 9, format: PixelFormat(.greyAlpha, .sixteen), seed: 7).raster
+        let rowBytes = image.rowBytes
+        let stride = rowBytes + 6
+        func rows(_ source: PixelSource, _ counts: [Int]) throws -> [[UInt8]] {
+            var all: [[UInt8]] = []
+            for count in counts {
+                var buffer = [UInt8](repeating: 0xEE, count: stride * count)
+                try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, stride: stride, rows: count) }
+                for r in 0..<count { all.append(Array(buffer[r * stride..<r * stride + rowBytes])) }
+            }
+            return all
+        }
+        let expected = try rows(RasterSource(image), [9])
+        let recording = RecordingSource(RasterSource(image), limit: 4 * rowBytes)
+        #expect(try rows(recording, [3, 1]) == Array(expected[0..<4]))
+        let replay = try #require(recording.replay())
+        #expect(try rows(replay, [2, 4, 3]) == expected)
+        let over = RecordingSource(RasterSource(image), limit: 4 * rowBytes)
+        _ = try rows(over, [3, 2])
+        #expect(over.replay() == nil)
+    }
 }
