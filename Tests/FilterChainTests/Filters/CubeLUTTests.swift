@@ -240,11 +240,13 @@ import Testing
 
     // MARK: - Files
 
+    /// Written whole, by a rename: the suites run in parallel and several write the same table
+    /// under the same name, so a file written in place could be read half written.
     static func writeFile(_ text: String, in folder: URL, _ name: String) -> String {
         let path = folder.appendingPathComponent(name).path
         try! FileManager.default.createDirectory(at: folder.appendingPathComponent(name).deletingLastPathComponent(),
                                                  withIntermediateDirectories: true)
-        try! text.write(toFile: path, atomically: false, encoding: .utf8)
+        try! text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
