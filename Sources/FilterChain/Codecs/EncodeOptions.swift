@@ -96,6 +96,12 @@ public struct EncodeOptions: Sendable, Hashable {
     /// for an output of `depth` bits (nil: `self.depth`, or not yet known).
     public func validate(for format: ImageFormat, depth: BitDepth? = nil) throws(RenderError) {
         try validate()
+        try validate(settingsFor: format, depth: depth)
+    }
+
+    /// `validate(for:depth:)` without `validate()`: each setting against `format`'s
+    /// declaration, then the settings together.
+    func validate(settingsFor format: ImageFormat, depth: BitDepth?) throws(RenderError) {
         let declaration = format.declaration
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             if let problem = declaration.option(named: name)?.problem(with: value) {

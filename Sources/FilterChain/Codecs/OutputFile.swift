@@ -198,32 +198,26 @@ final class OutputFile {
 }
 
 /// Temporary files not yet committed, so that an interrupted process can remove them.
-/// (@unchecked Sendable: `paths` is guarded by `lock`, a pthread mutex in memory of its own.)
+/// (@unchecked Sendable: `paths` is guarded by `monitor`.)
 package final class TemporaryFiles: @unchecked Sendable {
     public static let shared = TemporaryFiles()
     private var paths: Set<String> = []
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(lock, nil) }
+    private let monitor = Monitor()
 
     /// Registers a file to remove if the process is interrupted.
     public func insert(_ path: String) {
-        pthread_mutex_lock(lock)
-        paths.insert(path)
-        pthread_mutex_unlock(lock)
+        monitor.locked { _ = paths.insert(path) }
     }
 
     public func remove(_ path: String) {
-        pthread_mutex_lock(lock)
-        paths.remove(path)
-        pthread_mutex_unlock(lock)
+        monitor.locked { _ = paths.remove(path) }
     }
 
     /// Removes every temporary file still present (used when the process is interrupted).
     public func removeAll() {
-        pthread_mutex_lock(lock)
-        for path in paths { unlink(path) }
-        paths.removeAll()
-        pthread_mutex_unlock(lock)
+        monitor.locked {
+            for path in paths { unlink(path) }
+            paths.removeAll()
+        }
     }
 }

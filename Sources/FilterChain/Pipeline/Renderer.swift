@@ -132,10 +132,11 @@ public final class Renderer: Sendable {
             }
             switch output.target {
             case .file(let destination, let options):
-                // Everything but what depends on the output's depth, known once the output
-                // is laid out (Job); both before any pixel is read.
+                // Each check once: the settings, the format, the settings for it; what depends
+                // on the output's depth is checked again when the output is laid out (Job).
+                try options.validate()
                 let format = try options.resolvedFormat(for: destination)
-                try options.validate(for: format)
+                try options.validate(settingsFor: format, depth: nil)
                 return format
             case .memory: return nil
             }
