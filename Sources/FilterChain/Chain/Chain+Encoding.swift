@@ -42,7 +42,7 @@ extension Step {
         if let input { m.append(("input", JSONNode(.string(input.text)))) }
         if let mask { m.append(("mask", mask.jsonNode)) }
         m.append(("parameters", parametersJSON))
-        if let layout { m.append(("layout", numbers([layout.x, layout.y]))) }
+        if let layout { m.append(("layout", jsonNumbers([layout.x, layout.y]))) }
         return JSONNode(.object(m))
     }
 }

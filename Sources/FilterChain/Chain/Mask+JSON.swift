@@ -38,14 +38,14 @@ extension Mask {
         var m: [(key: String, value: JSONNode)] = [("type", JSONNode(.string(type)))]
         switch shape {
         case .linear(let from, let to):
-            m.append(("from", numbers([from.x, from.y])))
-            m.append(("to", numbers([to.x, to.y])))
+            m.append(("from", jsonNumbers([from.x, from.y])))
+            m.append(("to", jsonNumbers([to.x, to.y])))
         case .radial(let center, let radius, let feather):
-            m.append(("center", numbers([center.x, center.y])))
+            m.append(("center", jsonNumbers([center.x, center.y])))
             m.append(("radius", JSONNode(.number(radius))))
             m.append(("feather", JSONNode(.number(feather))))
         case .luminance(let low, let high, let feather):
-            m.append(("range", numbers([low, high])))
+            m.append(("range", jsonNumbers([low, high])))
             m.append(("feather", JSONNode(.number(feather))))
         case .image(let source, let channel, let placement):
             m.append(("source", JSONNode(.string(source.text))))

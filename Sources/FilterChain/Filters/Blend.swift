@@ -123,20 +123,27 @@ extension Parameter {
                           })
         p.required = true
         p.reference = { $0[keyPath: keyPath] }
+        p.checkValue = { (filter: F) throws(ParameterError) in
+            guard filter[keyPath: keyPath].text.isEmpty else { return }
+            throw ParameterError(node: JSONNode(.string("")), problem: .wrongType(
+                expected: "a reference (\"source\", an image's or a step's id or name)", found: "a string"))
+        }
         return p
     }
 
     /// A placement object; left out when it is the default.
     public static func placement(_ name: String, _ keyPath: WritableKeyPath<F, Placement> & Sendable,
                                  help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .placement,
-                  get: { f in
-                      let p = f[keyPath: keyPath]
-                      return p.isDefault ? nil : p.jsonNode
-                  },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      filter[keyPath: keyPath] = try Placement(json: node)
-                  })
+        var p = Parameter(name: name, help: help, kind: .placement,
+                          get: { f in
+                              let p = f[keyPath: keyPath]
+                              return p.isDefault ? nil : p.jsonNode
+                          },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              filter[keyPath: keyPath] = try Placement(json: node)
+                          })
+        p.checkValue = { (filter: F) throws(ParameterError) in try filter[keyPath: keyPath].check() }
+        return p
     }
 }
 
@@ -146,9 +153,23 @@ extension Placement {
         var m: [(key: String, value: JSONNode)] = []
         if fit != .none { m.append(("fit", JSONNode(.string(fit.rawValue)))) }
         if gravity != .center { m.append(("gravity", JSONNode(.string(gravity.rawValue)))) }
-        if offsetX != 0 || offsetY != 0 { m.append(("offset", numbers([Double(offsetX), Double(offsetY)]))) }
+        if offsetX != 0 || offsetY != 0 { m.append(("offset", jsonNumbers([Double(offsetX), Double(offsetY)]))) }
         return JSONNode(.object(m))
     }
+
+    /// The offset's rule (whole pixels in -65535...65535), on a placement set in code, with
+    /// a file's message.
+    func check() throws(ParameterError) {
+        guard !isDefault else { return }
+        for (i, v) in [offsetX, offsetY].enumerated() {
+            do throws(ParameterError) { _ = try checkNumber(Double(v), in: Placement.offsetRange) } catch var error {
+                error.subpath = ".offset[\(i)]"
+                throw error
+            }
+        }
+    }
+
+    static let offsetRange: ClosedRange<Double> = -65535...65535
 
     /// Reads { fit, gravity, offset }, each optional.
     public init(json node: JSONNode) throws(ParameterError) {
@@ -162,7 +183,7 @@ extension Placement {
                 case "fit": fit = try readChoice(value, Fit.self)
                 case "gravity": gravity = try readChoice(value, Gravity.self)
                 case "offset":
-                    let v = try readNumbers(value, count: 2, in: -65535...65535, what: "an offset [x, y] in whole pixels")
+                    let v = try readNumbers(value, count: 2, in: Placement.offsetRange, what: "an offset [x, y] in whole pixels")
                     guard v.allSatisfy({ $0 == $0.rounded() }) else {
                         throw ParameterError(node: value, problem: .wrongType(expected: "whole numbers of pixels", found: "a fraction"))
                     }

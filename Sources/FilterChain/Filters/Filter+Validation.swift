@@ -1,11 +1,14 @@
 extension Filter {
     /// Checks the values as a chain file's are checked (ranges, finite numbers, curve
-    /// points), with the same messages: the filter is encoded to JSON and decoded back
-    /// through its declaration, so every check a chain file gets runs here too.
+    /// points), with the same messages and in the same order: each parameter's typed rules
+    /// (the ones its file reader applies after the JSON types), then required parameters,
+    /// then the rules across parameters.
     public func validate() throws(ParameterError) {
-        // Files (a lut's .cube) were read when the filter got them; their paths are relative
-        // to a chain file's folder that is not known here, so they are not read again.
-        _ = try Self.declaration.decode(Self.declaration.encode(self), context: ParameterContext(readsFiles: false))
+        // Files (a lut's .cube) were read when the filter got them: only their presence is checked.
+        let d = Self.declaration
+        try d.checkValues(self)
+        try d.checkRequired(self)
+        try d.checkCombination(self)
     }
 
     /// Whether `validate()` passes. Renders refuse invalid values before asking for an

@@ -8,14 +8,44 @@
 /// A parameter written with expressions.
 public struct ComputedParameter: Sendable, Equatable {
     /// The value as written: numbers, with strings starting with `=` where expressions stand.
-    public var json: JSONNode
+    public var json: JSONNode { didSet { layOut() } }
     /// Each expression, by where it stands in the value: [] for a number parameter, [i] in
     /// a colour or point, [row, column] in a matrix.
-    public var expressions: [(indices: [Int], expression: NumberExpression)]
+    public var expressions: [(indices: [Int], expression: NumberExpression)] { didSet { layOut() } }
+    /// The value's numbers, flat (as `NumberAccess` takes them), read from `json` once:
+    /// the literal ones, and NaN where an expression stands.
+    private(set) var literalNumbers: [Double] = []
+    /// Where each expression's number goes in `literalNumbers`, in the order of `expressions`.
+    private(set) var positions: [Int] = []
 
     public init(json: JSONNode, expressions: [(indices: [Int], expression: NumberExpression)]) {
         self.json = json
         self.expressions = expressions
+        layOut()
+    }
+
+    private mutating func layOut() {
+        var flat: [Double] = []
+        var position: [[Int]: Int] = [:]
+        func walk(_ node: JSONNode, _ indices: [Int]) {
+            switch node.value {
+            case .number(let v): flat.append(v)
+            case .string: position[indices] = flat.count; flat.append(.nan)
+            case .array(let items): for (i, item) in items.enumerated() { walk(item, indices + [i]) }
+            default: break
+            }
+        }
+        walk(json, [])
+        literalNumbers = flat
+        positions = expressions.map { position[$0.indices] ?? 0 }
+    }
+
+    /// The value's numbers with each expression's number in its place (`values` in the
+    /// order of `expressions`).
+    func numbers(_ values: [Double]) -> [Double] {
+        var flat = literalNumbers
+        for (position, value) in zip(positions, values) { flat[position] = value }
+        return flat
     }
 
     public static func == (a: ComputedParameter, b: ComputedParameter) -> Bool {
@@ -163,7 +193,7 @@ extension FilterDeclaration {
             let whole = parameter.kind.takesWholeNumbers
             let numbers = raw.map { whole ? $0.rounded(.toNearestOrAwayFromZero) : $0 }
             do throws(ParameterError) {
-                try set(parameter.name, c.substituted(numbers), in: &filter)
+                try setComputed(parameter, c, numbers, in: &filter)
             } catch var error {
                 if let k = c.expressions.firstIndex(where: { "." + parameter.name + indexPath($0.indices) == error.subpath }) {
                     let slot = c.expressions[k]
@@ -179,6 +209,22 @@ extension FilterDeclaration {
         }
         try checkCombination(filter)
         return filter
+    }
+
+    /// Sets a computed parameter from its expressions' numbers without JSON: the value's
+    /// literal numbers with each expression's in its place, checked as a chain file's value
+    /// is; a refusal names the parameter (`.color[1]`) and the value's place in the file.
+    func setComputed(_ parameter: Parameter<F>, _ c: ComputedParameter, _ numbers: [Double],
+                     in filter: inout F) throws(ParameterError) {
+        // Every kind that takes expressions is made of numbers (a test checks each declaration).
+        guard let access = parameter.numbers else { preconditionFailure("\(type).\(parameter.name) takes expressions but has no numbers") }
+        do throws(ParameterError) {
+            try access.set(&filter, c.numbers(numbers))
+        } catch var error {
+            error.subpath = "." + parameter.name + error.subpath
+            error.node = JSONNode(error.node.value, line: c.json.line, column: c.json.column)
+            throw error
+        }
     }
 
     /// The parameters as written: literal values from the filter, computed ones as given.
@@ -207,13 +253,8 @@ extension Filter {
     /// Checks each parameter's value as a chain file's, but not the rules across them (some
     /// parameters are computed and hold their defaults until their values are known).
     func validateValues() throws(ParameterError) {
-        let d = Self.declaration
-        var copy = Self()
-        if let missing = d.parameters.first(where: { $0.required && $0.get(self) == nil }) {
-            throw ParameterError(node: JSONNode(.object([])), problem: .missingKey(missing.name))
-        }
-        guard case .object(let members) = d.encode(self).value else { return }
-        for (key, value) in members { try d.set(key, value, in: &copy, context: ParameterContext(readsFiles: false)) }
+        try Self.declaration.checkRequired(self)
+        try Self.declaration.checkValues(self)
     }
 
     /// The parameter sites holding expressions in `node` (a `parameters` object).

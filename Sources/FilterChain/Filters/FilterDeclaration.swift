@@ -29,6 +29,24 @@ public struct FilterDeclaration<F: Filter>: Sendable {
         }
     }
 
+    /// Each parameter's value checked by its typed rules, in declaration order; a refusal's
+    /// subpath starts with the parameter (`.sigma`, `.color[1]`).
+    func checkValues(_ filter: F) throws(ParameterError) {
+        for parameter in parameters {
+            do throws(ParameterError) { try parameter.check(filter) } catch var error {
+                error.subpath = "." + parameter.name + error.subpath
+                throw error
+            }
+        }
+    }
+
+    /// The first required parameter the filter holds no value for (a lut's file).
+    func checkRequired(_ filter: F) throws(ParameterError) {
+        if let missing = parameters.first(where: { $0.required && $0.isGiven?(filter) == false }) {
+            throw ParameterError(node: JSONNode(.object([])), problem: .missingKey(missing.name))
+        }
+    }
+
     /// The filter from a chain file's `parameters` object (nil: every parameter at its default).
     /// `context` gives the folder that file paths (a lut's .cube) are relative to.
     public func decode(_ node: JSONNode?, context: ParameterContext = ParameterContext()) throws(ParameterError) -> F {
@@ -196,6 +214,23 @@ public struct Parameter<F: Filter>: Sendable {
     var required = false
     /// For a reference parameter (an image port: a blend's layer), its value.
     var reference: (@Sendable (F) -> Reference)? = nil
+    /// For kinds made of numbers (a number, a whole number, a colour, a point, a matrix):
+    /// the value's numbers read and written as numbers, each write checked as a chain
+    /// file's value is. Expressions and preview scaling go through it, not through JSON.
+    var numbers: NumberAccess<F>? = nil
+    /// Checks the value the filter holds, with the messages a chain file's value gets (nil
+    /// for kinds whose every value is valid: choices, booleans). Without JSON.
+    var checkValue: (@Sendable (F) throws(ParameterError) -> Void)? = nil
+    /// For a required parameter: whether the filter holds a value (a lut has its file).
+    var isGiven: (@Sendable (F) -> Bool)? = nil
+
+    /// Checks the value the filter holds (`checkValue`, else through `numbers`).
+    func check(_ filter: F) throws(ParameterError) {
+        if let checkValue { return try checkValue(filter) }
+        guard let numbers, let values = numbers.get(filter) else { return }
+        var scratch = filter
+        try numbers.set(&scratch, values)
+    }
 
     public var info: ParameterInfo {
         ParameterInfo(name: name, help: help, kind: kind, defaultValue: get(F()), unit: unit)
@@ -210,11 +245,15 @@ public struct Parameter<F: Filter>: Sendable {
 
     public static func number(_ name: String, _ keyPath: WritableKeyPath<F, Double> & Sendable,
                               in range: ClosedRange<Double>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .number(range),
-                  get: { JSONNode(.number($0[keyPath: keyPath])) },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      filter[keyPath: keyPath] = try readNumber(node, in: range)
-                  })
+        var p = Parameter(name: name, help: help, kind: .number(range),
+                          get: { JSONNode(.number($0[keyPath: keyPath])) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              filter[keyPath: keyPath] = try readNumber(node, in: range)
+                          })
+        p.numbers = NumberAccess(get: { [$0[keyPath: keyPath]] }, set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+            filter[keyPath: keyPath] = try checkNumber(v[0], in: range)
+        })
+        return p
     }
 
     public static func choice<E: RawRepresentable & CaseIterable & Sendable>(
@@ -231,38 +270,45 @@ public struct Parameter<F: Filter>: Sendable {
     /// A number that may be left out (nil).
     public static func optionalNumber(_ name: String, _ keyPath: WritableKeyPath<F, Double?> & Sendable,
                                       in range: ClosedRange<Double>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .number(range),
-                  get: { $0[keyPath: keyPath].map { JSONNode(.number($0)) } },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      if case .null = node.value { filter[keyPath: keyPath] = nil; return }
-                      filter[keyPath: keyPath] = try readNumber(node, in: range)
-                  })
+        var p = Parameter(name: name, help: help, kind: .number(range),
+                          get: { $0[keyPath: keyPath].map { JSONNode(.number($0)) } },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              if case .null = node.value { filter[keyPath: keyPath] = nil; return }
+                              filter[keyPath: keyPath] = try readNumber(node, in: range)
+                          })
+        p.numbers = NumberAccess(get: { $0[keyPath: keyPath].map { [$0] } }, set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+            filter[keyPath: keyPath] = try checkNumber(v[0], in: range)
+        })
+        return p
     }
 
     /// A whole number that may be left out (nil).
     public static func optionalInteger(_ name: String, _ keyPath: WritableKeyPath<F, Int?> & Sendable,
                                        in range: ClosedRange<Int>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .integer(range),
-                  get: { $0[keyPath: keyPath].map { JSONNode(.number(Double($0))) } },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      if case .null = node.value { filter[keyPath: keyPath] = nil; return }
-                      filter[keyPath: keyPath] = try readInteger(node, in: range)
-                  })
+        var p = Parameter(name: name, help: help, kind: .integer(range),
+                          get: { $0[keyPath: keyPath].map { JSONNode(.number(Double($0))) } },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              if case .null = node.value { filter[keyPath: keyPath] = nil; return }
+                              filter[keyPath: keyPath] = try readInteger(node, in: range)
+                          })
+        p.numbers = NumberAccess(get: { $0[keyPath: keyPath].map { [Double($0)] } }, set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+            filter[keyPath: keyPath] = try checkInteger(v[0], in: range)
+        })
+        return p
     }
 
     /// One of some whole numbers.
     public static func integerChoice(_ name: String, _ keyPath: WritableKeyPath<F, Int> & Sendable,
                                      _ options: [Int], help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .integerChoice(options),
-                  get: { JSONNode(.number(Double($0[keyPath: keyPath]))) },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      let v = try readNumber(node, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
-                      guard let i = Int(exactly: v), options.contains(i) else {
-                          throw ParameterError(node: node, problem: .notAllowed(
-                              JSONWriter.number(v), allowed: ParameterKind.integerChoice(options).allowed, suggestion: nil))
-                      }
-                      filter[keyPath: keyPath] = i
-                  })
+        var p = Parameter(name: name, help: help, kind: .integerChoice(options),
+                          get: { JSONNode(.number(Double($0[keyPath: keyPath]))) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              filter[keyPath: keyPath] = try checkIntegerChoice(try readNumber(node, in: anyNumber), options, node: node)
+                          })
+        p.numbers = NumberAccess(get: { [Double($0[keyPath: keyPath])] }, set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+            filter[keyPath: keyPath] = try checkIntegerChoice(try checkNumber(v[0], in: anyNumber), options, node: JSONNode(.number(v[0])))
+        })
+        return p
     }
 
     /// true or false.
@@ -292,34 +338,60 @@ public struct Parameter<F: Filter>: Sendable {
 
     public static func points(_ name: String, _ keyPath: WritableKeyPath<F, [CurvePoint]> & Sendable,
                               count: ClosedRange<Int>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .points(count: count, optional: false),
-                  get: { CurvePoint.json($0[keyPath: keyPath]) },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      filter[keyPath: keyPath] = try CurvePoint.read(node, count: count)
-                  })
+        var p = Parameter(name: name, help: help, kind: .points(count: count, optional: false),
+                          get: { CurvePoint.json($0[keyPath: keyPath]) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              filter[keyPath: keyPath] = try CurvePoint.read(node, count: count)
+                          })
+        p.checkValue = { (filter: F) throws(ParameterError) in try CurvePoint.check(filter[keyPath: keyPath], count: count) }
+        return p
     }
 
     public static func optionalPoints(_ name: String, _ keyPath: WritableKeyPath<F, [CurvePoint]?> & Sendable,
                                       count: ClosedRange<Int>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .points(count: count, optional: true),
-                  get: { $0[keyPath: keyPath].map(CurvePoint.json) },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      if case .null = node.value { filter[keyPath: keyPath] = nil; return }
-                      filter[keyPath: keyPath] = try CurvePoint.read(node, count: count)
-                  })
+        var p = Parameter(name: name, help: help, kind: .points(count: count, optional: true),
+                          get: { $0[keyPath: keyPath].map(CurvePoint.json) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              if case .null = node.value { filter[keyPath: keyPath] = nil; return }
+                              filter[keyPath: keyPath] = try CurvePoint.read(node, count: count)
+                          })
+        p.checkValue = { (filter: F) throws(ParameterError) in
+            guard let points = filter[keyPath: keyPath] else { return }
+            try CurvePoint.check(points, count: count)
+        }
+        return p
     }
 
 }
 
+/// A number read from a chain file: its JSON type, then the rules of `checkNumber`.
 func readNumber(_ node: JSONNode, in range: ClosedRange<Double>) throws(ParameterError) -> Double {
     guard case .number(let v) = node.value else {
         throw ParameterError(node: node, problem: .wrongType(expected: "a number", found: node.typeName))
     }
-    guard v.isFinite else { throw ParameterError(node: node, problem: .notFinite) }
+    return try checkNumber(v, in: range, node: node)
+}
+
+/// The rules of a number parameter, on the number: finite, and in the range. `node` is
+/// where a file wrote it (a number set in code gets one of its own, with no position).
+func checkNumber(_ v: Double, in range: ClosedRange<Double>, node: JSONNode? = nil) throws(ParameterError) -> Double {
+    guard v.isFinite else { throw ParameterError(node: node ?? JSONNode(.number(v)), problem: .notFinite) }
     guard range.contains(v) else {
-        throw ParameterError(node: node, problem: .outOfRange(v, range))
+        throw ParameterError(node: node ?? JSONNode(.number(v)), problem: .outOfRange(v, range))
     }
     return v
+}
+
+/// Every finite number (the first rule of a whole number from a list).
+let anyNumber = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+
+/// A whole number from `options`.
+func checkIntegerChoice(_ v: Double, _ options: [Int], node: JSONNode) throws(ParameterError) -> Int {
+    guard let i = Int(exactly: v), options.contains(i) else {
+        throw ParameterError(node: node, problem: .notAllowed(
+            JSONWriter.number(v), allowed: ParameterKind.integerChoice(options).allowed, suggestion: nil))
+    }
+    return i
 }
 
 /// One of an enumeration's raw strings, with "did you mean" for a misspelling.
@@ -338,9 +410,17 @@ func readChoice<E: RawRepresentable & CaseIterable>(_ node: JSONNode, _: E.Type)
 }
 
 func readInteger(_ node: JSONNode, in range: ClosedRange<Int>) throws(ParameterError) -> Int {
-    let v = try readNumber(node, in: Double(range.lowerBound)...Double(range.upperBound))
+    guard case .number(let v) = node.value else {
+        throw ParameterError(node: node, problem: .wrongType(expected: "a number", found: node.typeName))
+    }
+    return try checkInteger(v, in: range, node: node)
+}
+
+/// The rules of a whole-number parameter: a number in the range, and whole.
+func checkInteger(_ v: Double, in range: ClosedRange<Int>, node: JSONNode? = nil) throws(ParameterError) -> Int {
+    _ = try checkNumber(v, in: Double(range.lowerBound)...Double(range.upperBound), node: node)
     guard let i = Int(exactly: v) else {
-        throw ParameterError(node: node, problem: .notAllowed(JSONWriter.number(v), allowed: "a whole number", suggestion: nil))
+        throw ParameterError(node: node ?? JSONNode(.number(v)), problem: .notAllowed(JSONWriter.number(v), allowed: "a whole number", suggestion: nil))
     }
     return i
 }
@@ -389,6 +469,38 @@ public struct CurvePoint: Sendable, Hashable {
         }
         return points
     }
+
+    /// The rules of `read` on points set in code: the count, each number in 0...1, x
+    /// strictly increasing; the same messages, in the same order.
+    static func check(_ points: [CurvePoint], count: ClosedRange<Int>) throws(ParameterError) {
+        guard count.contains(points.count) else {
+            throw ParameterError(node: json(points), problem: .notAllowed(
+                "\(points.count) point\(points.count == 1 ? "" : "s")",
+                allowed: "\(count.lowerBound) to \(count.upperBound) points", suggestion: nil))
+        }
+        for (i, point) in points.enumerated() {
+            for (j, v) in [point.x, point.y].enumerated() {
+                do throws(ParameterError) { _ = try checkNumber(v, in: 0...1) } catch var error {
+                    error.subpath = "[\(i)][\(j)]"
+                    throw error
+                }
+            }
+            if i > 0, point.x <= points[i - 1].x {
+                throw ParameterError(node: JSONNode(.number(point.x)), problem: .notAllowed(
+                    "x = \(JSONWriter.number(point.x)) after x = \(JSONWriter.number(points[i - 1].x))",
+                    allowed: "x strictly increasing", suggestion: nil), subpath: "[\(i)][0]")
+            }
+        }
+    }
+}
+
+/// A parameter's numbers, flat (a colour's three; a matrix's rows one after another), read
+/// and written without JSON. `set` checks as a chain file's value is checked, and throws
+/// with the subpath of the number refused (`[1]`, `[row][column]`).
+struct NumberAccess<F>: Sendable {
+    /// nil: an optional value left out.
+    let get: @Sendable (F) -> [Double]?
+    let set: @Sendable (inout F, [Double]) throws(ParameterError) -> Void
 }
 
 /// A parameter value that was refused: where (below the parameter) and why.

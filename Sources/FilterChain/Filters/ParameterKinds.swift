@@ -4,56 +4,99 @@ extension Parameter {
     public static func color(_ name: String, _ keyPath: WritableKeyPath<F, ColorRGB> & Sendable,
                              in range: ClosedRange<Double>, positiveLuma: Bool = false, help: String) -> Parameter {
         let kind = ParameterKind.color(range, positiveLuma: positiveLuma)
-        return Parameter(name: name, help: help, kind: kind,
-                         get: { let c = $0[keyPath: keyPath]; return numbers([c.red, c.green, c.blue]) },
-                         set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                             let v = try readNumbers(node, count: 3, in: range, what: "a colour [r, g, b]")
-                             let color = ColorRGB(v[0], v[1], v[2])
-                             if positiveLuma, !(color.luma > 0) {
-                                 throw ParameterError(node: node, problem: .notAllowed(
-                                     "[\(v.map(JSONWriter.number).joined(separator: ", "))] (luma \(JSONWriter.number(color.luma)))",
-                                     allowed: kind.allowed, suggestion: nil))
-                             }
-                             filter[keyPath: keyPath] = color
-                         })
+        // The numbers' rules, then the luma's: for a file's value (`node`) and one set in code.
+        let checked: @Sendable ([Double], JSONNode?) throws(ParameterError) -> ColorRGB = { v, node throws(ParameterError) in
+            _ = try checkNumbers(v, in: range, nodes: node)
+            let color = ColorRGB(v[0], v[1], v[2])
+            if positiveLuma, !(color.luma > 0) {
+                throw ParameterError(node: node ?? jsonNumbers(v), problem: .notAllowed(
+                    "[\(v.map(JSONWriter.number).joined(separator: ", "))] (luma \(JSONWriter.number(color.luma)))",
+                    allowed: kind.allowed, suggestion: nil))
+            }
+            return color
+        }
+        var p = Parameter(name: name, help: help, kind: kind,
+                          get: { let c = $0[keyPath: keyPath]; return jsonNumbers([c.red, c.green, c.blue]) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              filter[keyPath: keyPath] = try checked(try readNumbers(node, count: 3, in: range, what: "a colour [r, g, b]"), node)
+                          })
+        p.numbers = NumberAccess(get: { let c = $0[keyPath: keyPath]; return [c.red, c.green, c.blue] },
+                                 set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+                                     filter[keyPath: keyPath] = try checked(v, nil)
+                                 })
+        return p
     }
 
     /// A position [x, y] as fractions of the image's width and height.
     public static func point(_ name: String, _ keyPath: WritableKeyPath<F, ImagePoint> & Sendable,
                              in range: ClosedRange<Double>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .point(range),
-                  get: { let p = $0[keyPath: keyPath]; return numbers([p.x, p.y]) },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      let v = try readNumbers(node, count: 2, in: range, what: "a point [x, y]")
-                      filter[keyPath: keyPath] = ImagePoint(v[0], v[1])
-                  })
+        var p = Parameter(name: name, help: help, kind: .point(range),
+                          get: { let p = $0[keyPath: keyPath]; return jsonNumbers([p.x, p.y]) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              let v = try readNumbers(node, count: 2, in: range, what: "a point [x, y]")
+                              filter[keyPath: keyPath] = ImagePoint(v[0], v[1])
+                          })
+        p.numbers = NumberAccess(get: { let p = $0[keyPath: keyPath]; return [p.x, p.y] },
+                                 set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+                                     let v = try checkNumbers(v, in: range)
+                                     filter[keyPath: keyPath] = ImagePoint(v[0], v[1])
+                                 })
+        return p
     }
 
     /// A matrix of `rows` rows of `columns` numbers, each in `range`.
     public static func matrix(_ name: String, _ keyPath: WritableKeyPath<F, [[Double]]> & Sendable,
                               rows: Int, columns: Int, in range: ClosedRange<Double>, help: String) -> Parameter {
-        Parameter(name: name, help: help, kind: .matrix(rows: rows, columns: columns, range),
-                  get: { JSONNode(.array($0[keyPath: keyPath].map(numbers))) },
-                  set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
-                      guard case .array(let items) = node.value else {
-                          throw ParameterError(node: node, problem: .wrongType(
-                              expected: "an array of \(rows) rows of \(columns) numbers", found: node.typeName))
-                      }
-                      guard items.count == rows else {
-                          throw ParameterError(node: node, problem: .notAllowed(
-                              "\(items.count) row\(items.count == 1 ? "" : "s")", allowed: "\(rows) rows", suggestion: nil))
-                      }
-                      var matrix: [[Double]] = []
-                      for (i, item) in items.enumerated() {
-                          do throws(ParameterError) {
-                              matrix.append(try readNumbers(item, count: columns, in: range, what: "a row of \(columns) numbers"))
-                          } catch var error {
-                              error.subpath = "[\(i)]" + error.subpath
-                              throw error
-                          }
-                      }
-                      filter[keyPath: keyPath] = matrix
-                  })
+        var p = Parameter(name: name, help: help, kind: .matrix(rows: rows, columns: columns, range),
+                          get: { JSONNode(.array($0[keyPath: keyPath].map(jsonNumbers))) },
+                          set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
+                              guard case .array(let items) = node.value else {
+                                  throw ParameterError(node: node, problem: .wrongType(
+                                      expected: "an array of \(rows) rows of \(columns) numbers", found: node.typeName))
+                              }
+                              guard items.count == rows else {
+                                  throw ParameterError(node: node, problem: .notAllowed(
+                                      "\(items.count) row\(items.count == 1 ? "" : "s")", allowed: "\(rows) rows", suggestion: nil))
+                              }
+                              var matrix: [[Double]] = []
+                              for (i, item) in items.enumerated() {
+                                  do throws(ParameterError) {
+                                      matrix.append(try readNumbers(item, count: columns, in: range, what: "a row of \(columns) numbers"))
+                                  } catch var error {
+                                      error.subpath = "[\(i)]" + error.subpath
+                                      throw error
+                                  }
+                              }
+                              filter[keyPath: keyPath] = matrix
+                          })
+        // The rules of a file's matrix, in the file's order, on a matrix set in code.
+        let checkMatrix: @Sendable ([[Double]]) throws(ParameterError) -> Void = { matrix throws(ParameterError) in
+            guard matrix.count == rows else {
+                throw ParameterError(node: JSONNode(.array(matrix.map(jsonNumbers))), problem: .notAllowed(
+                    "\(matrix.count) row\(matrix.count == 1 ? "" : "s")", allowed: "\(rows) rows", suggestion: nil))
+            }
+            for (r, row) in matrix.enumerated() {
+                do throws(ParameterError) {
+                    guard row.count == columns else {
+                        throw ParameterError(node: jsonNumbers(row), problem: .wrongType(
+                            expected: "a row of \(columns) numbers", found: jsonNumbers(row).excerpt))
+                    }
+                    try checkNumbers(row, in: range)
+                } catch var error {
+                    error.subpath = "[\(r)]" + error.subpath
+                    throw error
+                }
+            }
+        }
+        p.checkValue = { (filter: F) throws(ParameterError) in try checkMatrix(filter[keyPath: keyPath]) }
+        // Row after row.
+        p.numbers = NumberAccess(get: { $0[keyPath: keyPath].flatMap { $0 } },
+                                 set: { (filter: inout F, v: [Double]) throws(ParameterError) in
+                                     let matrix = stride(from: 0, to: v.count, by: columns).map { Array(v[$0 ..< min($0 + columns, v.count)]) }
+                                     try checkMatrix(matrix)
+                                     filter[keyPath: keyPath] = matrix
+                                 })
+        return p
     }
 
     /// A .cube file, read (once per process) when the parameter is set; paths are relative to
@@ -82,11 +125,14 @@ extension Parameter {
                                   })
         parameter.setInContext = read
         parameter.required = true
+        parameter.isGiven = { $0[keyPath: keyPath] != nil }
+        // A file set in code was read when it was set: nothing to check but that it is there.
+        parameter.checkValue = { _ in }
         return parameter
     }
 }
 
-func numbers(_ values: [Double]) -> JSONNode {
+func jsonNumbers(_ values: [Double]) -> JSONNode {
     JSONNode(.array(values.map { JSONNode(.number($0)) }))
 }
 
@@ -98,6 +144,21 @@ func readNumbers(_ node: JSONNode, count: Int, in range: ClosedRange<Double>, wh
     var values: [Double] = []
     for (i, item) in items.enumerated() {
         do throws(ParameterError) { values.append(try readNumber(item, in: range)) } catch var error {
+            error.subpath = "[\(i)]"
+            throw error
+        }
+    }
+    return values
+}
+
+/// Each number finite and in `range`; a refusal names its position (`[1]`) and, when the
+/// numbers came from a file's array `nodes`, the element's place in the file.
+@discardableResult
+func checkNumbers(_ values: [Double], in range: ClosedRange<Double>, nodes: JSONNode? = nil) throws(ParameterError) -> [Double] {
+    for (i, v) in values.enumerated() {
+        var node: JSONNode?
+        if let nodes, case .array(let items) = nodes.value, items.indices.contains(i) { node = items[i] }
+        do throws(ParameterError) { _ = try checkNumber(v, in: range, node: node) } catch var error {
             error.subpath = "[\(i)]"
             throw error
         }

@@ -29,18 +29,13 @@ extension Chain {
 
     static func scaledParameters<F: Filter>(_ filter: F, by scale: Double) -> F {
         var result = filter
-        let values = filter.parametersJSON
-        guard case .object(let members) = values.value else { return filter }
         for parameter in F.declaration.parameters where parameter.unit == .pixels {
-            guard let value = members.first(where: { $0.key == parameter.name })?.value else { continue }
+            guard let access = parameter.numbers, let values = access.get(filter) else { continue }
             let range: ClosedRange<Double>? = if case .number(let r) = parameter.kind { r } else { nil }
-            let candidates = [
-                multiplied(value, by: scale, range: range, rounded: false),
-                multiplied(value, by: scale, range: range, rounded: true),
-            ]
-            for candidate in candidates {
-                if let set = try? result.setting(parameter.name, to: candidate) {
-                    result = set
+            for rounded in [false, true] {
+                var candidate = result
+                if (try? access.set(&candidate, values.map { multiplied($0, by: scale, range: range, rounded: rounded) })) != nil {
+                    result = candidate
                     break
                 }
             }
@@ -48,21 +43,13 @@ extension Chain {
         return result
     }
 
-    /// `node` with every number in it multiplied by `scale`.
-    static func multiplied(_ node: JSONNode, by scale: Double, range: ClosedRange<Double>?, rounded: Bool) -> JSONNode {
-        switch node.value {
-        case .number(let v):
-            var scaled = v * scale
-            if rounded { scaled = v == 0 ? 0 : max(1, scaled.rounded()) }
-            if let range { scaled = min(max(scaled, range.lowerBound), range.upperBound) }
-            return JSONNode(.number(scaled))
-        case .array(let items):
-            return JSONNode(.array(items.map { multiplied($0, by: scale, range: range, rounded: rounded) }))
-        case .object(let members):
-            return JSONNode(.object(members.map { ($0.key, multiplied($0.value, by: scale, range: range, rounded: rounded)) }))
-        default:
-            return node
-        }
+    /// `v` multiplied by `scale`; `rounded`: to a whole number, at least 1 unless 0; then
+    /// clamped to `range`.
+    static func multiplied(_ v: Double, by scale: Double, range: ClosedRange<Double>?, rounded: Bool) -> Double {
+        var scaled = v * scale
+        if rounded { scaled = v == 0 ? 0 : max(1, scaled.rounded()) }
+        if let range { scaled = min(max(scaled, range.lowerBound), range.upperBound) }
+        return scaled
     }
 }
 
