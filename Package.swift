@@ -47,25 +47,28 @@ let package = Package(
         // Tiny C shims: each call does one whole job under its own setjmp (see STYLE.md, 4).
         // No unsafe flags: a package that has them cannot be a versioned dependency. Release
         // builds already compile C targets optimised (SwiftPM passes -O2 with -c release).
-        .target(name: "CPNG", dependencies: ["SystemPNG", "SystemZlib"]),
-        .target(name: "CJPEG", dependencies: ["SystemJPEG"]),
+        // What every shim shares: its status (one mapping to typed errors in Swift), the report
+        // writer, the metadata an encoder embeds.
+        .target(name: "CCommon"),
+        .target(name: "CPNG", dependencies: ["CCommon", "SystemPNG", "SystemZlib"]),
+        .target(name: "CJPEG", dependencies: ["CCommon", "SystemJPEG"]),
         .target(name: "CLCMS", dependencies: ["SystemLCMS", "CKernels"]),
         // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
         // at run time, with a 4-wide path of identical results (see its header).
         .target(name: "CKernels"),
         // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
         // library target has one pkg-config name).
-        .target(name: "CWebP", dependencies: ["SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
+        .target(name: "CWebP", dependencies: ["CCommon", "SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
         // libtiff, libavif and libheif with libde265: on Linux loaded when a file first needs
         // them (CDynamic: they and what they bring cost about 7 ms at every start), so not
         // linked, their headers found where Debian puts them; on macOS linked through pkg-config.
         .target(name: "CDynamic", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "CTIFF", dependencies: ["CDynamic", .target(name: "SystemTIFF", condition: .when(platforms: [.macOS]))]),
-        .target(name: "CAVIF", dependencies: ["CDynamic", .target(name: "SystemAVIF", condition: .when(platforms: [.macOS]))],
+        .target(name: "CTIFF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemTIFF", condition: .when(platforms: [.macOS]))]),
+        .target(name: "CAVIF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemAVIF", condition: .when(platforms: [.macOS]))],
                 linkerSettings: [.linkedLibrary("dav1d", .when(platforms: [.linux]))]),
-        .target(name: "CHEIF", dependencies: ["CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
+        .target(name: "CHEIF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
                 linkerSettings: [.linkedLibrary("de265", .when(platforms: [.macOS]))]),
-        .target(name: "FilterChain", dependencies: ["CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CKernels", "CLCMS"]),
+        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CKernels", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -71,14 +71,14 @@ static void fc_avif_say_result(fc_avif_report *r, const char *what, avifResult r
     }
 }
 
-static fc_avif_status fc_avif_status_of(avifResult result) {
+static fc_status fc_avif_status_of(avifResult result) {
     switch (result) {
-    case AVIF_RESULT_OK: return FC_AVIF_OK;
-    case AVIF_RESULT_OUT_OF_MEMORY: return FC_AVIF_NO_MEMORY;
+    case AVIF_RESULT_OK: return FC_OK;
+    case AVIF_RESULT_OUT_OF_MEMORY: return FC_NO_MEMORY;
     case AVIF_RESULT_NO_CODEC_AVAILABLE:
     case AVIF_RESULT_NOT_IMPLEMENTED:
-    case AVIF_RESULT_UNSUPPORTED_DEPTH: return FC_AVIF_UNSUPPORTED;
-    default: return FC_AVIF_FAILED;
+    case AVIF_RESULT_UNSUPPORTED_DEPTH: return FC_UNSUPPORTED;
+    default: return FC_FAILED;
     }
 }
 
@@ -103,11 +103,11 @@ void fc_avif_decoder_free(fc_avif_decoder *d) {
 
 const fc_avif_report *fc_avif_decoder_report(const fc_avif_decoder *d) { return &d->report; }
 
-fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
-    if (d->opened) { fc_avif_say(&d->report, "opened twice"); return FC_AVIF_FAILED; }
+fc_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
+    if (d->opened) { fc_avif_say(&d->report, "opened twice"); return FC_FAILED; }
     d->opened = 1;
     d->decoder = fc_libavif.avifDecoderCreate();
-    if (!d->decoder) return FC_AVIF_NO_MEMORY;
+    if (!d->decoder) return FC_NO_MEMORY;
     avifDecoder *dec = d->decoder;
     dec->maxThreads = d->threads;
     // As libheif and browsers: a missing pixi, an alpha item without ispe and a clap whose
@@ -127,17 +127,17 @@ fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
             snprintf(d->report.message, sizeof d->report.message,
                      "over libavif's limit of %u pixels (16384 x 16384) or %u on a side: %s",
                      (unsigned)AVIF_DEFAULT_IMAGE_SIZE_LIMIT, (unsigned)AVIF_DEFAULT_IMAGE_DIMENSION_LIMIT, dec->diag.error);
-            return FC_AVIF_UNSUPPORTED;
+            return FC_UNSUPPORTED;
         }
         fc_avif_say_result(&d->report, "the container", r, &dec->diag);
-        return r == AVIF_RESULT_OUT_OF_MEMORY ? FC_AVIF_NO_MEMORY : FC_AVIF_FAILED;
+        return r == AVIF_RESULT_OUT_OF_MEMORY ? FC_NO_MEMORY : FC_FAILED;
     }
     const avifImage *im = dec->image;
     fc_avif_info *in = &d->info;
-    if (im->width == 0 || im->height == 0) { fc_avif_say(&d->report, "the image has no size"); return FC_AVIF_FAILED; }
+    if (im->width == 0 || im->height == 0) { fc_avif_say(&d->report, "the image has no size"); return FC_FAILED; }
     if (im->depth != 8 && im->depth != 10 && im->depth != 12) {
         snprintf(d->report.message, sizeof d->report.message, "%u bits per sample (AVIF has 8, 10 or 12)", im->depth);
-        return FC_AVIF_FAILED;
+        return FC_FAILED;
     }
     int grey;
     switch (im->yuvFormat) {
@@ -145,7 +145,7 @@ fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
     case AVIF_PIXEL_FORMAT_YUV422: in->yuv_format = 422; grey = 0; break;
     case AVIF_PIXEL_FORMAT_YUV420: in->yuv_format = 420; grey = 0; break;
     case AVIF_PIXEL_FORMAT_YUV400: in->yuv_format = 400; grey = 1; break;
-    default: fc_avif_say(&d->report, "the image has no colour planes"); return FC_AVIF_FAILED;
+    default: fc_avif_say(&d->report, "the image has no colour planes"); return FC_FAILED;
     }
     in->stored_width = im->width;
     in->stored_height = im->height;
@@ -190,7 +190,7 @@ fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info) {
     in->width = turned ? in->crop_height : in->crop_width;
     in->height = turned ? in->crop_width : in->crop_height;
     *info = d->info;
-    return FC_AVIF_OK;
+    return FC_OK;
 }
 
 const uint8_t *fc_avif_decoder_metadata(const fc_avif_decoder *d, fc_avif_metadata kind, size_t *length) {
@@ -214,7 +214,7 @@ static void fc_avif_set_conversion(avifRGBImage *rgb, fc_avif_conversion convers
 
 // A monochrome image through an RGB(A) strip: libavif converts (range, depth, alpha), the
 // first channel is the grey.
-static fc_avif_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *im) {
+static fc_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *im) {
     const fc_avif_info *in = &d->info;
     int alpha = in->channels == 2;
     size_t rgb_channels = alpha ? 4 : 3;
@@ -225,10 +225,10 @@ static fc_avif_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *
     if (!scratch || !view) {
         free(scratch);
         if (view) fc_libavif.avifImageDestroy(view);
-        return FC_AVIF_NO_MEMORY;
+        return FC_NO_MEMORY;
     }
-    fc_avif_status status = FC_AVIF_OK;
-    for (uint32_t y0 = 0; y0 < im->height && status == FC_AVIF_OK; y0 += FC_AVIF_GREY_STRIP) {
+    fc_status status = FC_OK;
+    for (uint32_t y0 = 0; y0 < im->height && status == FC_OK; y0 += FC_AVIF_GREY_STRIP) {
         uint32_t n = im->height - y0 < FC_AVIF_GREY_STRIP ? im->height - y0 : FC_AVIF_GREY_STRIP;
         avifCropRect rect = { 0, y0, im->width, n };
         avifResult r = fc_libavif.avifImageSetViewRect(view, im, &rect);
@@ -265,7 +265,7 @@ static fc_avif_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *
 }
 
 // Decodes the image (or the first frame) and converts it once; then frees libavif.
-static fc_avif_status fc_avif_decode(fc_avif_decoder *d) {
+static fc_status fc_avif_decode(fc_avif_decoder *d) {
     avifDecoder *dec = d->decoder;
     fc_avif_info *in = &d->info;
     // The AV1 decoder refuses frames over the limit (a coded size larger than the container says).
@@ -273,29 +273,29 @@ static fc_avif_status fc_avif_decode(fc_avif_decoder *d) {
     avifResult r = fc_libavif.avifDecoderNextImage(dec);
     if (r != AVIF_RESULT_OK) {
         fc_avif_say_result(&d->report, "decoding", r, &dec->diag);
-        return r == AVIF_RESULT_OUT_OF_MEMORY ? FC_AVIF_NO_MEMORY : FC_AVIF_FAILED;
+        return r == AVIF_RESULT_OUT_OF_MEMORY ? FC_NO_MEMORY : FC_FAILED;
     }
     const avifImage *im = dec->image;
     if (im->width != in->stored_width || im->height != in->stored_height) {
         snprintf(d->report.message, sizeof d->report.message, "the coded image is %u x %u, the container says %u x %u",
                  im->width, im->height, in->stored_width, in->stored_height);
-        return FC_AVIF_FAILED;
+        return FC_FAILED;
     }
     if ((int)im->depth != in->depth || (im->yuvFormat == AVIF_PIXEL_FORMAT_YUV400) != (in->yuv_format == 400)) {
         snprintf(d->report.message, sizeof d->report.message, "the coded image's layout (%u bits, %s) is not what the container says",
                  im->depth, fc_libavif.avifPixelFormatToString(im->yuvFormat));
-        return FC_AVIF_FAILED;
+        return FC_FAILED;
     }
     size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
     size_t row = (size_t)im->width * bpp;
     if (row / bpp != im->width || row > UINT32_MAX || (im->height && row > SIZE_MAX / im->height)) {
         fc_avif_say(&d->report, "the image is too large to hold in memory");
-        return FC_AVIF_NO_MEMORY;
+        return FC_NO_MEMORY;
     }
     d->pixels_stride = row;
     d->pixels = malloc(row * im->height);
-    if (!d->pixels) return FC_AVIF_NO_MEMORY;
-    fc_avif_status status;
+    if (!d->pixels) return FC_NO_MEMORY;
+    fc_status status;
     if (in->yuv_format == 400) {
         status = fc_avif_convert_grey(d, im);
     } else {
@@ -334,14 +334,14 @@ static void fc_avif_source(const fc_avif_info *in, uint32_t x, uint32_t y, uint3
     *sy = cy + in->crop_y;
 }
 
-fc_avif_status fc_avif_decoder_read(fc_avif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
-    if (!d->opened || (!d->decoder && !d->pixels)) { fc_avif_say(&d->report, "not opened"); return FC_AVIF_FAILED; }
-    if (rows == 0) return FC_AVIF_OK;
+fc_status fc_avif_decoder_read(fc_avif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
+    if (!d->opened || (!d->decoder && !d->pixels)) { fc_avif_say(&d->report, "not opened"); return FC_FAILED; }
+    if (rows == 0) return FC_OK;
     const fc_avif_info *in = &d->info;
-    if (rows > in->height || d->next_row > in->height - rows) { fc_avif_say(&d->report, "reading past the last row"); return FC_AVIF_FAILED; }
+    if (rows > in->height || d->next_row > in->height - rows) { fc_avif_say(&d->report, "reading past the last row"); return FC_FAILED; }
     if (!d->pixels) {
-        fc_avif_status s = fc_avif_decode(d);
-        if (s != FC_AVIF_OK) return s;
+        fc_status s = fc_avif_decode(d);
+        if (s != FC_OK) return s;
     }
     size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
     for (uint32_t r = 0; r < rows; r++) {
@@ -360,7 +360,7 @@ fc_avif_status fc_avif_decoder_read(fc_avif_decoder *d, uint8_t *dst, size_t str
         }
     }
     d->next_row += rows;
-    return FC_AVIF_OK;
+    return FC_OK;
 }
 
 // Grey straight into the luma plane (full range: Y' = R = G = B for every matrix but the
@@ -392,38 +392,38 @@ static avifResult fc_avif_fill_grey(avifImage *im, const fc_avif_encode_options 
     return AVIF_RESULT_OK;
 }
 
-static fc_avif_status fc_avif_write(FILE *file, const uint8_t *bytes, size_t size) {
-    if (fwrite(bytes, 1, size, file) != size || fflush(file) != 0) return FC_AVIF_WRITE_FAILED;
-    return FC_AVIF_OK;
+static fc_status fc_avif_write(FILE *file, const uint8_t *bytes, size_t size) {
+    if (fwrite(bytes, 1, size, file) != size || fflush(file) != 0) return FC_WRITE_FAILED;
+    return FC_OK;
 }
 
-fc_avif_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pixels, size_t stride,
-                              FILE *file, fc_avif_report *report) {
+fc_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pixels, size_t stride,
+                         FILE *file, fc_avif_report *report) {
     if (o->channels < 1 || o->channels > 4 || (o->sample_bytes != 1 && o->sample_bytes != 2)
         || (o->depth != 8 && o->depth != 10) || o->width == 0 || o->height == 0 || stride > UINT32_MAX) {
         fc_avif_say(report, "invalid encoder settings");
-        return FC_AVIF_FAILED;
+        return FC_FAILED;
     }
     const char *codec = fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AOM, AVIF_CODEC_FLAG_CAN_ENCODE);
     avifCodecChoice choice = codec ? AVIF_CODEC_CHOICE_AOM : AVIF_CODEC_CHOICE_AUTO;
     if (!codec && !fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_ENCODE)) {
         fc_avif_say(report, "this libavif was built without an AV1 encoder");
-        return FC_AVIF_UNSUPPORTED;
+        return FC_UNSUPPORTED;
     }
     int grey = o->channels <= 2, alpha = o->channels == 2 || o->channels == 4;
     avifPixelFormat format = grey ? AVIF_PIXEL_FORMAT_YUV400
                            : o->yuv_format == 420 ? AVIF_PIXEL_FORMAT_YUV420 : AVIF_PIXEL_FORMAT_YUV444;
     avifImage *im = fc_libavif.avifImageCreate(o->width, o->height, (uint32_t)o->depth, format);
-    if (!im) return FC_AVIF_NO_MEMORY;
+    if (!im) return FC_NO_MEMORY;
     im->yuvRange = AVIF_RANGE_FULL;
     im->colorPrimaries = o->colour_primaries;
     im->transferCharacteristics = o->transfer_characteristics;
     im->matrixCoefficients = o->matrix_coefficients;
-    if (o->icc) fc_libavif.avifImageSetProfileICC(im, o->icc, o->icc_length);
+    if (o->metadata.icc) fc_libavif.avifImageSetProfileICC(im, o->metadata.icc, o->metadata.icc_length);
     // libavif also turns an EXIF Orientation other than 1 into irot/imir, as AVIF readers
     // ignore EXIF's.
-    if (o->exif) fc_libavif.avifImageSetMetadataExif(im, o->exif, o->exif_length);
-    if (o->xmp) fc_libavif.avifImageSetMetadataXMP(im, o->xmp, o->xmp_length);
+    if (o->metadata.exif) fc_libavif.avifImageSetMetadataExif(im, o->metadata.exif, o->metadata.exif_length);
+    if (o->metadata.xmp) fc_libavif.avifImageSetMetadataXMP(im, o->metadata.xmp, o->metadata.xmp_length);
     avifResult r;
     if (grey) {
         r = fc_avif_fill_grey(im, o, pixels, stride);
@@ -443,7 +443,7 @@ fc_avif_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pi
         return fc_avif_status_of(r);
     }
     avifEncoder *encoder = fc_libavif.avifEncoderCreate();
-    if (!encoder) { fc_libavif.avifImageDestroy(im); return FC_AVIF_NO_MEMORY; }
+    if (!encoder) { fc_libavif.avifImageDestroy(im); return FC_NO_MEMORY; }
     encoder->codecChoice = choice;
     encoder->maxThreads = o->threads < 1 ? 1 : o->threads;
     encoder->speed = o->speed < AVIF_SPEED_SLOWEST ? AVIF_SPEED_SLOWEST : o->speed > AVIF_SPEED_FASTEST ? AVIF_SPEED_FASTEST : o->speed;
@@ -461,7 +461,7 @@ fc_avif_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pi
     }
     fc_libavif.avifEncoderDestroy(encoder);
     fc_libavif.avifImageDestroy(im);
-    fc_avif_status s = fc_avif_write(file, output.data, output.size);
+    fc_status s = fc_avif_write(file, output.data, output.size);
     fc_libavif.avifRWDataFree(&output);
     return s;
 }

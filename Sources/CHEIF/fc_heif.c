@@ -33,7 +33,7 @@ struct fc_heif_decoder {
     size_t exif_offset, exif_length;  // the TIFF structure inside exif_block
     int exif_damaged;
     int strict, threads, layout_known;
-    fc_heif_status failed;
+    fc_status failed;
     // The decoded image.
     fc_heif_plane planes[4];  // colour (1 or 3), then alpha
     int colour_planes, alpha, premultiplied;
@@ -46,7 +46,7 @@ struct fc_heif_decoder {
 
 // ---- messages -----------------------------------------------------------------------------
 
-static fc_heif_status fc_heif_say(fc_heif_decoder *d, fc_heif_status status, const char *fmt, ...) {
+static fc_status fc_heif_say(fc_heif_decoder *d, fc_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->report.message, sizeof d->report.message, fmt, ap);
@@ -60,18 +60,18 @@ static fc_heif_status fc_heif_say(fc_heif_decoder *d, fc_heif_status status, con
 
 // libheif's error, in its words ("Invalid input: No 'meta' box"), kept before the context
 // that owns the text goes away; its limits are said to be its own.
-static fc_heif_status fc_heif_error(fc_heif_decoder *d, struct heif_error e) {
+static fc_status fc_heif_error(fc_heif_decoder *d, struct heif_error e) {
     const char *text = e.message && e.message[0] ? e.message : "unknown error";
     if (e.code == heif_error_Memory_allocation_error && e.subcode == heif_suberror_Security_limit_exceeded) {
         // "Memory allocation error: Security limit exceeded: Image size ... exceeds ...": the
         // last part says what.
         const char *what = strstr(text, "Security limit exceeded: ");
-        return fc_heif_say(d, FC_HEIF_LIMIT, "over libheif's security limit: %s", what ? what + 25 : text);
+        return fc_heif_say(d, FC_LIMIT, "over libheif's security limit: %s", what ? what + 25 : text);
     }
-    if (e.code == heif_error_Memory_allocation_error) return fc_heif_say(d, FC_HEIF_NO_MEMORY, "%s", text);
+    if (e.code == heif_error_Memory_allocation_error) return fc_heif_say(d, FC_NO_MEMORY, "%s", text);
     if (e.code == heif_error_Unsupported_feature || e.code == heif_error_Unsupported_filetype)
-        return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "%s", text);
-    return fc_heif_say(d, FC_HEIF_FAILED, "%s", text);
+        return fc_heif_say(d, FC_UNSUPPORTED, "%s", text);
+    return fc_heif_say(d, FC_FAILED, "%s", text);
 }
 
 // ---- the decoder --------------------------------------------------------------------------
@@ -201,10 +201,10 @@ static const struct heif_decoder_plugin fc_heif_av1_plugin = {
     .decode_image = fc_heif_av1_decode,
 };
 
-fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
-    if (!fc_de265_ready()) return fc_heif_say(d, FC_HEIF_FAILED, "libde265 could not be initialised");
+fc_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
+    if (!fc_de265_ready()) return fc_heif_say(d, FC_FAILED, "libde265 could not be initialised");
     d->ctx = fc_libheif.heif_context_alloc();
-    if (!d->ctx) return FC_HEIF_NO_MEMORY;
+    if (!d->ctx) return FC_NO_MEMORY;
     struct heif_error registered = fc_libheif.heif_register_decoder(d->ctx, &fc_heif_hevc_plugin);
     if (registered.code != heif_error_Ok) return fc_heif_error(d, registered);
     registered = fc_libheif.heif_register_decoder(d->ctx, &fc_heif_av1_plugin);
@@ -215,10 +215,10 @@ fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
     if (e.code != heif_error_Ok) return fc_heif_error(d, e);
     int width = fc_libheif.heif_image_handle_get_width(d->handle), height = fc_libheif.heif_image_handle_get_height(d->handle);
     if (width <= 0 || height <= 0)
-        return fc_heif_say(d, FC_HEIF_FAILED, "the primary image has no size (%d x %d)", width, height);
+        return fc_heif_say(d, FC_FAILED, "the primary image has no size (%d x %d)", width, height);
     int bits = fc_libheif.heif_image_handle_get_luma_bits_per_pixel(d->handle);
     if (bits < 1 || bits > 16)
-        return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "HEIF: %d bits per sample are not read (1 to 16 are)", bits);
+        return fc_heif_say(d, FC_UNSUPPORTED, "HEIF: %d bits per sample are not read (1 to 16 are)", bits);
     d->info.width = (uint32_t)width;
     d->info.height = (uint32_t)height;
     int sw = fc_libheif.heif_image_handle_get_ispe_width(d->handle), sh = fc_libheif.heif_image_handle_get_ispe_height(d->handle);
@@ -252,7 +252,7 @@ fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info) {
     }
     fc_heif_read_metadata(d);
     *info = d->info;
-    return FC_HEIF_OK;
+    return FC_OK;
 }
 
 const uint8_t *fc_heif_decoder_icc(fc_heif_decoder *d, size_t *length) {
@@ -324,9 +324,9 @@ static void fc_heif_collect_warnings(fc_heif_decoder *d) {
 // Decodes the primary image once, with its transformations, into planes of the colour space
 // the layout wants (`grey`: monochrome, or YCbCr's luma with alpha, since libheif 1.15 turns
 // a monochrome image with alpha into RGB; else RGB), or, with no layout yet, its own.
-static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
+static fc_status fc_heif_decode_planes(fc_heif_decoder *d) {
     struct heif_decoding_options *options = fc_libheif.heif_decoding_options_alloc();
-    if (!options) return FC_HEIF_NO_MEMORY;
+    if (!options) return FC_NO_MEMORY;
     options->ignore_transformations = 0;
     if (options->version >= 2) options->convert_hdr_to_8bit = 0;
     if (options->version >= 3) options->strict_decoding = d->strict ? 1 : 0;
@@ -355,7 +355,7 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
         char *newline = strchr(first, '\n');
         if (newline) *newline = 0;
         d->report.warnings[0] = 0;
-        return fc_heif_say(d, FC_HEIF_FAILED, "%s", first);
+        return fc_heif_say(d, FC_FAILED, "%s", first);
     }
     d->full_width = d->info.width;
     d->full_height = d->info.height;
@@ -372,11 +372,11 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
         colour_planes = 3;
         first = heif_channel_R;
     } else {
-        return fc_heif_say(d, FC_HEIF_UNSUPPORTED, "HEIF: libheif delivered colour space %d, chroma %d, which is not read",
+        return fc_heif_say(d, FC_UNSUPPORTED, "HEIF: libheif delivered colour space %d, chroma %d, which is not read",
                            (int)got, (int)chroma);
     }
     if (!ok) {
-        return fc_heif_say(d, FC_HEIF_FAILED, "the coded image is %d x %d (%d bits), its header says %u x %u (%d bits)",
+        return fc_heif_say(d, FC_FAILED, "the coded image is %d x %d (%d bits), its header says %u x %u (%d bits)",
                            fc_libheif.heif_image_get_width(d->image, first), fc_libheif.heif_image_get_height(d->image, first),
                            fc_libheif.heif_image_get_bits_per_pixel_range(d->image, first), d->full_width, d->full_height, d->info.bits);
     }
@@ -391,7 +391,7 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
     d->colour_planes = colour_planes;
     d->alpha = fc_heif_take_plane(d, heif_channel_Alpha, &d->planes[d->colour_planes]);
     if (d->layout_known && d->alpha != (d->layout.channels % 2 == 0))
-        return fc_heif_say(d, FC_HEIF_FAILED, "the alpha image %s", d->alpha ? "was not announced" : "could not be decoded");
+        return fc_heif_say(d, FC_FAILED, "the alpha image %s", d->alpha ? "was not announced" : "could not be decoded");
     if (!d->layout_known) {
         if (d->alpha && d->colour_planes == 3 && fc_heif_neutral(d)) {
             d->planes[1] = d->planes[3];
@@ -406,14 +406,14 @@ static fc_heif_status fc_heif_decode_planes(fc_heif_decoder *d) {
         d->layout_known = 1;
     }
     d->premultiplied = d->alpha && fc_libheif.heif_image_is_premultiplied_alpha(d->image);
-    return FC_HEIF_OK;
+    return FC_OK;
 }
 
 // A failed decode is not tried again: every later read gives its error.
-static fc_heif_status fc_heif_decode(fc_heif_decoder *d) {
+static fc_status fc_heif_decode(fc_heif_decoder *d) {
     if (d->failed) return d->failed;
-    fc_heif_status status = fc_heif_decode_planes(d);
-    if (status != FC_HEIF_OK) {
+    fc_status status = fc_heif_decode_planes(d);
+    if (status != FC_OK) {
         if (d->image) fc_libheif.heif_image_release(d->image);
         d->image = NULL;
         d->failed = status;
@@ -421,8 +421,8 @@ static fc_heif_status fc_heif_decode(fc_heif_decoder *d) {
     return status;
 }
 
-fc_heif_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_layout *layout) {
-    if (!d->handle || d->layout_known) return fc_heif_say(d, FC_HEIF_FAILED, "layout asked for out of order");
+fc_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_layout *layout) {
+    if (!d->handle || d->layout_known) return fc_heif_say(d, FC_FAILED, "layout asked for out of order");
     d->strict = strict;
     d->threads = 1;
     // An HEVC image's SPS says whether it is monochrome: the probe reads it and decodes nothing.
@@ -443,11 +443,11 @@ fc_heif_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_la
         d->full_height = d->info.height;
     } else {
         // Another codec (AV1), or a file the probe could not read: decode now.
-        fc_heif_status status = fc_heif_decode(d);
-        if (status != FC_HEIF_OK) return status;
+        fc_status status = fc_heif_decode(d);
+        if (status != FC_OK) return status;
     }
     *layout = d->layout;
-    return FC_HEIF_OK;
+    return FC_OK;
 }
 
 void fc_heif_decoder_set_threads(fc_heif_decoder *d, int threads) {
@@ -456,14 +456,14 @@ void fc_heif_decoder_set_threads(fc_heif_decoder *d, int threads) {
 
 int fc_heif_decoder_decoded(const fc_heif_decoder *d) { return d->image != NULL; }
 
-fc_heif_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_layout *layout) {
+fc_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_layout *layout) {
     if (!d->layout_known || d->started || !(denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8))
-        return fc_heif_say(d, FC_HEIF_FAILED, "shrink by %d asked for at the wrong time", denominator);
+        return fc_heif_say(d, FC_FAILED, "shrink by %d asked for at the wrong time", denominator);
     d->denominator = denominator;
     d->layout.width = (d->full_width + (uint32_t)denominator - 1) / (uint32_t)denominator;
     d->layout.height = (d->full_height + (uint32_t)denominator - 1) / (uint32_t)denominator;
     *layout = d->layout;
-    return FC_HEIF_OK;
+    return FC_OK;
 }
 
 // One output row, the general way: any depths, premultiplied alpha, blocks of any size.
@@ -566,14 +566,14 @@ static void fc_heif_row_shrink8(const fc_heif_decoder *d, uint8_t *dst, uint32_t
     }
 }
 
-fc_heif_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
-    if (!d->layout_known) return fc_heif_say(d, FC_HEIF_FAILED, "read before the layout");
+fc_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
+    if (!d->layout_known) return fc_heif_say(d, FC_FAILED, "read before the layout");
     if (!d->image) {
-        fc_heif_status status = fc_heif_decode(d);
-        if (status != FC_HEIF_OK) return status;
+        fc_status status = fc_heif_decode(d);
+        if (status != FC_OK) return status;
     }
     if (rows > d->layout.height - d->next_row)
-        return fc_heif_say(d, FC_HEIF_FAILED, "reading past the last row (%u)", d->layout.height);
+        return fc_heif_say(d, FC_FAILED, "reading past the last row (%u)", d->layout.height);
     d->started = 1;
     int eight = d->layout.depth == 8 && !d->premultiplied;
     for (int c = 0; c < d->layout.channels; c++) eight = eight && d->planes[c].bits == 8 && !d->planes[c].wide;
@@ -585,5 +585,5 @@ fc_heif_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t str
         else fc_heif_row_general(d, out, y);
     }
     d->next_row += rows;
-    return FC_HEIF_OK;
+    return FC_OK;
 }

@@ -307,12 +307,12 @@ static void fc_copy_exif(fc_jpeg_decoder *d) {
     }
 }
 
-fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_t *data,
-                                    size_t size, fc_jpeg_header *header) {
-    if (d->failed || d->created) return FC_JPEG_FAILED;
+fc_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_t *data,
+                               size_t size, fc_jpeg_header *header) {
+    if (d->failed || d->created) return FC_FAILED;
     if (setjmp(d->err.jump)) {
         d->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     d->cinfo.err = &d->err.pub;
     jpeg_create_decompress(&d->cinfo);
@@ -351,7 +351,7 @@ fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_
     default: header->output_channels = 3; break;
     }
     d->adobe = d->cinfo.saw_Adobe_marker;
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
 const uint8_t *fc_jpeg_decoder_icc(const fc_jpeg_decoder *d, size_t *length) {
@@ -366,26 +366,26 @@ const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length) {
 
 // Shrink-on-load: libjpeg's DCT scaling by 1/denom (1, 2, 4 or 8), set before the start.
 // Writes the size the decoder will then deliver.
-fc_jpeg_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
-                                     uint32_t *height) {
-    if (d->failed || !d->created || d->started) return FC_JPEG_FAILED;
+fc_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
+                                uint32_t *height) {
+    if (d->failed || !d->created || d->started) return FC_FAILED;
     if (setjmp(d->err.jump)) {
         d->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     d->cinfo.scale_num = 1;
     d->cinfo.scale_denom = denom;
     jpeg_calc_output_dimensions(&d->cinfo);
     *width = d->cinfo.output_width;
     *height = d->cinfo.output_height;
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
-fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
-    if (d->failed || !d->created || d->started) return FC_JPEG_FAILED;
+fc_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
+    if (d->failed || !d->created || d->started) return FC_FAILED;
     if (setjmp(d->err.jump)) {
         d->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     switch (d->cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE: d->cinfo.out_color_space = JCS_GRAYSCALE; break;
@@ -400,13 +400,13 @@ fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
         snprintf(d->report.message, FC_JPEG_MESSAGE_MAX,
                  "unsupported JPEG colour space with %d components", d->cinfo.num_components);
         d->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     if (d->cmyk) {
         d->scratch = malloc((size_t)d->cinfo.image_width * 4);
         if (!d->scratch) {
             d->failed = 1;
-            return FC_JPEG_NO_MEMORY;
+            return FC_NO_MEMORY;
         }
     }
     jpeg_start_decompress(&d->cinfo);
@@ -414,7 +414,7 @@ fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d) {
 #if FC_JPEG_PARALLEL
     if (d->parallel_min_mcus) fc_entropy_start(d);
 #endif
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
 void fc_jpeg_decoder_keep_inks(fc_jpeg_decoder *d) {
@@ -437,19 +437,19 @@ static void fc_cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, in
     }
 }
 
-fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
-                                    uint32_t rows) {
-    if (d->failed || !d->started) return FC_JPEG_FAILED;
+fc_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
+                               uint32_t rows) {
+    if (d->failed || !d->started) return FC_FAILED;
     if (setjmp(d->err.jump)) {
         d->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     uint32_t done = 0;
     while (done < rows) {
         if (d->cinfo.output_scanline >= d->cinfo.output_height) {
             snprintf(d->report.message, FC_JPEG_MESSAGE_MAX, "read past the last row");
             d->failed = 1;
-            return FC_JPEG_FAILED;
+            return FC_FAILED;
         }
         if (d->cmyk && d->inks) {
             uint8_t *out = dst + (size_t)done * stride;
@@ -476,14 +476,14 @@ fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t str
             done += jpeg_read_scanlines(&d->cinfo, pointers, n);
         }
     }
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
-fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d) {
-    if (d->failed || !d->started) return FC_JPEG_FAILED;
+fc_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d) {
+    if (d->failed || !d->started) return FC_FAILED;
     if (setjmp(d->err.jump)) {
         d->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
 #if FC_JPEG_PARALLEL
     // The entropy thread read the scan and what follows it; this decompressor read no more
@@ -491,13 +491,13 @@ fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d) {
     if (d->entropy) {
         if (!fc_entropy_finish(d)) {
             d->failed = 1;
-            return FC_JPEG_FAILED;
+            return FC_FAILED;
         }
-        return FC_JPEG_OK;
+        return FC_OK;
     }
 #endif
     jpeg_finish_decompress(&d->cinfo);
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
 // MARK: - Entropy decoding on a thread of its own
@@ -929,12 +929,12 @@ static void fc_jpeg_write_markers(fc_jpeg_encoder *e, const fc_jpeg_encode_optio
 // The largest APP1 payload a marker can carry, less the "Exif\0\0" prefix.
 #define FC_EXIF_MAX (65533 - 6)
 
-fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
-                                     const fc_jpeg_encode_options *o) {
-    if (e->failed || e->created) return FC_JPEG_FAILED;
+fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
+                                const fc_jpeg_encode_options *o) {
+    if (e->failed || e->created) return FC_FAILED;
     if (setjmp(e->err.jump)) {
         e->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     e->cinfo.err = &e->err.pub;
     jpeg_create_compress(&e->cinfo);
@@ -946,11 +946,11 @@ fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     if (!e->inks && o->channels != 1 && o->channels != 3) {
         snprintf(e->report.message, FC_JPEG_MESSAGE_MAX, "JPEG rows are grey, RGB or CMYK");
         e->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     if (e->inks) {
         e->inverted = malloc((size_t)o->width * 4);
-        if (!e->inverted) { e->failed = 1; return FC_JPEG_NO_MEMORY; }
+        if (!e->inverted) { e->failed = 1; return FC_NO_MEMORY; }
     }
     e->cinfo.input_components = o->channels;
     e->cinfo.in_color_space = e->inks ? JCS_CMYK : o->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
@@ -980,15 +980,15 @@ fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
         jpeg_write_icc_profile(&e->cinfo, o->icc, (unsigned)o->icc_length);
     fc_jpeg_write_markers(e, o);
     e->started = 1;
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
-fc_jpeg_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t stride,
-                                     uint32_t rows) {
-    if (e->failed || !e->started) return FC_JPEG_FAILED;
+fc_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t stride,
+                                uint32_t rows) {
+    if (e->failed || !e->started) return FC_FAILED;
     if (setjmp(e->err.jump)) {
         e->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     uint32_t done = 0;
     while (done < rows) {
@@ -1008,15 +1008,15 @@ fc_jpeg_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, siz
             pointers[i] = (JSAMPROW)(src + (size_t)(done + i) * stride);
         done += jpeg_write_scanlines(&e->cinfo, pointers, n);
     }
-    return FC_JPEG_OK;
+    return FC_OK;
 }
 
-fc_jpeg_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e) {
-    if (e->failed || !e->started) return FC_JPEG_FAILED;
+fc_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e) {
+    if (e->failed || !e->started) return FC_FAILED;
     if (setjmp(e->err.jump)) {
         e->failed = 1;
-        return FC_JPEG_FAILED;
+        return FC_FAILED;
     }
     jpeg_finish_compress(&e->cinfo);
-    return FC_JPEG_OK;
+    return FC_OK;
 }

@@ -159,18 +159,18 @@ static void fc_png_copy_metadata(fc_png_decoder *d, fc_png_header *h) {
     }
 }
 
-fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
-                                  const uint8_t *data, size_t size, fc_png_header *h) {
-    if (d->failed || d->opened) return FC_PNG_FAILED;
+fc_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
+                              const uint8_t *data, size_t size, fc_png_header *h) {
+    if (d->failed || d->opened) return FC_FAILED;
     memset(h, 0, sizeof *h);
     d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, fc_png_error, fc_png_warning);
-    if (!d->png) return FC_PNG_NO_MEMORY;
+    if (!d->png) return FC_NO_MEMORY;
     d->info = png_create_info_struct(d->png);
     d->end_info = png_create_info_struct(d->png);
-    if (!d->info || !d->end_info) return FC_PNG_NO_MEMORY;
+    if (!d->info || !d->end_info) return FC_NO_MEMORY;
     if (setjmp(d->jump)) {
         d->failed = 1;
-        return FC_PNG_FAILED;
+        return FC_FAILED;
     }
     d->file = file;
     d->data = data;
@@ -219,7 +219,7 @@ fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
     h->depth = png_get_bit_depth(d->png, d->info);
     fc_png_copy_metadata(d, h);
     d->opened = 1;
-    return FC_PNG_OK;
+    return FC_OK;
 }
 
 const uint8_t *fc_png_decoder_icc(const fc_png_decoder *d, size_t *length) {
@@ -232,12 +232,12 @@ const uint8_t *fc_png_decoder_exif(const fc_png_decoder *d, size_t *length) {
     return d->exif;
 }
 
-fc_png_status fc_png_decoder_read(fc_png_decoder *d, uint8_t *dst, size_t stride,
-                                  uint32_t rows) {
-    if (d->failed || !d->opened) return FC_PNG_FAILED;
+fc_status fc_png_decoder_read(fc_png_decoder *d, uint8_t *dst, size_t stride,
+                              uint32_t rows) {
+    if (d->failed || !d->opened) return FC_FAILED;
     if (setjmp(d->jump)) {
         d->failed = 1;
-        return FC_PNG_FAILED;
+        return FC_FAILED;
     }
     png_bytep pointers[16];
     uint32_t done = 0;
@@ -247,31 +247,31 @@ fc_png_status fc_png_decoder_read(fc_png_decoder *d, uint8_t *dst, size_t stride
         png_read_rows(d->png, pointers, NULL, n);
         done += n;
     }
-    return FC_PNG_OK;
+    return FC_OK;
 }
 
-fc_png_status fc_png_decoder_read_image(fc_png_decoder *d, uint8_t *dst, size_t stride) {
-    if (d->failed || !d->opened) return FC_PNG_FAILED;
+fc_status fc_png_decoder_read_image(fc_png_decoder *d, uint8_t *dst, size_t stride) {
+    if (d->failed || !d->opened) return FC_FAILED;
     png_uint_32 height = png_get_image_height(d->png, d->info);
     d->row_pointers = malloc(sizeof(png_bytep) * (height ? height : 1));
-    if (!d->row_pointers) return FC_PNG_NO_MEMORY;
+    if (!d->row_pointers) return FC_NO_MEMORY;
     for (png_uint_32 y = 0; y < height; y++) d->row_pointers[y] = dst + (size_t)y * stride;
     if (setjmp(d->jump)) {
         d->failed = 1;
-        return FC_PNG_FAILED;
+        return FC_FAILED;
     }
     png_read_image(d->png, d->row_pointers);
-    return FC_PNG_OK;
+    return FC_OK;
 }
 
-fc_png_status fc_png_decoder_finish(fc_png_decoder *d) {
-    if (d->failed || !d->opened) return FC_PNG_FAILED;
+fc_status fc_png_decoder_finish(fc_png_decoder *d) {
+    if (d->failed || !d->opened) return FC_FAILED;
     if (setjmp(d->jump)) {
         d->failed = 1;
-        return FC_PNG_FAILED;
+        return FC_FAILED;
     }
     png_read_end(d->png, d->end_info);
-    return FC_PNG_OK;
+    return FC_OK;
 }
 
 // MARK: - Writing
@@ -387,10 +387,10 @@ uint32_t fc_png_context_rows(size_t row_bytes) {
     return (uint32_t)((32768 + row_bytes) / (row_bytes + 1)) + 1;
 }
 
-fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
-                                    uint32_t row_count, uint32_t context_rows,
-                                    int bytes_per_pixel, int level, int last,
-                                    uint8_t *out, size_t capacity, fc_png_piece *piece) {
+fc_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
+                                uint32_t row_count, uint32_t context_rows,
+                                int bytes_per_pixel, int level, int last,
+                                uint8_t *out, size_t capacity, fc_png_piece *piece) {
     memset(piece, 0, sizeof *piece);
     size_t filtered_row = row_bytes + 1;
     uint32_t dictionary_rows = context_rows > 0 ? context_rows - 1 : 0;
@@ -400,7 +400,7 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     if (!filtered || !zeros) {
         free(filtered);
         free(zeros);
-        return FC_PNG_NO_MEMORY;
+        return FC_NO_MEMORY;
     }
     // Rows from (rows - dictionary_rows * stride), each filtered against the row above it.
     const uint8_t *first = rows - (size_t)dictionary_rows * stride;
@@ -419,7 +419,7 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     // window, memory level and strategy libpng uses for filtered image data.
     if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_FILTERED) != Z_OK) {
         free(filtered);
-        return FC_PNG_NO_MEMORY;
+        return FC_NO_MEMORY;
     }
     // Levels 3 to 6 search at most 16 hash-chain candidates per match (zlib's own tables
     // allow up to 128 at level 6). On filtered photographs the longer search gains about 6%
@@ -434,7 +434,7 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     if (capacity < deflateBound(&z, (uLong)own_length) + 64) {
         deflateEnd(&z);
         free(filtered);
-        return FC_PNG_FAILED;
+        return FC_FAILED;
     }
     z.next_in = (Bytef *)own;
     z.next_out = out;
@@ -457,7 +457,7 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     deflateEnd(&z);
     if (!ok) {
         free(filtered);
-        return FC_PNG_FAILED;
+        return FC_FAILED;
     }
     uLong adler = adler32(0L, Z_NULL, 0);
     for (size_t done = 0; done < own_length;) {
@@ -469,7 +469,7 @@ fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t r
     piece->filtered_length = own_length;
     piece->data = out;
     free(filtered);
-    return FC_PNG_OK;
+    return FC_OK;
 }
 
 size_t fc_png_piece_capacity(size_t row_bytes, uint32_t row_count) {

@@ -58,7 +58,7 @@ static int fc_tiff_on_warning(TIFF *tif, void *user, const char *module, const c
     return 1;
 }
 
-static fc_tiff_status fc_tiff_say(fc_tiff_decoder *d, fc_tiff_status status, const char *fmt, ...) {
+static fc_status fc_tiff_say(fc_tiff_decoder *d, fc_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->report.message, sizeof d->report.message, fmt, ap);
@@ -67,9 +67,9 @@ static fc_tiff_status fc_tiff_say(fc_tiff_decoder *d, fc_tiff_status status, con
     return status;
 }
 
-static fc_tiff_status fc_tiff_failed(fc_tiff_decoder *d, const char *what) {
-    if (!d->have_error) fc_tiff_say(d, FC_TIFF_FAILED, "%s", what);
-    return FC_TIFF_FAILED;
+static fc_status fc_tiff_failed(fc_tiff_decoder *d, const char *what) {
+    if (!d->have_error) fc_tiff_say(d, FC_FAILED, "%s", what);
+    return FC_FAILED;
 }
 
 // ---- memory I/O ---------------------------------------------------------------------------
@@ -186,9 +186,9 @@ static const char *fc_tiff_photometric_name(uint16_t p) {
     }
 }
 
-fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
+fc_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     d->opts = fc_libtiff.TIFFOpenOptionsAlloc();
-    if (!d->opts) return FC_TIFF_NO_MEMORY;
+    if (!d->opts) return FC_NO_MEMORY;
     fc_libtiff.TIFFOpenOptionsSetMaxSingleMemAlloc(d->opts, (tmsize_t)d->max_alloc);
     fc_libtiff.TIFFOpenOptionsSetErrorHandlerExtR(d->opts, fc_tiff_on_error, d);
     fc_libtiff.TIFFOpenOptionsSetWarningHandlerExtR(d->opts, fc_tiff_on_warning, d);
@@ -200,7 +200,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     uint32_t width = 0, height = 0;
     if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &width) || !fc_libtiff.TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &height)
         || width == 0 || height == 0)
-        return fc_tiff_say(d, FC_TIFF_FAILED, "the image has no size");
+        return fc_tiff_say(d, FC_FAILED, "the image has no size");
     uint16_t sample_format = SAMPLEFORMAT_UINT, orientation = ORIENTATION_TOPLEFT, inkset = INKSET_CMYK;
     fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &d->bps);
     fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &d->spp);
@@ -209,46 +209,46 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &d->compression);
     fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
     if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &d->photometric))
-        return fc_tiff_say(d, FC_TIFF_FAILED, "the PhotometricInterpretation tag is missing");
+        return fc_tiff_say(d, FC_FAILED, "the PhotometricInterpretation tag is missing");
 
     switch (d->compression) {
     case COMPRESSION_NONE: case COMPRESSION_LZW: case COMPRESSION_ADOBE_DEFLATE: case COMPRESSION_DEFLATE:
     case COMPRESSION_PACKBITS: case COMPRESSION_JPEG: case COMPRESSION_ZSTD:
     case COMPRESSION_CCITTRLE: case COMPRESSION_CCITTFAX3: case COMPRESSION_CCITTFAX4:
         if (!fc_libtiff.TIFFIsCODECConfigured(d->compression))
-            return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "this libtiff was built without the %s codec",
+            return fc_tiff_say(d, FC_UNSUPPORTED, "this libtiff was built without the %s codec",
                                fc_libtiff.TIFFFindCODEC(d->compression) ? fc_libtiff.TIFFFindCODEC(d->compression)->name : "?");
         break;
     default: {
         const TIFFCodec *c = fc_libtiff.TIFFFindCODEC(d->compression);
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED,
+        return fc_tiff_say(d, FC_UNSUPPORTED,
                            "compression %s (%u) is not read; filterchain reads none, LZW, deflate, PackBits, JPEG, zstd and CCITT fax",
                            c ? c->name : "unknown", d->compression);
     }
     }
     if (sample_format == SAMPLEFORMAT_INT)
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "signed integer samples are not read");
+        return fc_tiff_say(d, FC_UNSUPPORTED, "signed integer samples are not read");
     if (sample_format == SAMPLEFORMAT_IEEEFP) {
         // Floats: 16 (half), 32 and 64 bits, delivered as 32-bit floats, unclamped.
         if (d->bps != 16 && d->bps != 32 && d->bps != 64)
-            return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u-bit floating-point samples are not read (16, 32 and 64 are)", d->bps);
+            return fc_tiff_say(d, FC_UNSUPPORTED, "%u-bit floating-point samples are not read (16, 32 and 64 are)", d->bps);
         d->is_float = 1;
     } else if (sample_format != SAMPLEFORMAT_UINT && sample_format != SAMPLEFORMAT_VOID)
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "complex samples are not read");
+        return fc_tiff_say(d, FC_UNSUPPORTED, "complex samples are not read");
     else if (!(d->bps >= 1 && d->bps <= 16))
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u bits per sample are not read (1 to 16 are)", d->bps);
-    if (d->spp < 1) return fc_tiff_say(d, FC_TIFF_FAILED, "SamplesPerPixel is 0");
+        return fc_tiff_say(d, FC_UNSUPPORTED, "%u bits per sample are not read (1 to 16 are)", d->bps);
+    if (d->spp < 1) return fc_tiff_say(d, FC_FAILED, "SamplesPerPixel is 0");
     if (d->planar != PLANARCONFIG_CONTIG && d->planar != PLANARCONFIG_SEPARATE)
-        return fc_tiff_say(d, FC_TIFF_FAILED, "PlanarConfiguration %u is not valid", d->planar);
+        return fc_tiff_say(d, FC_FAILED, "PlanarConfiguration %u is not valid", d->planar);
 
     switch (d->photometric) {
     case PHOTOMETRIC_MINISWHITE: case PHOTOMETRIC_MINISBLACK: d->colour_samples = 1; break;
     case PHOTOMETRIC_RGB: d->colour_samples = 3; break;
     case PHOTOMETRIC_PALETTE: {
         d->colour_samples = 1;
-        if (d->bps > 8 && d->bps != 16) return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%u-bit palette indices are not read", d->bps);
+        if (d->bps > 8 && d->bps != 16) return fc_tiff_say(d, FC_UNSUPPORTED, "%u-bit palette indices are not read", d->bps);
         if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_COLORMAP, &d->cmap[0], &d->cmap[1], &d->cmap[2]))
-            return fc_tiff_say(d, FC_TIFF_FAILED, "a palette image without a ColorMap");
+            return fc_tiff_say(d, FC_FAILED, "a palette image without a ColorMap");
         d->palette_grey = 1;
         for (uint32_t i = 0; i < (1u << d->bps); i++)
             if (d->cmap[0][i] >> 8 != d->cmap[1][i] >> 8 || d->cmap[0][i] >> 8 != d->cmap[2][i] >> 8) { d->palette_grey = 0; break; }
@@ -257,7 +257,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     case PHOTOMETRIC_SEPARATED:
         fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inkset);
         if (inkset != INKSET_CMYK || d->spp < 4)
-            return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "separated (ink) samples other than CMYK are not read");
+            return fc_tiff_say(d, FC_UNSUPPORTED, "separated (ink) samples other than CMYK are not read");
         d->colour_samples = 4;
         break;
     case PHOTOMETRIC_YCBCR:
@@ -269,14 +269,14 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
         }
         /* fallthrough */
     default:
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "%s images (PhotometricInterpretation %u) are not read",
+        return fc_tiff_say(d, FC_UNSUPPORTED, "%s images (PhotometricInterpretation %u) are not read",
                            fc_tiff_photometric_name(d->photometric), d->photometric);
     }
     if (d->is_float && d->photometric != PHOTOMETRIC_MINISBLACK && d->photometric != PHOTOMETRIC_MINISWHITE
         && d->photometric != PHOTOMETRIC_RGB)
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "floating-point %s samples are not read (grey and RGB are)",
+        return fc_tiff_say(d, FC_UNSUPPORTED, "floating-point %s samples are not read (grey and RGB are)",
                            fc_tiff_photometric_name(d->photometric));
-    if (d->spp < d->colour_samples) return fc_tiff_say(d, FC_TIFF_FAILED, "too few samples per pixel (%u)", d->spp);
+    if (d->spp < d->colour_samples) return fc_tiff_say(d, FC_FAILED, "too few samples per pixel (%u)", d->spp);
     if (d->spp > d->colour_samples && d->photometric != PHOTOMETRIC_PALETTE) {
         uint16_t count = 0, *kinds = NULL;
         fc_libtiff.TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &count, &kinds);
@@ -286,7 +286,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
         d->associated = count > 0 && kinds && kinds[0] == EXTRASAMPLE_ASSOCALPHA;
     }
     if (d->planar == PLANARCONFIG_SEPARATE && d->compression == COMPRESSION_JPEG && d->photometric == PHOTOMETRIC_YCBCR)
-        return fc_tiff_say(d, FC_TIFF_UNSUPPORTED, "planar YCbCr JPEG is not read");
+        return fc_tiff_say(d, FC_UNSUPPORTED, "planar YCbCr JPEG is not read");
 
     d->info.width = width;
     d->info.height = height;
@@ -302,12 +302,12 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
     if (d->tiled) {
         uint32_t tw = 0, th = 0;
         if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !fc_libtiff.TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) || !tw || !th)
-            return fc_tiff_say(d, FC_TIFF_FAILED, "a tiled image without a tile size");
+            return fc_tiff_say(d, FC_FAILED, "a tiled image without a tile size");
         d->tile_w = tw;
         d->band_h = th;
         tmsize_t tile_size = fc_libtiff.TIFFTileSize(tif);
         if (tile_size <= 0) return fc_tiff_failed(d, "the tile size is not valid");
-        if ((uint64_t)tile_size > d->max_alloc) return fc_tiff_say(d, FC_TIFF_FAILED, "a tile of %lld bytes is over the memory limit", (long long)tile_size);
+        if ((uint64_t)tile_size > d->max_alloc) return fc_tiff_say(d, FC_FAILED, "a tile of %lld bytes is over the memory limit", (long long)tile_size);
     } else {
         uint32_t rps = height;
         fc_libtiff.TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
@@ -319,7 +319,7 @@ fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info) {
 
     fc_tiff_walk(d);
     *info = d->info;
-    return FC_TIFF_OK;
+    return FC_OK;
 }
 
 const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length) {
@@ -339,16 +339,16 @@ const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length) {
 }
 
 // Decodes the band holding row `row`.
-static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
+static fc_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
     TIFF *tif = d->tif;
     if (!d->band) {
         // Checked here, after the caller has checked the pixel limit.
         uint64_t band_bytes = (uint64_t)d->row_bytes * d->band_h * d->planes;
         if (band_bytes > d->max_alloc)
-            return fc_tiff_say(d, FC_TIFF_FAILED, "a strip of %llu bytes is over the memory limit of %zu bytes",
+            return fc_tiff_say(d, FC_FAILED, "a strip of %llu bytes is over the memory limit of %zu bytes",
                                (unsigned long long)band_bytes, d->max_alloc);
         d->band = calloc(d->planes, d->row_bytes * d->band_h);
-        if (!d->band) return FC_TIFF_NO_MEMORY;
+        if (!d->band) return FC_NO_MEMORY;
     }
     uint32_t first = row - row % d->band_h;
     uint32_t rows = d->info.height - first < d->band_h ? d->info.height - first : d->band_h;
@@ -359,11 +359,11 @@ static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
             tmsize_t want = (tmsize_t)(rows * d->row_bytes);
             tmsize_t got = fc_libtiff.TIFFReadEncodedStrip(tif, strip, plane, want);
             if (got < 0) return fc_tiff_failed(d, "a strip cannot be decoded");
-            if (got < want) return fc_tiff_say(d, FC_TIFF_FAILED, "strip %u ends early (%lld of %lld bytes)", strip, (long long)got, (long long)want);
+            if (got < want) return fc_tiff_say(d, FC_FAILED, "strip %u ends early (%lld of %lld bytes)", strip, (long long)got, (long long)want);
         } else {
             if (!d->tile) {
                 d->tile = malloc((size_t)fc_libtiff.TIFFTileSize(tif));
-                if (!d->tile) return FC_TIFF_NO_MEMORY;
+                if (!d->tile) return FC_NO_MEMORY;
             }
             size_t tile_row_bytes = (size_t)fc_libtiff.TIFFTileRowSize(tif);
             size_t per_pixel_bits = (size_t)d->bps * (d->planes == 1 ? d->spp : 1);
@@ -380,7 +380,7 @@ static fc_tiff_status fc_tiff_fill(fc_tiff_decoder *d, uint32_t row) {
     }
     d->band_first = first;
     d->band_rows = rows;
-    return FC_TIFF_OK;
+    return FC_OK;
 }
 
 static inline uint32_t fc_sample(const uint8_t *row, size_t index, unsigned bps) {
@@ -509,14 +509,14 @@ int fc_tiff_decoder_keep_inks(fc_tiff_decoder *d, fc_tiff_info *info) {
     return 1;
 }
 
-fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
-    if (!d->tif || d->failed) return FC_TIFF_FAILED;
+fc_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
+    if (!d->tif || d->failed) return FC_FAILED;
     for (uint32_t i = 0; i < rows; i++, d->next_row++) {
-        if (d->next_row >= d->info.height) { d->failed = 1; return fc_tiff_say(d, FC_TIFF_FAILED, "read past the last row"); }
+        if (d->next_row >= d->info.height) { d->failed = 1; return fc_tiff_say(d, FC_FAILED, "read past the last row"); }
         if (!d->band || d->next_row < d->band_first || d->next_row >= d->band_first + d->band_rows) {
             d->have_error = 0;
-            fc_tiff_status s = fc_tiff_fill(d, d->next_row);
-            if (s != FC_TIFF_OK) { d->failed = 1; return s; }
+            fc_status s = fc_tiff_fill(d, d->next_row);
+            if (s != FC_OK) { d->failed = 1; return s; }
             // libtiff reported an error but delivered the strip (a codec that resynchronises,
             // as libvips and Pillow read it): a warning, not a failure.
             if (d->have_error) {
@@ -528,5 +528,5 @@ fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t str
         }
         fc_tiff_convert(d, d->next_row - d->band_first, dst + i * stride);
     }
-    return FC_TIFF_OK;
+    return FC_OK;
 }

@@ -71,12 +71,12 @@ static int fc_tiff_strip_on_warning(TIFF *tif, void *user, const char *module, c
     return 1;
 }
 
-static fc_tiff_status fc_tiff_encoder_say(fc_tiff_encoder *e, fc_tiff_status status, const char *what) {
+static fc_status fc_tiff_encoder_say(fc_tiff_encoder *e, fc_status status, const char *what) {
     if (!e->have_error) {
         snprintf(e->report.message, sizeof e->report.message, "%s", what);
         e->have_error = 1;
     }
-    return e->write_errno ? FC_TIFF_WRITE_FAILED : status;
+    return e->write_errno ? FC_WRITE_FAILED : status;
 }
 
 // ---- the output file's I/O: every failure keeps its errno ---------------------------------
@@ -205,25 +205,25 @@ void fc_tiff_encoder_free(fc_tiff_encoder *e) {
 const fc_tiff_report *fc_tiff_encoder_report(const fc_tiff_encoder *e) { return &e->report; }
 int fc_tiff_encoder_errno(const fc_tiff_encoder *e) { return e->write_errno; }
 
-fc_tiff_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *l, const fc_tiff_metadata *m) {
+fc_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *l, const fc_tiff_metadata *m) {
     if (!fc_libtiff.TIFFIsCODECConfigured(fc_tiff_compression_tag(l->compression))) {
         const TIFFCodec *c = fc_libtiff.TIFFFindCODEC(fc_tiff_compression_tag(l->compression));
         snprintf(e->report.message, sizeof e->report.message, "this libtiff was built without the %s codec", c ? c->name : "?");
         e->have_error = 1;
-        return FC_TIFF_UNSUPPORTED;
+        return FC_UNSUPPORTED;
     }
     e->opts = fc_libtiff.TIFFOpenOptionsAlloc();
-    if (!e->opts) return FC_TIFF_NO_MEMORY;
+    if (!e->opts) return FC_NO_MEMORY;
     fc_libtiff.TIFFOpenOptionsSetMaxSingleMemAlloc(e->opts, FC_TIFF_ENCODER_MAX_ALLOC);
     fc_libtiff.TIFFOpenOptionsSetErrorHandlerExtR(e->opts, fc_tiff_encoder_on_error, e);
     fc_libtiff.TIFFOpenOptionsSetWarningHandlerExtR(e->opts, fc_tiff_encoder_on_warning, e);
     // "w": classic TIFF in the host's byte order; "m": never map the file.
     e->tif = fc_libtiff.TIFFClientOpenExt(e->name, "wm", (thandle_t)e, fc_tiff_file_read, fc_tiff_file_write, fc_tiff_file_seek,
                                fc_tiff_file_close, fc_tiff_file_size, fc_tiff_no_map, fc_tiff_no_unmap, e->opts);
-    if (!e->tif) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff cannot start the file");
+    if (!e->tif) return fc_tiff_encoder_say(e, FC_FAILED, "libtiff cannot start the file");
     TIFF *tif = e->tif;
     if (!fc_tiff_set_layout(tif, l, l->height, l->rows_per_strip, 0))
-        return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused the image's layout");
+        return fc_tiff_encoder_say(e, FC_FAILED, "libtiff refused the image's layout");
     int ok = 1;
     if (m->icc) ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc_length, m->icc);
     if (m->xmp) ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)m->xmp_length, m->xmp);
@@ -233,59 +233,59 @@ fc_tiff_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *l,
                 && fc_libtiff.TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, (uint16_t)m->resolution_unit);
     }
     if (m->orientation) ok = ok && fc_libtiff.TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)m->orientation);
-    if (!ok) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused the metadata");
-    return FC_TIFF_OK;
+    if (!ok) return fc_tiff_encoder_say(e, FC_FAILED, "libtiff refused the metadata");
+    return FC_OK;
 }
 
-fc_tiff_status fc_tiff_encoder_set_text(fc_tiff_encoder *e, uint16_t tag, const char *text) {
-    if (!e->tif) return FC_TIFF_FAILED;
+fc_status fc_tiff_encoder_set_text(fc_tiff_encoder *e, uint16_t tag, const char *text) {
+    if (!e->tif) return FC_FAILED;
     const TIFFField *f = fc_libtiff.TIFFFindField(e->tif, tag, TIFF_ASCII);
-    if (!f) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "not an ASCII tag libtiff knows");
-    if (!fc_libtiff.TIFFSetField(e->tif, tag, text)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused a text tag");
-    return FC_TIFF_OK;
+    if (!f) return fc_tiff_encoder_say(e, FC_FAILED, "not an ASCII tag libtiff knows");
+    if (!fc_libtiff.TIFFSetField(e->tif, tag, text)) return fc_tiff_encoder_say(e, FC_FAILED, "libtiff refused a text tag");
+    return FC_OK;
 }
 
-fc_tiff_status fc_tiff_encoder_end(fc_tiff_encoder *e, uint64_t *offset) {
-    if (!e->tif || e->strips_written) return FC_TIFF_FAILED;
+fc_status fc_tiff_encoder_end(fc_tiff_encoder *e, uint64_t *offset) {
+    if (!e->tif || e->strips_written) return FC_FAILED;
     toff_t end = fc_tiff_file_seek((thandle_t)e, 0, SEEK_END);
-    if (end == (toff_t)-1) return fc_tiff_encoder_say(e, FC_TIFF_WRITE_FAILED, "cannot seek in the file");
+    if (end == (toff_t)-1) return fc_tiff_encoder_say(e, FC_WRITE_FAILED, "cannot seek in the file");
     if (end & 1) {
         uint8_t zero = 0;
-        if (fc_tiff_file_write((thandle_t)e, &zero, 1) != 1) return fc_tiff_encoder_say(e, FC_TIFF_WRITE_FAILED, "write error");
+        if (fc_tiff_file_write((thandle_t)e, &zero, 1) != 1) return fc_tiff_encoder_say(e, FC_WRITE_FAILED, "write error");
         end++;
     }
     *offset = end;
-    return FC_TIFF_OK;
+    return FC_OK;
 }
 
-fc_tiff_status fc_tiff_encoder_append(fc_tiff_encoder *e, const uint8_t *bytes, size_t length) {
-    if (!e->tif || e->strips_written) return FC_TIFF_FAILED;
+fc_status fc_tiff_encoder_append(fc_tiff_encoder *e, const uint8_t *bytes, size_t length) {
+    if (!e->tif || e->strips_written) return FC_FAILED;
     if (fc_tiff_file_seek((thandle_t)e, 0, SEEK_END) == (toff_t)-1)
-        return fc_tiff_encoder_say(e, FC_TIFF_WRITE_FAILED, "cannot seek in the file");
+        return fc_tiff_encoder_say(e, FC_WRITE_FAILED, "cannot seek in the file");
     if (fc_tiff_file_write((thandle_t)e, (void *)bytes, (tmsize_t)length) != (tmsize_t)length)
-        return fc_tiff_encoder_say(e, FC_TIFF_WRITE_FAILED, "write error");
-    return FC_TIFF_OK;
+        return fc_tiff_encoder_say(e, FC_WRITE_FAILED, "write error");
+    return FC_OK;
 }
 
-fc_tiff_status fc_tiff_encoder_set_ifd(fc_tiff_encoder *e, uint16_t tag, uint64_t offset) {
-    if (!e->tif || (tag != TIFFTAG_EXIFIFD && tag != TIFFTAG_GPSIFD)) return FC_TIFF_FAILED;
-    if (!fc_libtiff.TIFFSetField(e->tif, tag, offset)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "libtiff refused a sub-IFD");
-    return FC_TIFF_OK;
+fc_status fc_tiff_encoder_set_ifd(fc_tiff_encoder *e, uint16_t tag, uint64_t offset) {
+    if (!e->tif || (tag != TIFFTAG_EXIFIFD && tag != TIFFTAG_GPSIFD)) return FC_FAILED;
+    if (!fc_libtiff.TIFFSetField(e->tif, tag, offset)) return fc_tiff_encoder_say(e, FC_FAILED, "libtiff refused a sub-IFD");
+    return FC_OK;
 }
 
-fc_tiff_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const uint8_t *bytes, size_t length) {
-    if (!e->tif) return FC_TIFF_FAILED;
+fc_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const uint8_t *bytes, size_t length) {
+    if (!e->tif) return FC_FAILED;
     e->strips_written = 1;
     if (fc_libtiff.TIFFWriteRawStrip(e->tif, index, (void *)bytes, (tmsize_t)length) != (tmsize_t)length)
-        return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "a strip could not be written");
-    return FC_TIFF_OK;
+        return fc_tiff_encoder_say(e, FC_FAILED, "a strip could not be written");
+    return FC_OK;
 }
 
-fc_tiff_status fc_tiff_encoder_finish(fc_tiff_encoder *e) {
-    if (!e->tif) return FC_TIFF_FAILED;
-    if (!fc_libtiff.TIFFWriteDirectory(e->tif)) return fc_tiff_encoder_say(e, FC_TIFF_FAILED, "the directory could not be written");
-    if (e->write_errno) return fc_tiff_encoder_say(e, FC_TIFF_WRITE_FAILED, "write error");
-    return FC_TIFF_OK;
+fc_status fc_tiff_encoder_finish(fc_tiff_encoder *e) {
+    if (!e->tif) return FC_FAILED;
+    if (!fc_libtiff.TIFFWriteDirectory(e->tif)) return fc_tiff_encoder_say(e, FC_FAILED, "the directory could not be written");
+    if (e->write_errno) return fc_tiff_encoder_say(e, FC_WRITE_FAILED, "write error");
+    return FC_OK;
 }
 
 // ---- one strip, compressed in a TIFF of its own in memory ---------------------------------
@@ -335,8 +335,8 @@ static toff_t fc_tiff_memory_seek(thandle_t h, toff_t off, int whence) {
 
 static toff_t fc_tiff_memory_size(thandle_t h) { return ((fc_tiff_memory_file *)h)->size; }
 
-fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l, uint8_t *rows, uint32_t count,
-                                      uint8_t **bytes, size_t *length, fc_tiff_report *report) {
+fc_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l, uint8_t *rows, uint32_t count,
+                                 uint8_t **bytes, size_t *length, fc_tiff_report *report) {
     *bytes = NULL;
     *length = 0;
     fc_tiff_log log = { report, 0, 0 };
@@ -346,27 +346,27 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l,
     // Room for the header, the strip as stored and a little more: most strips never grow it.
     m.capacity = raw + raw / 8 + 4096;
     m.data = malloc(m.capacity);
-    if (!m.data) return FC_TIFF_NO_MEMORY;
+    if (!m.data) return FC_NO_MEMORY;
     TIFFOpenOptions *opts = fc_libtiff.TIFFOpenOptionsAlloc();
-    if (!opts) { free(m.data); return FC_TIFF_NO_MEMORY; }
+    if (!opts) { free(m.data); return FC_NO_MEMORY; }
     fc_libtiff.TIFFOpenOptionsSetMaxSingleMemAlloc(opts, FC_TIFF_ENCODER_MAX_ALLOC);
     fc_libtiff.TIFFOpenOptionsSetErrorHandlerExtR(opts, fc_tiff_strip_on_error, &log);
     fc_libtiff.TIFFOpenOptionsSetWarningHandlerExtR(opts, fc_tiff_strip_on_warning, &log);
     TIFF *tif = fc_libtiff.TIFFClientOpenExt(name, "wm", (thandle_t)&m, fc_tiff_memory_read, fc_tiff_memory_write, fc_tiff_memory_seek,
                                   fc_tiff_file_close, fc_tiff_memory_size, fc_tiff_no_map, fc_tiff_no_unmap, opts);
-    fc_tiff_status status = FC_TIFF_OK;
+    fc_status status = FC_OK;
     uint64_t offset = 0, stored = 0;
     if (!tif) {
-        status = FC_TIFF_FAILED;
+        status = FC_FAILED;
     } else if (!fc_tiff_set_layout(tif, l, count, count, 1)) {
-        status = FC_TIFF_FAILED;
+        status = FC_FAILED;
     } else if (fc_libtiff.TIFFWriteEncodedStrip(tif, 0, rows, (tmsize_t)raw) < 0) {
-        status = FC_TIFF_FAILED;
+        status = FC_FAILED;
     } else {
         uint64_t *offsets = NULL, *counts = NULL;
         if (!fc_libtiff.TIFFGetField(tif, TIFFTAG_STRIPOFFSETS, &offsets) || !fc_libtiff.TIFFGetField(tif, TIFFTAG_STRIPBYTECOUNTS, &counts)
             || !offsets || !counts || offsets[0] + counts[0] > m.size) {
-            status = FC_TIFF_FAILED;
+            status = FC_FAILED;
         } else {
             offset = offsets[0];
             stored = counts[0];
@@ -375,9 +375,9 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l,
     // Closing writes the scratch file's directory after the strip: it is dropped with it.
     if (tif) fc_libtiff.TIFFClose(tif);
     fc_libtiff.TIFFOpenOptionsFree(opts);
-    if (m.failed) status = FC_TIFF_NO_MEMORY;
-    if (status != FC_TIFF_OK) {
-        if (status == FC_TIFF_FAILED && !log.have_error)
+    if (m.failed) status = FC_NO_MEMORY;
+    if (status != FC_OK) {
+        if (status == FC_FAILED && !log.have_error)
             snprintf(report->message, sizeof report->message, "libtiff could not compress a strip");
         free(m.data);
         return status;
@@ -385,7 +385,7 @@ fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l,
     memmove(m.data, m.data + offset, (size_t)stored);
     *bytes = m.data;
     *length = (size_t)stored;
-    return FC_TIFF_OK;
+    return FC_OK;
 }
 
 void fc_tiff_free(void *p) { free(p); }

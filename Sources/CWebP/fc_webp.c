@@ -65,7 +65,7 @@ void fc_webp_decoder_free(fc_webp_decoder *d) {
 
 const fc_webp_report *fc_webp_decoder_report(const fc_webp_decoder *d) { return &d->report; }
 
-fc_webp_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info) {
+fc_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info) {
     WebPData data = { d->data, d->size };
     WebPDemuxState state;
     d->demux = WebPDemuxPartial(&data, &state);
@@ -74,7 +74,7 @@ fc_webp_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info) {
         fc_webp_say(&d->report, state == WEBP_DEMUX_PARSING_HEADER || state == WEBP_DEMUX_PARSED_HEADER
                     ? "the file ends early (truncated), or a chunk size runs past its end"
                     : "not a valid WebP container");
-        return FC_WEBP_FAILED;
+        return FC_FAILED;
     }
     uint32_t flags = WebPDemuxGetI(d->demux, WEBP_FF_FORMAT_FLAGS);
     d->info.width = WebPDemuxGetI(d->demux, WEBP_FF_CANVAS_WIDTH);
@@ -83,7 +83,7 @@ fc_webp_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info) {
     d->info.animated = (flags & ANIMATION_FLAG) != 0;
     if (d->info.frame_count < 1) {
         fc_webp_say(&d->report, "the file holds no image");
-        return FC_WEBP_FAILED;
+        return FC_FAILED;
     }
     // A still is decoded from the whole file (the decoder walks the container itself), as
     // dwebp does; an animation's features are its first frame's.
@@ -95,7 +95,7 @@ fc_webp_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info) {
         WebPIterator it;
         if (!WebPDemuxGetFrame(d->demux, 1, &it)) {
             fc_webp_say(&d->report, "the animation holds no frame");
-            return FC_WEBP_FAILED;
+            return FC_FAILED;
         }
         status = WebPGetFeatures(it.fragment.bytes, it.fragment.size, &features);
         WebPDemuxReleaseIterator(&it);
@@ -104,14 +104,14 @@ fc_webp_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info) {
     }
     if (status != VP8_STATUS_OK) {
         snprintf(d->report.message, sizeof d->report.message, "the image's header: %s", fc_webp_status_text(status));
-        return FC_WEBP_FAILED;
+        return FC_FAILED;
     }
     d->info.lossless = features.format == 2;
     // An animation's canvas is RGBA: frames may leave parts of it transparent.
     d->info.has_alpha = d->info.animated || features.has_alpha;
     d->info.channels = d->info.has_alpha ? 4 : 3;
     *info = d->info;
-    return FC_WEBP_OK;
+    return FC_OK;
 }
 
 const uint8_t *fc_webp_decoder_chunk(const fc_webp_decoder *d, const char *fourcc, size_t *length) {
@@ -123,58 +123,58 @@ const uint8_t *fc_webp_decoder_chunk(const fc_webp_decoder *d, const char *fourc
     return bytes;
 }
 
-static fc_webp_status fc_webp_start(fc_webp_decoder *d) {
+static fc_status fc_webp_start(fc_webp_decoder *d) {
     if (d->info.animated) {
         WebPAnimDecoderOptions options;
-        if (!WebPAnimDecoderOptionsInit(&options)) { fc_webp_say(&d->report, "libwebp version mismatch"); return FC_WEBP_FAILED; }
+        if (!WebPAnimDecoderOptionsInit(&options)) { fc_webp_say(&d->report, "libwebp version mismatch"); return FC_FAILED; }
         options.color_mode = MODE_RGBA;
         options.use_threads = 0;
         WebPData data = { d->data, d->size };
         d->anim = WebPAnimDecoderNew(&data, &options);
-        if (!d->anim) { fc_webp_say(&d->report, "the animation cannot be decoded"); return FC_WEBP_FAILED; }
+        if (!d->anim) { fc_webp_say(&d->report, "the animation cannot be decoded"); return FC_FAILED; }
         int timestamp = 0;
         if (!WebPAnimDecoderGetNext(d->anim, &d->canvas, &timestamp)) {
             fc_webp_say(&d->report, "the animation's first frame is damaged");
-            return FC_WEBP_FAILED;
+            return FC_FAILED;
         }
-        return FC_WEBP_OK;
+        return FC_OK;
     }
-    if (!WebPInitDecoderConfig(&d->config)) { fc_webp_say(&d->report, "libwebp version mismatch"); return FC_WEBP_FAILED; }
+    if (!WebPInitDecoderConfig(&d->config)) { fc_webp_say(&d->report, "libwebp version mismatch"); return FC_FAILED; }
     d->config.output.colorspace = d->info.has_alpha ? MODE_RGBA : MODE_RGB;
     d->config.options.use_threads = 0;
     d->idec = WebPIDecode(NULL, 0, &d->config);
-    if (!d->idec) return FC_WEBP_NO_MEMORY;
-    return FC_WEBP_OK;
+    if (!d->idec) return FC_NO_MEMORY;
+    return FC_OK;
 }
 
 // Feeds the incremental decoder until `rows` rows are decoded in all.
-static fc_webp_status fc_webp_decode_to(fc_webp_decoder *d, uint32_t rows) {
+static fc_status fc_webp_decode_to(fc_webp_decoder *d, uint32_t rows) {
     for (;;) {
         int last_y = 0;
-        if (d->fed > 0 && WebPIDecGetRGB(d->idec, &last_y, NULL, NULL, NULL) && (uint32_t)last_y >= rows) return FC_WEBP_OK;
+        if (d->fed > 0 && WebPIDecGetRGB(d->idec, &last_y, NULL, NULL, NULL) && (uint32_t)last_y >= rows) return FC_OK;
         if (d->fed == d->frame_size && d->fed > 0) {
             fc_webp_say(&d->report, "the image data ends early (truncated)");
-            return FC_WEBP_FAILED;
+            return FC_FAILED;
         }
         size_t more = d->frame_size - d->fed < FC_WEBP_FEED ? d->frame_size - d->fed : FC_WEBP_FEED;
         d->fed += more;
         // The bytes stay where they are: the decoder is told each time how far they go.
         VP8StatusCode status = WebPIUpdate(d->idec, d->frame, d->fed);
-        if (status == VP8_STATUS_OUT_OF_MEMORY) return FC_WEBP_NO_MEMORY;
+        if (status == VP8_STATUS_OUT_OF_MEMORY) return FC_NO_MEMORY;
         if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) {
             snprintf(d->report.message, sizeof d->report.message, "%s", fc_webp_status_text(status));
-            return FC_WEBP_FAILED;
+            return FC_FAILED;
         }
     }
 }
 
-fc_webp_status fc_webp_decoder_read(fc_webp_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
-    if (!d->demux) { fc_webp_say(&d->report, "not opened"); return FC_WEBP_FAILED; }
-    if (rows == 0) return FC_WEBP_OK;
-    if (d->next_row + rows > d->info.height) { fc_webp_say(&d->report, "reading past the last row"); return FC_WEBP_FAILED; }
+fc_status fc_webp_decoder_read(fc_webp_decoder *d, uint8_t *dst, size_t stride, uint32_t rows) {
+    if (!d->demux) { fc_webp_say(&d->report, "not opened"); return FC_FAILED; }
+    if (rows == 0) return FC_OK;
+    if (d->next_row + rows > d->info.height) { fc_webp_say(&d->report, "reading past the last row"); return FC_FAILED; }
     if (!d->idec && !d->anim) {
-        fc_webp_status s = fc_webp_start(d);
-        if (s != FC_WEBP_OK) return s;
+        fc_status s = fc_webp_start(d);
+        if (s != FC_OK) return s;
     }
     size_t row_bytes = (size_t)d->info.width * (size_t)d->info.channels;
     const uint8_t *src;
@@ -183,33 +183,33 @@ fc_webp_status fc_webp_decoder_read(fc_webp_decoder *d, uint8_t *dst, size_t str
         src = d->canvas;
         src_stride = (size_t)d->info.width * 4;
     } else {
-        fc_webp_status s = fc_webp_decode_to(d, d->next_row + rows);
-        if (s != FC_WEBP_OK) return s;
+        fc_status s = fc_webp_decode_to(d, d->next_row + rows);
+        if (s != FC_OK) return s;
         int last_y = 0, w = 0, h = 0, st = 0;
         src = WebPIDecGetRGB(d->idec, &last_y, &w, &h, &st);
-        if (!src) { fc_webp_say(&d->report, "no decoded rows"); return FC_WEBP_FAILED; }
+        if (!src) { fc_webp_say(&d->report, "no decoded rows"); return FC_FAILED; }
         src_stride = (size_t)st;
     }
     for (uint32_t r = 0; r < rows; r++) {
         memcpy(dst + (size_t)r * stride, src + (size_t)(d->next_row + r) * src_stride, row_bytes);
     }
     d->next_row += rows;
-    return FC_WEBP_OK;
+    return FC_OK;
 }
 
-fc_webp_status fc_webp_decoder_finish(fc_webp_decoder *d) {
-    if (!d->demux) { fc_webp_say(&d->report, "not opened"); return FC_WEBP_FAILED; }
+fc_status fc_webp_decoder_finish(fc_webp_decoder *d) {
+    if (!d->demux) { fc_webp_say(&d->report, "not opened"); return FC_FAILED; }
     if (!d->idec && !d->anim) {
-        fc_webp_status s = fc_webp_start(d);
-        if (s != FC_WEBP_OK) return s;
+        fc_status s = fc_webp_start(d);
+        if (s != FC_OK) return s;
     }
-    if (d->anim) return FC_WEBP_OK;
+    if (d->anim) return FC_OK;
     return fc_webp_decode_to(d, d->info.height);
 }
 
-static fc_webp_status fc_webp_write(FILE *file, const uint8_t *bytes, size_t size) {
-    if (fwrite(bytes, 1, size, file) != size || fflush(file) != 0) return FC_WEBP_WRITE_FAILED;
-    return FC_WEBP_OK;
+static fc_status fc_webp_write(FILE *file, const uint8_t *bytes, size_t size) {
+    if (fwrite(bytes, 1, size, file) != size || fflush(file) != 0) return FC_WRITE_FAILED;
+    return FC_OK;
 }
 
 static const char *fc_webp_encoding_error(WebPEncodingError e) {
@@ -224,10 +224,10 @@ static const char *fc_webp_encoding_error(WebPEncodingError e) {
     }
 }
 
-fc_webp_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pixels, size_t stride,
-                              FILE *file, fc_webp_report *report) {
+fc_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pixels, size_t stride,
+                         FILE *file, fc_webp_report *report) {
     WebPConfig config;
-    if (!WebPConfigInit(&config)) { fc_webp_say(report, "libwebp version mismatch"); return FC_WEBP_FAILED; }
+    if (!WebPConfigInit(&config)) { fc_webp_say(report, "libwebp version mismatch"); return FC_FAILED; }
     config.quality = (float)o->quality;
     config.method = o->method;
     config.alpha_quality = o->alpha_quality;
@@ -236,10 +236,10 @@ fc_webp_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pi
     config.lossless = o->lossless ? 1 : 0;
     // Lossless keeps the colour under transparent pixels: the decode is the image given.
     config.exact = o->lossless ? 1 : 0;
-    if (!WebPValidateConfig(&config)) { fc_webp_say(report, "invalid encoder settings"); return FC_WEBP_FAILED; }
+    if (!WebPValidateConfig(&config)) { fc_webp_say(report, "invalid encoder settings"); return FC_FAILED; }
 
     WebPPicture picture;
-    if (!WebPPictureInit(&picture)) { fc_webp_say(report, "libwebp version mismatch"); return FC_WEBP_FAILED; }
+    if (!WebPPictureInit(&picture)) { fc_webp_say(report, "libwebp version mismatch"); return FC_FAILED; }
     picture.width = (int)o->width;
     picture.height = (int)o->height;
     // As cwebp: ARGB for lossless; lossy imports straight to YUV.
@@ -249,7 +249,7 @@ fc_webp_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pi
     if (!imported) {
         WebPPictureFree(&picture);
         fc_webp_say(report, fc_webp_encoding_error(picture.error_code));
-        return picture.error_code == VP8_ENC_ERROR_BAD_DIMENSION ? FC_WEBP_FAILED : FC_WEBP_NO_MEMORY;
+        return picture.error_code == VP8_ENC_ERROR_BAD_DIMENSION ? FC_FAILED : FC_NO_MEMORY;
     }
     WebPMemoryWriter writer;
     WebPMemoryWriterInit(&writer);
@@ -262,20 +262,20 @@ fc_webp_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pi
         WebPMemoryWriterClear(&writer);
         fc_webp_say(report, fc_webp_encoding_error(error));
         return error == VP8_ENC_ERROR_OUT_OF_MEMORY || error == VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY
-            ? FC_WEBP_NO_MEMORY : FC_WEBP_FAILED;
+            ? FC_NO_MEMORY : FC_FAILED;
     }
-    if (!o->icc && !o->exif && !o->xmp) {
-        fc_webp_status s = fc_webp_write(file, writer.mem, writer.size);
+    if (!o->metadata.icc && !o->metadata.exif && !o->metadata.xmp) {
+        fc_status s = fc_webp_write(file, writer.mem, writer.size);
         WebPMemoryWriterClear(&writer);
         return s;
     }
     // Metadata: the muxer adds the chunks and the VP8X header that announces them.
     WebPMux *mux = WebPMuxNew();
-    if (!mux) { WebPMemoryWriterClear(&writer); return FC_WEBP_NO_MEMORY; }
+    if (!mux) { WebPMemoryWriterClear(&writer); return FC_NO_MEMORY; }
     WebPData image = { writer.mem, writer.size };
     WebPMuxError e = WebPMuxSetImage(mux, &image, 0);
     struct { const char *fourcc; const uint8_t *bytes; size_t size; } chunks[] = {
-        { "ICCP", o->icc, o->icc_length }, { "EXIF", o->exif, o->exif_length }, { "XMP ", o->xmp, o->xmp_length },
+        { "ICCP", o->metadata.icc, o->metadata.icc_length }, { "EXIF", o->metadata.exif, o->metadata.exif_length }, { "XMP ", o->metadata.xmp, o->metadata.xmp_length },
     };
     for (int i = 0; i < 3 && e == WEBP_MUX_OK; i++) {
         if (!chunks[i].bytes) continue;
@@ -288,11 +288,11 @@ fc_webp_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pi
     WebPMemoryWriterClear(&writer);
     if (e != WEBP_MUX_OK) {
         WebPDataClear(&assembled);
-        if (e == WEBP_MUX_MEMORY_ERROR) return FC_WEBP_NO_MEMORY;
+        if (e == WEBP_MUX_MEMORY_ERROR) return FC_NO_MEMORY;
         fc_webp_say(report, "the metadata chunks could not be added");
-        return FC_WEBP_FAILED;
+        return FC_FAILED;
     }
-    fc_webp_status s = fc_webp_write(file, assembled.bytes, assembled.size);
+    fc_status s = fc_webp_write(file, assembled.bytes, assembled.size);
     WebPDataClear(&assembled);
     return s;
 }

@@ -14,15 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FC_AVIF_MESSAGE_MAX 300
+#include "fc_common.h"
 
-typedef enum {
-    FC_AVIF_OK = 0,
-    FC_AVIF_FAILED = 1,        // damaged, or libavif refused: the reason is in the report
-    FC_AVIF_NO_MEMORY = 2,
-    FC_AVIF_WRITE_FAILED = 3,  // errno says why
-    FC_AVIF_UNSUPPORTED = 4,   // a valid file or request libavif cannot serve: the reason is in the report
-} fc_avif_status;
+#define FC_AVIF_MESSAGE_MAX 300
 
 typedef struct {
     char message[FC_AVIF_MESSAGE_MAX];
@@ -68,7 +62,7 @@ const fc_avif_report *fc_avif_decoder_report(const fc_avif_decoder *d);
 
 /// Parses the container (no AV1 decoding, no pixel memory) and describes the primary image
 /// (or the first frame of a sequence).
-fc_avif_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info);
+fc_status fc_avif_decoder_open(fc_avif_decoder *d, fc_avif_info *info);
 
 typedef enum { FC_AVIF_ICC = 0, FC_AVIF_EXIF = 1, FC_AVIF_XMP = 2 } fc_avif_metadata;
 /// The ICC profile, the EXIF payload (after the item's 4-byte header offset) or the XMP
@@ -78,7 +72,7 @@ const uint8_t *fc_avif_decoder_metadata(const fc_avif_decoder *d, fc_avif_metada
 /// Delivers the next `rows` rows into dst, rows `stride` bytes apart, 16-bit samples in host
 /// order. The first call decodes the whole image and converts it to RGB (or grey) once, then
 /// frees libavif's planes; every call copies rows with the transformations applied.
-fc_avif_status fc_avif_decoder_read(fc_avif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
+fc_status fc_avif_decoder_read(fc_avif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 
 typedef struct {
     uint32_t width, height;
@@ -92,18 +86,13 @@ typedef struct {
     int threads;              // libavif's maxThreads
     // Full range always; matrix 0 (identity, 4:4:4 only) with quantizer 0 is lossless RGB.
     uint16_t colour_primaries, transfer_characteristics, matrix_coefficients;
-    const uint8_t *icc;       // optional metadata
-    size_t icc_length;
-    const uint8_t *exif;      // the TIFF structure
-    size_t exif_length;
-    const uint8_t *xmp;
-    size_t xmp_length;
+    fc_metadata metadata;     // optional
 } fc_avif_encode_options;
 
 /// Encodes the whole image (`pixels`, rows `stride` bytes apart) with libaom (libavif's
 /// choice when libaom is missing) and writes the file to `file`.
-fc_avif_status fc_avif_encode(const fc_avif_encode_options *options, const uint8_t *pixels, size_t stride,
-                              FILE *file, fc_avif_report *report);
+fc_status fc_avif_encode(const fc_avif_encode_options *options, const uint8_t *pixels, size_t stride,
+                         FILE *file, fc_avif_report *report);
 
 /// NULL when libavif can be used; otherwise why not (on Linux it is loaded when the first AVIF
 /// file is read or written: fc_dynamic.h). Call before anything else here.

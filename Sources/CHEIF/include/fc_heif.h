@@ -18,15 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FC_HEIF_MESSAGE_MAX 300
+#include "fc_common.h"
 
-typedef enum {
-    FC_HEIF_OK = 0,
-    FC_HEIF_FAILED = 1,       // damaged: the reason is in the report
-    FC_HEIF_UNSUPPORTED = 2,  // a valid file filterchain cannot read: the reason is in the report
-    FC_HEIF_NO_MEMORY = 3,
-    FC_HEIF_LIMIT = 4,        // over one of libheif's own limits: its words are in the report
-} fc_heif_status;
+#define FC_HEIF_MESSAGE_MAX 300
 
 typedef struct {
     char message[FC_HEIF_MESSAGE_MAX];
@@ -59,7 +53,7 @@ void fc_heif_decoder_free(fc_heif_decoder *d);
 const fc_heif_report *fc_heif_decoder_report(const fc_heif_decoder *d);
 
 /// Reads the container and the primary image's header. Allocates no pixel memory.
-fc_heif_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info);
+fc_status fc_heif_decoder_open(fc_heif_decoder *d, fc_heif_info *info);
 /// The primary image's ICC profile (colr prof or rICC), its EXIF (the TIFF structure, the
 /// block's offset field and any "Exif\0\0" skipped; NULL when it does not hold one) and its
 /// XMP packet; NULL when absent. Valid until the decoder is freed.
@@ -70,7 +64,7 @@ const uint8_t *fc_heif_decoder_xmp(fc_heif_decoder *d, size_t *length);
 /// whether it is monochrome); any other is decoded now. `strict`: libheif's strict decoding
 /// (invalid input is an error, not a warning). A monochrome image comes out grey, with alpha
 /// too; 10 to 16 bits as 16.
-fc_heif_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_layout *layout);
+fc_status fc_heif_decoder_layout(fc_heif_decoder *d, int strict, fc_heif_layout *layout);
 /// Before the image is decoded: decode it on `threads` threads (libde265's worker threads for
 /// one image, libheif's for the tiles of a grid); by default libde265 takes one thread and
 /// libheif four for tiles, as libheif does.
@@ -80,10 +74,10 @@ int fc_heif_decoder_decoded(const fc_heif_decoder *d);
 /// Before the first read: deliver the image reduced by `denominator` (2, 4 or 8) on both
 /// axes, ceil(size / denominator), each pixel the average of its block (colour weighted by
 /// alpha).
-fc_heif_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_layout *layout);
+fc_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_layout *layout);
 /// Delivers the next `rows` rows into dst, rows `stride` bytes apart; the first call decodes
 /// the image (once, with its transformations applied by libheif).
-fc_heif_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
+fc_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 
 /// NULL when libheif and libde265 can be used; otherwise why not (on Linux they are loaded
 /// when the first HEIF file is read: fc_dynamic.h). Call before anything else here.

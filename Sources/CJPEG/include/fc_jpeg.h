@@ -12,13 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FC_JPEG_MESSAGE_MAX 200
+#include "fc_common.h"
 
-typedef enum {
-    FC_JPEG_OK = 0,
-    FC_JPEG_FAILED = 1,    // the library's reason is in the report
-    FC_JPEG_NO_MEMORY = 2,
-} fc_jpeg_status;
+#define FC_JPEG_MESSAGE_MAX 200
 
 typedef enum {
     FC_JPEG_COLOR_UNKNOWN = 0,
@@ -65,17 +61,17 @@ const fc_jpeg_report *fc_jpeg_decoder_report(const fc_jpeg_decoder *d);
 
 /// Reads the header from `file` (when not NULL) or from `data`/`size`. Saves APP1 and APP2
 /// markers. Allocates no pixel memory.
-fc_jpeg_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_t *data,
-                                    size_t size, fc_jpeg_header *header);
+fc_status fc_jpeg_decoder_open(fc_jpeg_decoder *d, FILE *file, const uint8_t *data,
+                               size_t size, fc_jpeg_header *header);
 /// ICC profile (reassembled from APP2 segments) and EXIF (APP1 "Exif\0\0", the TIFF data
 /// after that prefix); NULL when absent. Valid until the decoder is freed.
 const uint8_t *fc_jpeg_decoder_icc(const fc_jpeg_decoder *d, size_t *length);
 const uint8_t *fc_jpeg_decoder_exif(const fc_jpeg_decoder *d, size_t *length);
 /// Starts decompression (call once, after checking the header's size).
 // Decode at 1/denom of the size (denom 1, 2, 4 or 8; DCT scaling); before the start.
-fc_jpeg_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
-                                     uint32_t *height);
-fc_jpeg_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
+fc_status fc_jpeg_decoder_scale(fc_jpeg_decoder *d, unsigned denom, uint32_t *width,
+                                uint32_t *height);
+fc_status fc_jpeg_decoder_start(fc_jpeg_decoder *d);
 /// Before the start: Huffman-decode on a thread of its own, overlapping the rest of decoding
 /// (same pixels, same warnings and errors). It applies to files with one interleaved Huffman
 /// scan of at least `min_mcus` MCUs (0: never), where libjpeg-turbo's internal interfaces
@@ -99,10 +95,10 @@ void fc_jpeg_decoder_release_input(fc_jpeg_decoder *d);
 void fc_jpeg_decoder_keep_inks(fc_jpeg_decoder *d);
 /// Reads the next `rows` rows, `output_channels` bytes per pixel (4 with kept inks), into dst
 /// (rows `stride` bytes apart). CMYK and YCCK are converted to RGB here unless inks are kept.
-fc_jpeg_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
-                                    uint32_t rows);
+fc_status fc_jpeg_decoder_read(fc_jpeg_decoder *d, uint8_t *dst, size_t stride,
+                               uint32_t rows);
 /// After the last row: reads to the end of the image (strict mode reports trailing damage).
-fc_jpeg_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d);
+fc_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d);
 
 // MARK: - Metadata markers (XMP, extended XMP, comments, JFIF density)
 
@@ -150,12 +146,12 @@ fc_jpeg_encoder *fc_jpeg_encoder_new(void);
 void fc_jpeg_encoder_free(fc_jpeg_encoder *e);
 const fc_jpeg_report *fc_jpeg_encoder_report(const fc_jpeg_encoder *e);
 /// Writes the headers and markers to `file`.
-fc_jpeg_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
-                                     const fc_jpeg_encode_options *options);
+fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
+                                const fc_jpeg_encode_options *options);
 /// Compresses the next `rows` rows (channels bytes per pixel, rows `stride` bytes apart).
-fc_jpeg_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t stride,
-                                     uint32_t rows);
+fc_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t stride,
+                                uint32_t rows);
 /// Writes the end of the image and flushes the file.
-fc_jpeg_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e);
+fc_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e);
 
 #endif

@@ -17,13 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FC_PNG_MESSAGE_MAX 200
+#include "fc_common.h"
 
-typedef enum {
-    FC_PNG_OK = 0,
-    FC_PNG_FAILED = 1,     // the reason is in the report
-    FC_PNG_NO_MEMORY = 2,
-} fc_png_status;
+#define FC_PNG_MESSAGE_MAX 200
 
 typedef struct {
     char message[FC_PNG_MESSAGE_MAX];
@@ -66,18 +62,18 @@ const fc_png_report *fc_png_decoder_report(const fc_png_decoder *d);
 /// `data`/`size`; `skip` signature bytes were already consumed from `file`.
 /// Sets up expansion to 8 or 16 bits per sample (palette to RGB, tRNS to alpha, low-depth
 /// grey scaled to 8 bits). Samples are kept as stored: no gamma correction.
-fc_png_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
-                                  const uint8_t *data, size_t size, fc_png_header *header);
+fc_status fc_png_decoder_open(fc_png_decoder *d, FILE *file, int skip,
+                              const uint8_t *data, size_t size, fc_png_header *header);
 /// The ICC profile (decompressed iCCP) and EXIF (eXIf) when present; valid until free.
 const uint8_t *fc_png_decoder_icc(const fc_png_decoder *d, size_t *length);
 const uint8_t *fc_png_decoder_exif(const fc_png_decoder *d, size_t *length);
 /// Reads the next `rows` rows (non-interlaced images only).
-fc_png_status fc_png_decoder_read(fc_png_decoder *d, uint8_t *dst, size_t stride,
-                                  uint32_t rows);
+fc_status fc_png_decoder_read(fc_png_decoder *d, uint8_t *dst, size_t stride,
+                              uint32_t rows);
 /// Reads the whole image at once (required for interlaced images).
-fc_png_status fc_png_decoder_read_image(fc_png_decoder *d, uint8_t *dst, size_t stride);
+fc_status fc_png_decoder_read_image(fc_png_decoder *d, uint8_t *dst, size_t stride);
 /// Reads the chunks after the image data, checking their CRCs and the end of the file.
-fc_png_status fc_png_decoder_finish(fc_png_decoder *d);
+fc_status fc_png_decoder_finish(fc_png_decoder *d);
 
 // MARK: - Writing
 
@@ -105,10 +101,10 @@ typedef struct {
 /// The deflated bytes go to `out`, `capacity` bytes (at least fc_png_piece_capacity), which
 /// the caller owns: the encoder reuses its buffers, so big allocations never move between
 /// threads (glibc's per-thread arenas grew with the image's height when they did).
-fc_png_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
-                                    uint32_t row_count, uint32_t context_rows,
-                                    int bytes_per_pixel, int level, int last,
-                                    uint8_t *out, size_t capacity, fc_png_piece *piece);
+fc_status fc_png_compress_piece(const uint8_t *rows, size_t stride, size_t row_bytes,
+                                uint32_t row_count, uint32_t context_rows,
+                                int bytes_per_pixel, int level, int last,
+                                uint8_t *out, size_t capacity, fc_png_piece *piece);
 
 /// The output space fc_png_compress_piece needs for `row_count` rows (zlib's bound for raw
 /// deflate with tuned parameters, plus room for the final flush).

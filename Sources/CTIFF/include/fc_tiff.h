@@ -20,15 +20,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FC_TIFF_MESSAGE_MAX 300
+#include "fc_common.h"
 
-typedef enum {
-    FC_TIFF_OK = 0,
-    FC_TIFF_FAILED = 1,       // damaged: the reason is in the report
-    FC_TIFF_UNSUPPORTED = 2,  // a valid file filterchain does not read: the reason is in the report
-    FC_TIFF_NO_MEMORY = 3,
-    FC_TIFF_WRITE_FAILED = 4, // writing the file failed: fc_tiff_encoder_errno says why
-} fc_tiff_status;
+#define FC_TIFF_MESSAGE_MAX 300
 
 typedef struct {
     char message[FC_TIFF_MESSAGE_MAX];
@@ -56,7 +50,7 @@ const fc_tiff_report *fc_tiff_decoder_report(const fc_tiff_decoder *d);
 
 /// Reads the first directory and checks that its layout is one filterchain reads.
 /// Allocates no pixel memory.
-fc_tiff_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info);
+fc_status fc_tiff_decoder_open(fc_tiff_decoder *d, fc_tiff_info *info);
 /// The ICC profile (tag 34675) and XMP packet (tag 700); NULL when absent. Valid until the
 /// decoder is freed.
 const uint8_t *fc_tiff_decoder_icc(fc_tiff_decoder *d, size_t *length);
@@ -67,7 +61,7 @@ const uint8_t *fc_tiff_decoder_xmp(fc_tiff_decoder *d, size_t *length);
 /// (`info->channels` becomes 4), else 0 and nothing changes.
 int fc_tiff_decoder_keep_inks(fc_tiff_decoder *d, fc_tiff_info *info);
 /// Decodes the next `rows` rows into dst, rows `stride` bytes apart.
-fc_tiff_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
+fc_status fc_tiff_decoder_read(fc_tiff_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 
 // ---- writing ------------------------------------------------------------------------------
 
@@ -112,26 +106,26 @@ const fc_tiff_report *fc_tiff_encoder_report(const fc_tiff_encoder *e);
 /// The errno of the write or seek that failed (0 when none did).
 int fc_tiff_encoder_errno(const fc_tiff_encoder *e);
 /// Writes the header and sets IFD0's tags: the layout's, then the metadata's.
-fc_tiff_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *layout, const fc_tiff_metadata *metadata);
+fc_status fc_tiff_encoder_open(fc_tiff_encoder *e, const fc_tiff_layout *layout, const fc_tiff_metadata *metadata);
 /// An ASCII tag of IFD0 (ImageDescription, Make, Model, Software, DateTime, Artist, ...).
-fc_tiff_status fc_tiff_encoder_set_text(fc_tiff_encoder *e, uint16_t tag, const char *text);
+fc_status fc_tiff_encoder_set_text(fc_tiff_encoder *e, uint16_t tag, const char *text);
 /// Where bytes appended now would start: the end of the file, made even.
-fc_tiff_status fc_tiff_encoder_end(fc_tiff_encoder *e, uint64_t *offset);
+fc_status fc_tiff_encoder_end(fc_tiff_encoder *e, uint64_t *offset);
 /// Appends bytes laid out by the caller (an Exif or GPS IFD) at the offset fc_tiff_encoder_end
 /// gave, before any strip is written.
-fc_tiff_status fc_tiff_encoder_append(fc_tiff_encoder *e, const uint8_t *bytes, size_t length);
+fc_status fc_tiff_encoder_append(fc_tiff_encoder *e, const uint8_t *bytes, size_t length);
 /// Points IFD0's tag 34665 (Exif) or 34853 (GPS) at an IFD appended before.
-fc_tiff_status fc_tiff_encoder_set_ifd(fc_tiff_encoder *e, uint16_t tag, uint64_t offset);
+fc_status fc_tiff_encoder_set_ifd(fc_tiff_encoder *e, uint16_t tag, uint64_t offset);
 /// Writes strip `index` as compressed by fc_tiff_compress_strip (strips in order).
-fc_tiff_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const uint8_t *bytes, size_t length);
+fc_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const uint8_t *bytes, size_t length);
 /// After the last strip: writes IFD0 and links it from the header.
-fc_tiff_status fc_tiff_encoder_finish(fc_tiff_encoder *e);
+fc_status fc_tiff_encoder_finish(fc_tiff_encoder *e);
 
 /// Compresses `count` rows (contiguous, `layout`'s samples) as one strip of `layout`, with
 /// libtiff's codec, on any thread. On success *bytes (freed with fc_tiff_free) holds
 /// *length bytes, what the strip is in the file.
-fc_tiff_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *layout, uint8_t *rows, uint32_t count,
-                                      uint8_t **bytes, size_t *length, fc_tiff_report *report);
+fc_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *layout, uint8_t *rows, uint32_t count,
+                                 uint8_t **bytes, size_t *length, fc_tiff_report *report);
 void fc_tiff_free(void *p);
 
 /// NULL when libtiff can be used; otherwise why not (on Linux it is loaded when the first TIFF

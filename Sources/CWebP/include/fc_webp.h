@@ -13,14 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FC_WEBP_MESSAGE_MAX 200
+#include "fc_common.h"
 
-typedef enum {
-    FC_WEBP_OK = 0,
-    FC_WEBP_FAILED = 1,      // the reason is in the report
-    FC_WEBP_NO_MEMORY = 2,
-    FC_WEBP_WRITE_FAILED = 3, // errno says why
-} fc_webp_status;
+#define FC_WEBP_MESSAGE_MAX 200
 
 typedef struct {
     char message[FC_WEBP_MESSAGE_MAX];
@@ -44,16 +39,16 @@ const fc_webp_report *fc_webp_decoder_report(const fc_webp_decoder *d);
 
 /// Checks the container (RIFF sizes, chunk sizes, a complete file) and reads the first
 /// frame's features. Allocates no pixel memory.
-fc_webp_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info);
+fc_status fc_webp_decoder_open(fc_webp_decoder *d, fc_webp_info *info);
 /// The payload of the first chunk `fourcc` ("ICCP", "EXIF", "XMP "); NULL when absent.
 /// Valid until the decoder is freed.
 const uint8_t *fc_webp_decoder_chunk(const fc_webp_decoder *d, const char *fourcc, size_t *length);
 /// Decodes the next `rows` rows (`channels` bytes per pixel) into dst, rows `stride` bytes
 /// apart. A still image is decoded incrementally (WebPIDecoder), fed only as much of the
 /// file as the rows need; an animation's first frame is decoded whole at the first call.
-fc_webp_status fc_webp_decoder_read(fc_webp_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
+fc_status fc_webp_decoder_read(fc_webp_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
 /// After the last row: the rest of the bitstream decodes without error.
-fc_webp_status fc_webp_decoder_finish(fc_webp_decoder *d);
+fc_status fc_webp_decoder_finish(fc_webp_decoder *d);
 
 typedef struct {
     uint32_t width, height;  // at most 16383 each
@@ -62,17 +57,12 @@ typedef struct {
     int lossless;            // VP8L, RGB under transparent pixels kept (exact)
     int method;              // 0...6: effort
     int alpha_quality;       // 0...100
-    const uint8_t *icc;      // optional chunks, written through the muxer
-    size_t icc_length;
-    const uint8_t *exif;
-    size_t exif_length;
-    const uint8_t *xmp;
-    size_t xmp_length;
+    fc_metadata metadata;    // optional chunks, written through the muxer
 } fc_webp_encode_options;
 
 /// Encodes the whole image (`pixels`, rows `stride` bytes apart) and writes the file,
 /// with its metadata chunks, to `file`.
-fc_webp_status fc_webp_encode(const fc_webp_encode_options *options, const uint8_t *pixels, size_t stride,
-                              FILE *file, fc_webp_report *report);
+fc_status fc_webp_encode(const fc_webp_encode_options *options, const uint8_t *pixels, size_t stride,
+                         FILE *file, fc_webp_report *report);
 
 #endif

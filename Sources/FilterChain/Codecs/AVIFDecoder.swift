@@ -39,7 +39,7 @@ final class AVIFDecoder: StoredDecoder {
         self.input = input
         var info = fc_avif_info()
         let status = fc_avif_decoder_open(d, &info)
-        guard status == FC_AVIF_OK else { throw AVIFDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw AVIFDecoder.failure(d, status, input.name) }
         self.info = info
         width = Int(info.width)
         height = Int(info.height)
@@ -81,17 +81,13 @@ final class AVIFDecoder: StoredDecoder {
         try ImageReader.checkLimit(input.name, width: Int(info.stored_width), height: Int(info.stored_height), options: options)
     }
 
-    static func failure(_ d: OpaquePointer, _ status: fc_avif_status, _ name: String) -> CodecError {
-        if status == FC_AVIF_NO_MEMORY { return CodecError(name, .outOfMemory) }
-        var message = reportString(fc_avif_decoder_report(d).pointee.message)
-        if message.isEmpty { message = "unknown error" }
-        if status == FC_AVIF_UNSUPPORTED { return CodecError(name, .unsupported("AVIF: \(message)")) }
-        return CodecError(name, .corrupt(format: .avif, message))
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_avif_decoder_report(d).pointee.message), format: .avif)
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
         let status = fc_avif_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
-        if status != FC_AVIF_OK { throw AVIFDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw AVIFDecoder.failure(d, status, input.name) }
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {

@@ -18,9 +18,7 @@ final class AVIFEncoder: RowEncoder {
     private let effort: Int
     private let chroma: ChromaSubsampling
     private let alphaQuality: Int
-    private let pixels: UnsafeMutableRawBufferPointer
-    private let rowBytes: Int
-    private var rows = 0
+    private let pixels: WholeImageRows
     private(set) var notes: [String] = []
 
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, effort: Int,
@@ -39,25 +37,15 @@ final class AVIFEncoder: RowEncoder {
         self.effort = effort
         self.chroma = chroma
         self.alphaQuality = alphaQuality
-        rowBytes = header.width * header.format.bytesPerPixel
-        // The whole image, counted before anything is written: malloc's failure is an error,
-        // where Swift's allocation would end the process.
-        let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
-        guard !overflow, let memory = malloc(max(1, total)) else { throw CodecError(output.name, .outOfMemory) }
-        pixels = UnsafeMutableRawBufferPointer(start: memory, count: max(1, total))
+        pixels = try WholeImageRows(header, file: output.name)
         let dropped = metadata.withoutPlaceInBinaryFormats
         if !dropped.isEmpty {
             notes.append("AVIF has no place for \(dropped.joined(separator: ", ")); not written")
         }
     }
 
-    deinit { free(pixels.baseAddress) }
-
     func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
-        for r in 0..<count {
-            (pixels.baseAddress! + (rows + r) * rowBytes).copyMemory(from: source + r * stride, byteCount: rowBytes)
-        }
-        rows += count
+        pixels.append(source, stride: stride, count: count)
         return []
     }
 
@@ -84,48 +72,31 @@ final class AVIFEncoder: RowEncoder {
     }
 
     func finish() throws {
-        let icc = metadata.iccProfile ?? [], exif = metadata.exif ?? [], xmp = metadata.xmp ?? []
         let grey = header.format.channels.isGrey
         let lossless = quality == 100
-        let (primaries, transfer, matrix) = Self.colour(source: metadata.nclx, icc: !icc.isEmpty, lossless: lossless, grey: grey)
+        let (primaries, transfer, matrix) = Self.colour(source: metadata.nclx, icc: metadata.iccProfile?.isEmpty == false, lossless: lossless, grey: grey)
         var report = fc_avif_report()
-        let status = icc.withUnsafeBufferPointer { i in
-            exif.withUnsafeBufferPointer { e in
-                xmp.withUnsafeBufferPointer { x in
-                    var o = fc_avif_encode_options()
-                    o.width = UInt32(header.width)
-                    o.height = UInt32(header.height)
-                    o.channels = Int32(header.format.channels.count)
-                    o.sample_bytes = header.format.depth == .sixteen ? 2 : 1
-                    o.depth = header.format.depth == .sixteen ? 10 : 8
-                    o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
-                    o.quantizer = Self.quantizer(quality: quality)
-                    o.alpha_quantizer = Self.quantizer(quality: alphaQuality)
-                    o.speed = Int32(9 - effort)
-                    // libaom's own threads, one per core: its row-based multithreading (on
-                    // from 2 threads) gives the same bytes for every count from 2 up, so a
-                    // single core still gets 2, and the file is the same on every machine.
-                    o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
-                    o.colour_primaries = primaries
-                    o.transfer_characteristics = transfer
-                    o.matrix_coefficients = matrix
-                    o.icc = icc.isEmpty ? nil : i.baseAddress
-                    o.icc_length = icc.count
-                    o.exif = exif.isEmpty ? nil : e.baseAddress
-                    o.exif_length = exif.count
-                    o.xmp = xmp.isEmpty ? nil : x.baseAddress
-                    o.xmp_length = xmp.count
-                    return fc_avif_encode(&o, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), rowBytes,
-                                          output.file, &report)
-                }
-            }
+        let status = metadata.withEmbedded { embedded in
+            var o = fc_avif_encode_options()
+            o.width = UInt32(header.width)
+            o.height = UInt32(header.height)
+            o.channels = Int32(header.format.channels.count)
+            o.sample_bytes = header.format.depth == .sixteen ? 2 : 1
+            o.depth = header.format.depth == .sixteen ? 10 : 8
+            o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
+            o.quantizer = Self.quantizer(quality: quality)
+            o.alpha_quantizer = Self.quantizer(quality: alphaQuality)
+            o.speed = Int32(9 - effort)
+            // libaom's own threads, one per core: its row-based multithreading (on
+            // from 2 threads) gives the same bytes for every count from 2 up, so a
+            // single core still gets 2, and the file is the same on every machine.
+            o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
+            o.colour_primaries = primaries
+            o.transfer_characteristics = transfer
+            o.matrix_coefficients = matrix
+            o.metadata = embedded
+            return fc_avif_encode(&o, pixels.bytes, pixels.rowBytes, output.file, &report)
         }
-        switch status {
-        case FC_AVIF_OK: return
-        case FC_AVIF_NO_MEMORY: throw CodecError(output.name, .outOfMemory)
-        case FC_AVIF_WRITE_FAILED: throw output.writeError("write error")
-        case FC_AVIF_UNSUPPORTED: throw CodecError(output.name, .unsupported("AVIF: \(reportString(report.message))"))
-        default: throw CodecError(output.name, .writeFailed(reportString(report.message)))
-        }
+        if status != FC_OK { throw CodecError.writing(output, status, message: reportString(report.message), format: .avif) }
     }
 }

@@ -32,7 +32,7 @@ final class HEIFDecoder: StoredDecoder {
         self.input = input
         var info = fc_heif_info()
         var status = fc_heif_decoder_open(d, &info)
-        guard status == FC_HEIF_OK else { throw HEIFDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw HEIFDecoder.failure(d, status, input.name) }
 
         var metadata = ImageMetadata()
         var notices: [String] = []
@@ -64,7 +64,7 @@ final class HEIFDecoder: StoredDecoder {
 
         var layout = fc_heif_layout()
         status = fc_heif_decoder_layout(d, options.lenient ? 0 : 1, &layout)
-        guard status == FC_HEIF_OK else { throw HEIFDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw HEIFDecoder.failure(d, status, input.name) }
         width = Int(layout.width)
         height = Int(layout.height)
         let channels: Channels = switch layout.channels {
@@ -78,15 +78,8 @@ final class HEIFDecoder: StoredDecoder {
         self.notices = notices
     }
 
-    static func failure(_ d: OpaquePointer, _ status: fc_heif_status, _ name: String) -> CodecError {
-        if status == FC_HEIF_NO_MEMORY { return CodecError(name, .outOfMemory) }
-        var message = reportString(fc_heif_decoder_report(d).pointee.message)
-        if message.isEmpty { message = "unknown error" }
-        switch status {
-        case FC_HEIF_UNSUPPORTED: return CodecError(name, .unsupported(message.hasPrefix("HEIF") ? message : "HEIF: \(message)"))
-        case FC_HEIF_LIMIT: return CodecError(name, .unsupported("the image is \(message)"))
-        default: return CodecError(name, .corrupt(format: .heif, message))
-        }
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_heif_decoder_report(d).pointee.message), format: .heif)
     }
 
     /// libheif's decoding warnings (lenient decoding), known once the image is decoded.
@@ -112,7 +105,7 @@ final class HEIFDecoder: StoredDecoder {
     func shrink(by denominator: Int) throws {
         var layout = fc_heif_layout()
         let status = fc_heif_decoder_shrink(d, Int32(denominator), &layout)
-        guard status == FC_HEIF_OK else { throw HEIFDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw HEIFDecoder.failure(d, status, input.name) }
         width = Int(layout.width)
         height = Int(layout.height)
     }
@@ -120,7 +113,7 @@ final class HEIFDecoder: StoredDecoder {
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
         started = true
         let status = fc_heif_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
-        if status != FC_HEIF_OK { throw HEIFDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw HEIFDecoder.failure(d, status, input.name) }
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {

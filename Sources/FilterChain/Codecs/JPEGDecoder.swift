@@ -21,7 +21,7 @@ final class JPEGDecoder: StoredDecoder {
         self.input = input
         var header = fc_jpeg_header()
         let status = fc_jpeg_decoder_open(d, input.file, input.memoryBase, input.memoryCount, &header)
-        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw JPEGDecoder.failure(d, status, input.name) }
         width = Int(header.width)
         height = Int(header.height)
         guard header.output_channels == 1 || header.output_channels == 3 else {
@@ -53,7 +53,7 @@ final class JPEGDecoder: StoredDecoder {
     private func start() throws {
         if started { return }
         let status = fc_jpeg_decoder_start(d)
-        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw JPEGDecoder.failure(d, status, input.name) }
         started = true
     }
 
@@ -81,7 +81,7 @@ final class JPEGDecoder: StoredDecoder {
     func shrink(by denominator: Int) throws {
         var w: UInt32 = 0, h: UInt32 = 0
         let status = fc_jpeg_decoder_scale(d, UInt32(denominator), &w, &h)
-        guard status == FC_JPEG_OK else { throw JPEGDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw JPEGDecoder.failure(d, status, input.name) }
         width = Int(w)
         height = Int(h)
     }
@@ -135,16 +135,14 @@ final class JPEGDecoder: StoredDecoder {
         metadata.sourceJPEG = JPEGEncoding(quality: JPEGEncoding.estimateQuality(tables), chroma: chroma)
     }
 
-    static func failure(_ d: OpaquePointer, _ status: fc_jpeg_status, _ name: String) -> CodecError {
-        if status == FC_JPEG_NO_MEMORY { return CodecError(name, .outOfMemory) }
-        let message = reportString(fc_jpeg_decoder_report(d).pointee.message)
-        return CodecError(name, .corrupt(format: .jpeg, message.isEmpty ? "unknown error" : message))
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_jpeg_decoder_report(d).pointee.message), format: .jpeg)
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
         try start()
         let status = fc_jpeg_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
-        if status != FC_JPEG_OK { throw JPEGDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw JPEGDecoder.failure(d, status, input.name) }
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
@@ -154,7 +152,7 @@ final class JPEGDecoder: StoredDecoder {
     func finish() throws {
         try start()
         let status = fc_jpeg_decoder_finish(d)
-        if status != FC_JPEG_OK { throw JPEGDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw JPEGDecoder.failure(d, status, input.name) }
     }
 
     var notices: [String] {

@@ -47,7 +47,7 @@ final class JPEGEncoder: RowEncoder {
                 }
             }
         }
-        if status != FC_JPEG_OK { throw failure(status) }
+        if status != FC_OK { throw failure(status) }
     }
 
     /// The APP1 (XMP, extended XMP) and COM payloads for `metadata`, in order.
@@ -92,18 +92,17 @@ final class JPEGEncoder: RowEncoder {
 
     deinit { fc_jpeg_encoder_free(e) }
 
-    private func failure(_ status: fc_jpeg_status) -> CodecError {
-        if status == FC_JPEG_NO_MEMORY { return CodecError(output.name, .outOfMemory) }
+    private func failure(_ status: fc_status) -> CodecError {
         let message = reportString(fc_jpeg_encoder_report(e).pointee.message)
         // libjpeg's stdio destination says "Output file write error --- out of disk space?";
         // errno says what really happened.
-        if message.contains("write error") { return output.writeError(message) }
-        return CodecError(output.name, .writeFailed(message))
+        return .writing(output, status == FC_FAILED && message.contains("write error") ? FC_WRITE_FAILED : status,
+                        message: message, format: .jpeg)
     }
 
     func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
         let status = fc_jpeg_encoder_write(e, rows.assumingMemoryBound(to: UInt8.self), stride, UInt32(count))
-        if status != FC_JPEG_OK { throw failure(status) }
+        if status != FC_OK { throw failure(status) }
         return []
     }
 
@@ -111,6 +110,6 @@ final class JPEGEncoder: RowEncoder {
 
     func finish() throws {
         let status = fc_jpeg_encoder_finish(e)
-        if status != FC_JPEG_OK { throw failure(status) }
+        if status != FC_OK { throw failure(status) }
     }
 }

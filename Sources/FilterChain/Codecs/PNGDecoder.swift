@@ -27,7 +27,7 @@ final class PNGDecoder: StoredDecoder {
         self.lenient = options.lenient
         var h = fc_png_header()
         let status = fc_png_decoder_open(d, input.file, 0, input.memoryBase, input.memoryCount, &h)
-        guard status == FC_PNG_OK else { throw PNGDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw PNGDecoder.failure(d, status, input.name) }
         width = Int(h.width)
         height = Int(h.height)
         readsWholeImageOnly = h.interlaced != 0
@@ -73,10 +73,8 @@ final class PNGDecoder: StoredDecoder {
         }
     }
 
-    static func failure(_ d: OpaquePointer, _ status: fc_png_status, _ name: String) -> CodecError {
-        if status == FC_PNG_NO_MEMORY { return CodecError(name, .outOfMemory) }
-        let message = reportString(fc_png_decoder_report(d).pointee.message)
-        return CodecError(name, .corrupt(format: .png, message.isEmpty ? "unknown error" : message))
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_png_decoder_report(d).pointee.message), format: .png)
     }
 
     private let lenient: Bool
@@ -89,7 +87,7 @@ final class PNGDecoder: StoredDecoder {
             return
         }
         let status = fc_png_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
-        if status != FC_PNG_OK {
+        if status != FC_OK {
             let error = PNGDecoder.failure(d, status, input.name)
             guard lenient, case .corrupt(_, let why) = error.reason else { throw error }
             damage.append(why)
@@ -100,13 +98,13 @@ final class PNGDecoder: StoredDecoder {
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
         let status = fc_png_decoder_read_image(d, destination.assumingMemoryBound(to: UInt8.self), stride)
-        if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw PNGDecoder.failure(d, status, input.name) }
     }
 
     func finish() throws {
         if !damage.isEmpty { return }
         let status = fc_png_decoder_finish(d)
-        if status != FC_PNG_OK { throw PNGDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw PNGDecoder.failure(d, status, input.name) }
     }
 
     var notices: [String] {

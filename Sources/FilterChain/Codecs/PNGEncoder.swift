@@ -193,8 +193,8 @@ final class PNGEncoder: RowEncoder {
 
     private func writePiece(_ p: PNGPiece) throws {
         defer { spare.append(p.handBackBuffers()) }
-        guard p.status == FC_PNG_OK, let data = p.result.data else {
-            throw p.status == FC_PNG_NO_MEMORY ? CodecError(output.name, .outOfMemory)
+        guard p.status == FC_OK, let data = p.result.data else {
+            throw p.status == FC_NO_MEMORY ? CodecError(output.name, .outOfMemory)
                 : CodecError(output.name, .writeFailed("deflate failed"))
         }
         // The deflated bytes sit `PNGPiece.headRoom` bytes into the output buffer, with room
@@ -242,7 +242,7 @@ final class PNGPiece: EncoderJob, @unchecked Sendable {
     let last: Bool
     var filled = 0
     var result = fc_png_piece()
-    var status = FC_PNG_FAILED
+    var status = FC_FAILED
     private let completed = Atomic<Bool>(false)
     private let buffers: Buffers
     private var handedBack = false

@@ -35,7 +35,7 @@ final class TIFFDecoder: StoredDecoder {
         self.input = input
         var info = fc_tiff_info()
         let status = fc_tiff_decoder_open(d, &info)
-        guard status == FC_TIFF_OK else { throw TIFFDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw TIFFDecoder.failure(d, status, input.name) }
         width = Int(info.width)
         height = Int(info.height)
         var metadata = ImageMetadata()
@@ -80,18 +80,14 @@ final class TIFFDecoder: StoredDecoder {
         warnings = text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
     }
 
-    static func failure(_ d: OpaquePointer, _ status: fc_tiff_status, _ name: String) -> CodecError {
-        if status == FC_TIFF_NO_MEMORY { return CodecError(name, .outOfMemory) }
-        var message = reportString(fc_tiff_decoder_report(d).pointee.message)
-        if message.isEmpty { message = "unknown error" }
-        if status == FC_TIFF_UNSUPPORTED { return CodecError(name, .unsupported("TIFF: \(message)")) }
-        return CodecError(name, .corrupt(format: .tiff, message))
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_tiff_decoder_report(d).pointee.message), format: .tiff)
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
         let status = fc_tiff_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
         collectWarnings()
-        if status != FC_TIFF_OK { throw TIFFDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw TIFFDecoder.failure(d, status, input.name) }
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {

@@ -75,20 +75,12 @@ final class TIFFEncoder: RowEncoder {
 
     deinit { for b in spare { b.deallocate() } }
 
-    private func check(_ status: fc_tiff_status) throws {
-        guard status != FC_TIFF_OK else { return }
-        throw TIFFEncoder.failure(status, report: fc_tiff_encoder_report(e).pointee, errno: fc_tiff_encoder_errno(e), name: output.name)
+    private func check(_ status: fc_status) throws {
+        guard status != FC_OK else { return }
+        throw CodecError.writing(output, status, message: reportString(fc_tiff_encoder_report(e).pointee.message), format: .tiff,
+                                 errno: fc_tiff_encoder_errno(e))
     }
 
-    static func failure(_ status: fc_tiff_status, report: fc_tiff_report, errno code: Int32, name: String) -> CodecError {
-        let message = reportString(report.message)
-        switch status {
-        case FC_TIFF_NO_MEMORY: return CodecError(name, .outOfMemory)
-        case FC_TIFF_WRITE_FAILED where code != 0: return CodecError(name, .writeFailed(String(cString: strerror(code))))
-        case FC_TIFF_UNSUPPORTED: return CodecError(name, .unsupported("TIFF: \(message)"))
-        default: return CodecError(name, .writeFailed(message.isEmpty ? "libtiff failed" : message))
-        }
-    }
 
     /// The header and IFD0's tags; the Exif and GPS sub-IFDs go right after the header.
     private func writeHead(_ metadata: ImageMetadata) throws {
@@ -175,8 +167,8 @@ final class TIFFEncoder: RowEncoder {
         while let first = pending.first, first.isComplete {
             pending.removeFirst()
             defer { spare.append(first.handBackBuffer()) }
-            guard first.status == FC_TIFF_OK else {
-                throw TIFFEncoder.failure(first.status, report: first.report, errno: 0, name: output.name)
+            guard first.status == FC_OK else {
+                throw CodecError.writing(output, first.status, message: reportString(first.report.message), format: .tiff, errno: 0)
             }
             try check(fc_tiff_encoder_write_strip(e, UInt32(first.index), first.bytes, first.length))
         }
@@ -200,7 +192,7 @@ final class TIFFStrip: EncoderJob, @unchecked Sendable {
     var filled = 0
     private(set) var bytes: UnsafeMutablePointer<UInt8>?
     private(set) var length = 0
-    private(set) var status = FC_TIFF_FAILED
+    private(set) var status = FC_FAILED
     private(set) var report = fc_tiff_report()
     private let completed = Atomic<Bool>(false)
     private var handedBack = false

@@ -26,7 +26,7 @@ final class WebPDecoder: StoredDecoder {
         self.input = input
         var info = fc_webp_info()
         let status = fc_webp_decoder_open(d, &info)
-        guard status == FC_WEBP_OK else { throw WebPDecoder.failure(d, status, input.name) }
+        guard status == FC_OK else { throw WebPDecoder.failure(d, status, input.name) }
         width = Int(info.width)
         height = Int(info.height)
         format = PixelFormat(info.channels == 4 ? .rgba : .rgb, .eight)
@@ -54,15 +54,13 @@ final class WebPDecoder: StoredDecoder {
 
     static let exifPrefix: [UInt8] = Array("Exif".utf8) + [0, 0]
 
-    static func failure(_ d: OpaquePointer, _ status: fc_webp_status, _ name: String) -> CodecError {
-        if status == FC_WEBP_NO_MEMORY { return CodecError(name, .outOfMemory) }
-        let message = reportString(fc_webp_decoder_report(d).pointee.message)
-        return CodecError(name, .corrupt(format: .webp, message.isEmpty ? "unknown error" : message))
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_webp_decoder_report(d).pointee.message), format: .webp)
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
         let status = fc_webp_decoder_read(d, destination.assumingMemoryBound(to: UInt8.self), stride, UInt32(rows))
-        if status != FC_WEBP_OK { throw WebPDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw WebPDecoder.failure(d, status, input.name) }
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
@@ -71,6 +69,6 @@ final class WebPDecoder: StoredDecoder {
 
     func finish() throws {
         let status = fc_webp_decoder_finish(d)
-        if status != FC_WEBP_OK { throw WebPDecoder.failure(d, status, input.name) }
+        if status != FC_OK { throw WebPDecoder.failure(d, status, input.name) }
     }
 }
