@@ -33,6 +33,12 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("tiff-compression"), help: CodecOptions.help("tiffCompression"))
     var tiffCompression: String?
 
+    // `--encode NAME=VALUE`: every option of every format by its registry name, no flag of
+    // its own needed: a new codec's options work here, in `formats` and in validation with
+    // no edit to the tool.
+    @Option(name: .customLong("encode"), help: CodecOptions.encodeHelp)
+    var encode: [String] = []
+
     @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
@@ -60,8 +66,15 @@ struct CodecOptions: ParsableArguments {
     @Flag(help: "Decode damaged images as far as possible (the damage is reported as a warning) instead of refusing them.")
     var lenient = false
 
-    /// The format options given, by their registry names.
+    /// The format options given, by their registry names: their own flags, then `--encode`.
     var settings: [String: EncodeOptionValue] {
+        var s = flagSettings
+        for text in encode { if case .success(let (name, value)) = CodecOptions.setting(text) { s[name] = value } }
+        return s
+    }
+
+    /// The options given with flags of their own.
+    private var flagSettings: [String: EncodeOptionValue] {
         var s: [String: EncodeOptionValue] = [:]
         if let quality { s["quality"] = .integer(quality) }
         if progressive { s["progressive"] = .boolean(true) }
@@ -72,6 +85,38 @@ struct CodecOptions: ParsableArguments {
         if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
         if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
         return s
+    }
+
+    /// `--encode`'s help: every option of every writable format, with the formats that take it.
+    static var encodeHelp: ArgumentHelp {
+        let list = CodecRegistry.optionNames.map { "\(EncodeOption.flag(for: $0).dropFirst(2)) (\(listText(CodecRegistry.formats(taking: $0).map(\.name))))" }
+        return ArgumentHelp("A format option as NAME=VALUE, repeatable: \(list.joined(separator: ", ")). The same as the option's own flag; 'filterchain formats' lists each format's values and defaults.",
+                            valueName: "name=value")
+    }
+
+    /// An `--encode` value read by the registry: the option (by the flag's name, `alpha-quality`,
+    /// or the registry's, `alphaQuality`) and its value in the option's kind.
+    static func setting(_ text: String) -> Result<(String, EncodeOptionValue), ValidationError> {
+        guard let equals = text.firstIndex(of: "=") else {
+            return .failure(ValidationError("--encode \(text): give NAME=VALUE, as in --encode quality=85"))
+        }
+        let given = String(text[..<equals]), raw = String(text[text.index(after: equals)...])
+        guard let (name, exact) = CodecRegistry.option(named: given), exact else {
+            let flags = CodecRegistry.optionNames.map { String(EncodeOption.flag(for: $0).dropFirst(2)) }
+            let guess = CodecRegistry.option(named: given).map { " (did you mean \(EncodeOption.flag(for: $0.name).dropFirst(2))?)" } ?? ""
+            return .failure(ValidationError("--encode \(text): '\(given)' is no format's option\(guess); the options are \(listText(flags))"))
+        }
+        let option = CodecRegistry.formats(taking: name)[0].option(named: name)!
+        switch option.kind {
+        case .integer:
+            guard let v = Int(raw) else { return .failure(ValidationError("--encode \(text): \(name) takes a whole number")) }
+            return .success((name, .integer(v)))
+        case .boolean:
+            guard let v = Bool(raw) else { return .failure(ValidationError("--encode \(text): \(name) takes true or false")) }
+            return .success((name, .boolean(v)))
+        default:
+            return .success((name, .choice(raw)))
+        }
     }
 
     /// An option's help from the registry: what it does, the formats that take it, the
@@ -117,6 +162,14 @@ struct CodecOptions: ParsableArguments {
     func validate() throws {
         if let format, ImageFormat(rawValue: format)?.declaration.writes != true {
             throw ValidationError("--format: '\(format)' is not a format filterchain writes; use \(CodecOptions.formatIDs)")
+        }
+        var fromEncode: [String: String] = [:]
+        for text in encode {
+            let (name, _) = try CodecOptions.setting(text).get()
+            if flagSettings[name] != nil || fromEncode[name] != nil {
+                throw ValidationError("--encode \(text): \(fromEncode[name].map { "--encode \($0)" } ?? EncodeOption.flag(for: name)) gives \(name) too; give it once")
+            }
+            fromEncode[name] = text
         }
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             let takers = CodecRegistry.formats(taking: name)

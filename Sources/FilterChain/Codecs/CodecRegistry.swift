@@ -33,3 +33,21 @@ public enum CodecRegistry {
         names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " \(and) " + names.last!
     }
 }
+
+extension CodecRegistry {
+    /// Every encode option's name, each once, in the order the writable formats declare them.
+    public static var optionNames: [String] {
+        var names: [String] = []
+        for d in writable { for o in d.options where !names.contains(o.name) { names.append(o.name) } }
+        return names
+    }
+
+    /// The option a person who wrote `name` (a flag's name, `alpha-quality`, or the
+    /// registry's, `alphaQuality`) meant: exactly, else a likely misspelling; nil when none.
+    public static func option(named name: String) -> (name: String, exact: Bool)? {
+        let names = optionNames
+        if let exact = names.first(where: { $0 == name || EncodeOption.flag(for: $0) == "--" + name }) { return (exact, true) }
+        let flags = names.map { String(EncodeOption.flag(for: $0).dropFirst(2)) }
+        return closestMatch(name, in: flags).flatMap { flag in names.first { EncodeOption.flag(for: $0) == "--" + flag } }.map { ($0, false) }
+    }
+}
