@@ -15,8 +15,7 @@ extension CodecError {
         let message = message.isEmpty ? "unknown error" : message
         switch status {
         case FC_NO_MEMORY: return CodecError(name, .outOfMemory)
-        case FC_UNSUPPORTED:
-            return CodecError(name, .unsupported(message.hasPrefix(format.name) ? message : "\(format.name): \(message)"))
+        case FC_UNSUPPORTED: return CodecError(name, .unsupported(unsupported(message, format)))
         case FC_LIMIT: return CodecError(name, .unsupported("the image is \(message)"))
         default: return CodecError(name, .corrupt(format: format, message))
         }
@@ -29,10 +28,15 @@ extension CodecError {
                         errno code: Int32? = nil) -> CodecError {
         switch status {
         case FC_NO_MEMORY: return CodecError(output.name, .outOfMemory)
-        case FC_UNSUPPORTED: return CodecError(output.name, .unsupported("\(format.name): \(message)"))
+        case FC_UNSUPPORTED: return CodecError(output.name, .unsupported(unsupported(message, format)))
         case FC_WRITE_FAILED where code == nil: return output.writeError(message.isEmpty ? "write error" : message)
         case FC_WRITE_FAILED where code != 0: return CodecError(output.name, .writeFailed(String(cString: strerror(code!))))
         default: return CodecError(output.name, .writeFailed(message.isEmpty ? "\(format.name) encoding failed" : message))
         }
+    }
+
+    /// The library's words, led by the format's name ("AVIF: ...") unless they start with it.
+    private static func unsupported(_ message: String, _ format: ImageFormat) -> String {
+        message.hasPrefix(format.name) ? message : "\(format.name): \(message)"
     }
 }

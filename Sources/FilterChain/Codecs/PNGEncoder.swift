@@ -194,8 +194,7 @@ final class PNGEncoder: RowEncoder {
     private func writePiece(_ p: PNGPiece) throws {
         defer { spare.append(p.handBackBuffers()) }
         guard p.status == FC_OK, let data = p.result.data else {
-            throw p.status == FC_NO_MEMORY ? CodecError(output.name, .outOfMemory)
-                : CodecError(output.name, .writeFailed("deflate failed"))
+            throw CodecError.writing(output, p.status == FC_OK ? FC_FAILED : p.status, message: "deflate failed", format: .png)
         }
         // The deflated bytes sit `PNGPiece.headRoom` bytes into the output buffer, with room
         // after them: the zlib header goes before the first piece, the Adler-32 after the last.

@@ -116,8 +116,7 @@ extension Parameter {
                           get: { JSONNode(.string($0[keyPath: keyPath].text)) },
                           set: { (filter: inout F, node: JSONNode) throws(ParameterError) in
                               guard case .string(let text) = node.value, !text.isEmpty else {
-                                  throw ParameterError(node: node, problem: .wrongType(
-                                      expected: "a reference (\"source\", an image's or a step's id or name)", found: node.typeName))
+                                  throw ParameterError(node: node, problem: .wrongType(expected: Reference.expected, found: node.typeName))
                               }
                               filter[keyPath: keyPath] = Reference(text)
                           })
@@ -125,8 +124,7 @@ extension Parameter {
         p.reference = { $0[keyPath: keyPath] }
         p.checkValue = { (filter: F) throws(ParameterError) in
             guard filter[keyPath: keyPath].text.isEmpty else { return }
-            throw ParameterError(node: JSONNode(.string("")), problem: .wrongType(
-                expected: "a reference (\"source\", an image's or a step's id or name)", found: "a string"))
+            throw ParameterError(node: JSONNode(.string("")), problem: .wrongType(expected: Reference.expected, found: "a string"))
         }
         return p
     }
@@ -147,6 +145,11 @@ extension Parameter {
     }
 }
 
+extension Reference {
+    /// What a reference parameter takes, as messages say it.
+    static let expected = "a reference (\"source\", an image's or a step's id or name)"
+}
+
 extension Placement {
     /// The placement as a chain file writes it: only what differs from the default.
     public var jsonNode: JSONNode {
@@ -160,7 +163,6 @@ extension Placement {
     /// The offset's rule (whole pixels in -65535...65535), on a placement set in code, with
     /// a file's message.
     func check() throws(ParameterError) {
-        guard !isDefault else { return }
         for (i, v) in [offsetX, offsetY].enumerated() {
             do throws(ParameterError) { _ = try checkNumber(Double(v), in: Placement.offsetRange) } catch var error {
                 error.subpath = ".offset[\(i)]"

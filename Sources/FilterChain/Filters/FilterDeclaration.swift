@@ -366,10 +366,15 @@ public struct Parameter<F: Filter>: Sendable {
 
 /// A number read from a chain file: its JSON type, then the rules of `checkNumber`.
 func readNumber(_ node: JSONNode, in range: ClosedRange<Double>) throws(ParameterError) -> Double {
+    try checkNumber(try jsonNumber(node), in: range, node: node)
+}
+
+/// The number a JSON node holds, or the file's type error.
+private func jsonNumber(_ node: JSONNode) throws(ParameterError) -> Double {
     guard case .number(let v) = node.value else {
         throw ParameterError(node: node, problem: .wrongType(expected: "a number", found: node.typeName))
     }
-    return try checkNumber(v, in: range, node: node)
+    return v
 }
 
 /// The rules of a number parameter, on the number: finite, and in the range. `node` is
@@ -410,10 +415,7 @@ func readChoice<E: RawRepresentable & CaseIterable>(_ node: JSONNode, _: E.Type)
 }
 
 func readInteger(_ node: JSONNode, in range: ClosedRange<Int>) throws(ParameterError) -> Int {
-    guard case .number(let v) = node.value else {
-        throw ParameterError(node: node, problem: .wrongType(expected: "a number", found: node.typeName))
-    }
-    return try checkInteger(v, in: range, node: node)
+    try checkInteger(try jsonNumber(node), in: range, node: node)
 }
 
 /// The rules of a whole-number parameter: a number in the range, and whole.
@@ -443,11 +445,7 @@ public struct CurvePoint: Sendable, Hashable {
         guard case .array(let items) = node.value else {
             throw ParameterError(node: node, problem: .wrongType(expected: "an array of [x, y] points", found: node.typeName))
         }
-        guard count.contains(items.count) else {
-            throw ParameterError(node: node, problem: .notAllowed(
-                "\(items.count) point\(items.count == 1 ? "" : "s")",
-                allowed: "\(count.lowerBound) to \(count.upperBound) points", suggestion: nil))
-        }
+        guard count.contains(items.count) else { throw ParameterError(node: node, problem: countProblem(items.count, count)) }
         var points: [CurvePoint] = []
         for (i, item) in items.enumerated() {
             guard case .array(let pair) = item.value, pair.count == 2 else {
@@ -461,9 +459,7 @@ public struct CurvePoint: Sendable, Hashable {
                 }
             }
             if let last = points.last, xy[0] <= last.x {
-                throw ParameterError(node: pair[0], problem: .notAllowed(
-                    "x = \(JSONWriter.number(xy[0])) after x = \(JSONWriter.number(last.x))",
-                    allowed: "x strictly increasing", suggestion: nil), subpath: "[\(i)][0]")
+                throw ParameterError(node: pair[0], problem: orderProblem(xy[0], after: last.x), subpath: "[\(i)][0]")
             }
             points.append(CurvePoint(xy[0], xy[1]))
         }
@@ -473,11 +469,7 @@ public struct CurvePoint: Sendable, Hashable {
     /// The rules of `read` on points set in code: the count, each number in 0...1, x
     /// strictly increasing; the same messages, in the same order.
     static func check(_ points: [CurvePoint], count: ClosedRange<Int>) throws(ParameterError) {
-        guard count.contains(points.count) else {
-            throw ParameterError(node: json(points), problem: .notAllowed(
-                "\(points.count) point\(points.count == 1 ? "" : "s")",
-                allowed: "\(count.lowerBound) to \(count.upperBound) points", suggestion: nil))
-        }
+        guard count.contains(points.count) else { throw ParameterError(node: json(points), problem: countProblem(points.count, count)) }
         for (i, point) in points.enumerated() {
             for (j, v) in [point.x, point.y].enumerated() {
                 do throws(ParameterError) { _ = try checkNumber(v, in: 0...1) } catch var error {
@@ -486,11 +478,18 @@ public struct CurvePoint: Sendable, Hashable {
                 }
             }
             if i > 0, point.x <= points[i - 1].x {
-                throw ParameterError(node: JSONNode(.number(point.x)), problem: .notAllowed(
-                    "x = \(JSONWriter.number(point.x)) after x = \(JSONWriter.number(points[i - 1].x))",
-                    allowed: "x strictly increasing", suggestion: nil), subpath: "[\(i)][0]")
+                throw ParameterError(node: JSONNode(.number(point.x)), problem: orderProblem(point.x, after: points[i - 1].x),
+                                     subpath: "[\(i)][0]")
             }
         }
+    }
+
+    private static func countProblem(_ n: Int, _ count: ClosedRange<Int>) -> ChainError.Problem {
+        .notAllowed("\(n) point\(n == 1 ? "" : "s")", allowed: "\(count.lowerBound) to \(count.upperBound) points", suggestion: nil)
+    }
+
+    private static func orderProblem(_ x: Double, after previous: Double) -> ChainError.Problem {
+        .notAllowed("x = \(JSONWriter.number(x)) after x = \(JSONWriter.number(previous))", allowed: "x strictly increasing", suggestion: nil)
     }
 }
 

@@ -4,9 +4,8 @@ extension Parameter {
     public static func color(_ name: String, _ keyPath: WritableKeyPath<F, ColorRGB> & Sendable,
                              in range: ClosedRange<Double>, positiveLuma: Bool = false, help: String) -> Parameter {
         let kind = ParameterKind.color(range, positiveLuma: positiveLuma)
-        // The numbers' rules, then the luma's: for a file's value (`node`) and one set in code.
+        // The luma's rule, after the numbers': for a file's value (`node`) and one set in code.
         let checked: @Sendable ([Double], JSONNode?) throws(ParameterError) -> ColorRGB = { v, node throws(ParameterError) in
-            _ = try checkNumbers(v, in: range, nodes: node)
             let color = ColorRGB(v[0], v[1], v[2])
             if positiveLuma, !(color.luma > 0) {
                 throw ParameterError(node: node ?? jsonNumbers(v), problem: .notAllowed(
@@ -22,7 +21,7 @@ extension Parameter {
                           })
         p.numbers = NumberAccess(get: { let c = $0[keyPath: keyPath]; return [c.red, c.green, c.blue] },
                                  set: { (filter: inout F, v: [Double]) throws(ParameterError) in
-                                     filter[keyPath: keyPath] = try checked(v, nil)
+                                     filter[keyPath: keyPath] = try checked(try checkNumbers(v, in: range), nil)
                                  })
         return p
     }
@@ -125,9 +124,8 @@ extension Parameter {
                                   })
         parameter.setInContext = read
         parameter.required = true
+        // A file set in code was read when it was set: only its presence is checked.
         parameter.isGiven = { $0[keyPath: keyPath] != nil }
-        // A file set in code was read when it was set: nothing to check but that it is there.
-        parameter.checkValue = { _ in }
         return parameter
     }
 }
@@ -151,14 +149,11 @@ func readNumbers(_ node: JSONNode, count: Int, in range: ClosedRange<Double>, wh
     return values
 }
 
-/// Each number finite and in `range`; a refusal names its position (`[1]`) and, when the
-/// numbers came from a file's array `nodes`, the element's place in the file.
+/// Each number finite and in `range` (numbers set in code); a refusal names its position (`[1]`).
 @discardableResult
-func checkNumbers(_ values: [Double], in range: ClosedRange<Double>, nodes: JSONNode? = nil) throws(ParameterError) -> [Double] {
+func checkNumbers(_ values: [Double], in range: ClosedRange<Double>) throws(ParameterError) -> [Double] {
     for (i, v) in values.enumerated() {
-        var node: JSONNode?
-        if let nodes, case .array(let items) = nodes.value, items.indices.contains(i) { node = items[i] }
-        do throws(ParameterError) { _ = try checkNumber(v, in: range, node: node) } catch var error {
+        do throws(ParameterError) { _ = try checkNumber(v, in: range) } catch var error {
             error.subpath = "[\(i)]"
             throw error
         }

@@ -95,9 +95,8 @@ import Testing
                 for _ in 0..<300 {
                     var filter = F()
                     for parameter in F.declaration.parameters {
-                        guard let numbers = parameter.numbers, let current = numbers.get(filter), rng.next() % 2 == 0 else { continue }
-                        // Set through a refusal-free path: a value the kind allows, then out of it by writing the numbers raw.
-                        let values = current.map { _ in TypedParameterTests.randomNumber(parameter.kind, &rng) }
+                        guard let (numbers, values) = TypedParameterTests.randomNumbers(parameter, of: filter, &rng) else { continue }
+                        // Set through the checked path when the values are allowed, else written raw.
                         if let set = try? { () throws(ParameterError) -> F in var f = filter; try numbers.set(&f, values); return f }() {
                             filter = set
                         } else if let broken = TypedParameterTests.rawWrite(filter, parameter.name, values) {
@@ -110,6 +109,14 @@ import Testing
             }
             run(type)
         }
+    }
+
+    /// Random numbers for a parameter made of numbers, half the time (nil: leave it): as many
+    /// as it holds, one for an optional number left out.
+    static func randomNumbers<F: Filter>(_ parameter: Parameter<F>, of filter: F,
+                                         _ rng: inout SeededRandom) -> (NumberAccess<F>, [Double])? {
+        guard let numbers = parameter.numbers, rng.next() % 2 == 0 else { return nil }
+        return (numbers, (numbers.get(filter) ?? [0]).map { _ in randomNumber(parameter.kind, &rng) })
     }
 
     /// A number for a kind: mostly in its range, sometimes just out, not finite, or a fraction.
@@ -201,8 +208,7 @@ import Testing
                 for _ in 0..<200 {
                     var filter = F()
                     for parameter in F.declaration.parameters {
-                        guard let numbers = parameter.numbers, let current = numbers.get(filter) ?? (rng.next() % 2 == 0 ? [1] : nil) else { continue }
-                        let values = current.map { _ in TypedParameterTests.randomNumber(parameter.kind, &rng) }
+                        guard let (numbers, values) = TypedParameterTests.randomNumbers(parameter, of: filter, &rng) else { continue }
                         var f = filter
                         if (try? numbers.set(&f, values)) != nil { filter = f }
                     }
