@@ -172,7 +172,7 @@ import FilterChain
         }
         let chain = try Chain.load(folder + "/c.json")
         #expect(chain.steps.map(\.label) == ["light", "blur"])
-        #expect(chain.steps.map(\.layout) == [nil, NodePosition(40, -12.5)])
+        #expect(chain.steps.map { chain.layout[$0.id] } == [nil, NodePosition(40, -12.5)])
         // A value the chain cannot hold is a chain error (exit 65), as every invalid edit is.
         let bad = try run(["chain", "set", "c.json", "blur", "layout=[1]"])
         #expect(bad.status == 65 && bad.stderr.contains("filters[1].layout"), "\(bad.stderr)")

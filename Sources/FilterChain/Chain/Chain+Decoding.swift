@@ -163,8 +163,9 @@ struct ChainDecoder {
             throw fail("filters", filters, .wrongType(expected: "an array", found: filters.typeName))
         }
         for (i, item) in items.enumerated() {
-            let step = try self.step(item, "filters[\(i)]", version: version, variables: chain.variables.map(\.name))
+            let (step, layout) = try self.step(item, "filters[\(i)]", version: version, variables: chain.variables.map(\.name))
             chain.steps.append(step)
+            chain.layout[step.id] = layout
             try claim(step.id, step.name, item, "filters[\(i)]", .step(i))
         }
         // References, once every step is known (a reference to a later one says which it is).
@@ -288,7 +289,9 @@ struct ChainDecoder {
         return image
     }
 
-    func step(_ node: JSONNode, _ path: String, version: Int, variables: [String] = []) throws(ChainError) -> Step {
+    /// A step of "filters", and where the editor draws it (its "layout", when given).
+    func step(_ node: JSONNode, _ path: String, version: Int, variables: [String] = []) throws(ChainError)
+        -> (step: Step, layout: NodePosition?) {
         let m = try members(node, path, keys: Self.stepKeys, version: version)
         let idNode = try required(m, "id", path, node)
         let id = try string(idNode, path + ".id")
@@ -343,7 +346,7 @@ struct ChainDecoder {
                 throw fail(path + ".layout" + error.subpath, error.node, error.problem)
             }
         }
-        return Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask, computed: computed, layout: layout)
+        return (Step(id: id, name: name, enabled: enabled, filter: filter, input: input, mask: mask, computed: computed), layout)
     }
 }
 

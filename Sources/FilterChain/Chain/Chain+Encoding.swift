@@ -9,7 +9,7 @@ extension Chain {
         if workingSpace != .srgb { top.append(("workingSpace", JSONNode(.string(workingSpace.rawValue)))) }
         if !variables.isEmpty { top.append(("variables", JSONNode(.array(variables.map(\.jsonNode))))) }
         if !images.isEmpty { top.append(("images", JSONNode(.array(images.map(\.jsonNode))))) }
-        top.append(("filters", JSONNode(.array(steps.map(\.jsonNode)))))
+        top.append(("filters", JSONNode(.array(steps.map { $0.jsonNode(layout: layout[$0.id]) }))))
         return JSONNode(.object(top))
     }
 
@@ -34,8 +34,11 @@ extension Step {
         return filter.parametersJSON.member(name).map { .literal($0) }
     }
 
-    /// id, type, name, enabled (when false), input, mask, parameters, layout.
-    public var jsonNode: JSONNode {
+    /// id, type, name, enabled (when false), input, mask, parameters.
+    public var jsonNode: JSONNode { jsonNode(layout: nil) }
+
+    /// The step as its chain's file writes it: `jsonNode`, then the editor's `layout`.
+    func jsonNode(layout: NodePosition?) -> JSONNode {
         var m: [(key: String, value: JSONNode)] = [("id", JSONNode(.string(id))), ("type", JSONNode(.string(type)))]
         if let name { m.append(("name", JSONNode(.string(name)))) }
         if !enabled { m.append(("enabled", JSONNode(.bool(false)))) }

@@ -85,13 +85,13 @@ extension Chain {
     /// The chain as it runs on a source image of `sourceSize`: every expression replaced by
     /// its value (each step's `width` and `height` its input's size), checked as a literal
     /// would be; and the values taken. The first problem is thrown. A step below one that
-    /// cannot apply (a crop reaching outside) keeps its expressions when they read a size:
-    /// the render reports that step.
-    public func resolved(sourceSize: ImageSize, file: String? = nil) throws(ChainError) -> (chain: Chain, values: ChainValues) {
-        guard usesExpressions else { return (self, ChainValues()) }
+    /// cannot apply (a crop reaching outside) keeps its defaults for expressions that read a
+    /// size: the render reports the step that cannot apply.
+    public func resolved(sourceSize: ImageSize, file: String? = nil) throws(ChainError) -> (chain: ResolvedChain, values: ChainValues) {
+        guard usesExpressions else { return (ResolvedChain(self), ChainValues()) }
         let run = evaluate(sourceSize: sourceSize, file: file, stopAtFirst: true, stepsToo: true)
         if let error = run.errors.first { throw error }
-        return (run.chain, run.values)
+        return (ResolvedChain(run.chain), run.values)
     }
 
     /// Every problem of the chain's expressions for a source of `sourceSize` (nil: only what

@@ -35,10 +35,10 @@ extension Chain {
             guard parts.count == 1 else {
                 throw ChainError(file: file, path: path + "." + key, problem: .wrongType(expected: "layout=[x,y]", found: key))
             }
-            if case .null = value.value { steps[index].layout = nil; return }
+            if case .null = value.value { layout[steps[index].id] = nil; return }
             do throws(ParameterError) {
                 let v = try readNumbers(value, count: 2, in: NodePosition.range, what: "a position [x, y] in the editor's graph view, or null")
-                steps[index].layout = NodePosition(v[0], v[1])
+                layout[steps[index].id] = NodePosition(v[0], v[1])
             } catch {
                 throw ChainError(file: file, path: path + ".layout" + error.subpath, problem: error.problem)
             }
@@ -106,7 +106,7 @@ extension Chain {
         guard readers.isEmpty else {
             throw ChainError(file: file, path: "filters[\(index)]", problem: .referenced(stepTitle(index), readers: readers.map(\.description)))
         }
-        steps.remove(at: index)
+        layout[steps.remove(at: index).id] = nil
     }
 
     /// Moves the step at `from` to index `to` (both 0-based), unless that puts a step at or

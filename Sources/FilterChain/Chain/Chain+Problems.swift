@@ -175,7 +175,7 @@ struct ProblemCollector {
             var placeholderID = false
             let before = found.count
             guard let step = read(item, path, { node throws(ChainError) in
-                try decoder.step(node, path, version: version, variables: variables)
+                try decoder.step(node, path, version: version, variables: variables).step
             }, placeholderID: &placeholderID) else {
                 complete = false
                 continue

@@ -15,7 +15,7 @@ extension Chain {
             return (ImageSize(width: raster.width, height: raster.height), raster.format.channels.hasAlpha)
         }
         do throws(Plan.StepFailure) {
-            let plan = try Plan(chain: self, size: size, hasAlpha: false, images: layers, taps: positions, stripHeight: 32)
+            let plan = try Plan(chain: ResolvedChain(self), size: size, hasAlpha: false, images: layers, taps: positions, stripHeight: 32)
             return positions.indices.map(plan.size(ofOutput:))
         } catch {
             throw RenderError(.stepFailed(position: error.position, label: steps[error.position - 1].label, reason: error.error.reason))

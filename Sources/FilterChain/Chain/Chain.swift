@@ -22,8 +22,11 @@ public enum WorkingSpace: String, Sendable, CaseIterable {
     case linearRec2020
 }
 
-/// One step of a chain: a filter with its identity.
-public struct Step: Sendable {
+/// One step of a chain as a file writes it: a filter with its identity, where it reads, and
+/// the parameters it computes from expressions. What runs is its resolved form
+/// (`ResolvedStep`, from `Chain.resolved(sourceSize:)`); where the editor draws it is the
+/// chain's `layout`.
+public struct Step: ChainStep {
     /// A UUID, as written in the file; made once and never changed.
     public var id: String
     public var name: String?
@@ -33,43 +36,36 @@ public struct Step: Sendable {
     public var input: Reference?
     /// Where the step acts; nil: everywhere.
     public var mask: Mask?
-    /// Where the editor's graph view draws the step, once a person has placed it there; nil:
-    /// where the view's own layout puts it. The engine ignores it.
-    public var layout: NodePosition?
     /// Parameters written with expressions (`"sigma": "=0.002 * min(width, height)"`), by
     /// name. The filter holds their defaults until the chain is resolved for an image
     /// (`Chain.resolved(sourceSize:)`), which sets their values.
     public var computed: [String: ComputedParameter]
 
     public init(id: String = UUID().uuidString, name: String? = nil, enabled: Bool = true, filter: any Filter,
-                input: Reference? = nil, mask: Mask? = nil, computed: [String: ComputedParameter] = [:],
-                layout: NodePosition? = nil) {
+                input: Reference? = nil, mask: Mask? = nil, computed: [String: ComputedParameter] = [:]) {
         self.id = id
         self.name = name
         self.enabled = enabled
         self.filter = filter
         self.input = input
         self.mask = mask
-        self.layout = layout
         self.computed = computed
     }
-
-    public var type: String { filter.type }
-    /// The first 8 characters of the id.
-    public var shortID: String { String(id.prefix(8)) }
-    /// What listings call it: its name, else its type.
-    public var label: String { name ?? type }
 }
 
 /// Steps, as a chain file holds them: a straight line (version 1), or a graph whose steps
 /// read earlier steps and extra images (version 2).
-public struct Chain: Sendable {
+public struct Chain: StepGraph {
     /// The newest version this library reads and writes.
     public static let version = 2
     public var workingSpace: WorkingSpace
     public var steps: [Step]
     /// Extra input images that steps may refer to.
     public var images: [ChainImage]
+    /// Where the editor's graph view draws each step a person has placed there, by the step's
+    /// id (a file writes it as the step's `"layout": [x, y]`); a step without one is drawn
+    /// where the view's own layout puts it. Editor metadata: no render reads it.
+    public var layout: [String: NodePosition] = [:]
     /// Named numbers that parameters read in expressions (version 2).
     public var variables: [ChainVariable]
     /// The chain file it was read from (`load`, `parse`): errors found while it runs on an
@@ -111,6 +107,8 @@ public struct Chain: Sendable {
     public func prefix(through position: Int) -> Chain {
         var chain = Chain(workingSpace: workingSpace, variables: variables, images: images, steps: Array(steps.prefix(max(0, position))))
         chain.file = file
+        let kept = Set(chain.steps.map(\.id))
+        chain.layout = layout.filter { kept.contains($0.key) }
         return chain
     }
 }

@@ -193,12 +193,7 @@ public struct Mask: Sendable, Hashable {
     }
 }
 
-extension Step {
-    /// The step's own id and name, the strings a reference to it may use.
-    func isNamed(_ text: String) -> Bool { id.lowercased() == text.lowercased() || name == text }
-}
-
-extension Chain {
+extension StepGraph {
     /// What `reference` names, as seen from the step at index `step` (nil: from after the
     /// last step, where any step may be named). Nil when it names nothing there.
     public func resolve(_ reference: Reference, from step: Int? = nil) -> GraphNode? {
@@ -233,13 +228,6 @@ extension Chain {
         !images.isEmpty || steps.contains { $0.input != nil || $0.mask != nil || !$0.filter.layerReferences.isEmpty }
     }
 
-    /// True when the chain uses anything a version 1 file cannot say: the graph, variables or
-    /// expressions, or a step's place in the editor's graph view (`layout`, a version 2 key,
-    /// so that a file that has one says which readers know it).
-    public var needsVersion2: Bool {
-        usesGraph || usesExpressions || steps.contains { $0.layout != nil }
-    }
-
     /// The node whose image `node` is: a disabled step passes its input through.
     public func effective(_ node: GraphNode) -> GraphNode {
         var node = node
@@ -260,5 +248,14 @@ extension Chain {
     /// The image at output position `position` (0: the source, n: after step n) as a node.
     public func node(atPosition position: Int) -> GraphNode {
         position == 0 ? .source : .step(position - 1)
+    }
+}
+
+extension Chain {
+    /// True when the chain uses anything a version 1 file cannot say: the graph, variables or
+    /// expressions, or a step's place in the editor's graph view (`layout`, a version 2 key,
+    /// so that a file that has one says which readers know it).
+    public var needsVersion2: Bool {
+        usesGraph || usesExpressions || steps.contains { layout[$0.id] != nil }
     }
 }

@@ -14,7 +14,7 @@ extension Plan {
     /// Pass 1: the nodes the outputs at `tapNodes` need (disabled steps pass their input
     /// through), and those read by more than one step, by a mask or as a layer: their stage
     /// closes, and the steps reading them start stages of their own.
-    static func prune(_ chain: Chain, tapNodes: [GraphNode]) -> (needed: Set<GraphNode>, shared: Set<GraphNode>) {
+    static func prune(_ chain: ResolvedChain, tapNodes: [GraphNode]) -> (needed: Set<GraphNode>, shared: Set<GraphNode>) {
         let steps = chain.steps
         func sideNodes(_ i: Int) -> [GraphNode] {
             chain.sideReferences(ofStep: i).compactMap { chain.resolve($0, from: i) }.map(chain.effective)
@@ -59,7 +59,7 @@ extension Plan {
 /// Pass 2: lowers the graph into stages, one node at a time. An image of the graph is a
 /// `Plan.Value` (where its rows are, its size, whether alpha may differ from 1).
 struct PlanBuilder {
-    let chain: Chain
+    let chain: ResolvedChain
     /// Rows per strip of the stages at the input's scale.
     let strip: Int
     let tapNodes: [GraphNode]
@@ -69,7 +69,7 @@ struct PlanBuilder {
     private(set) var tapStages: [Int]
     private(set) var tapAlpha: [Bool]
 
-    init(chain: Chain, strip: Int, tapNodes: [GraphNode], shared: Set<GraphNode>) {
+    init(chain: ResolvedChain, strip: Int, tapNodes: [GraphNode], shared: Set<GraphNode>) {
         self.chain = chain
         self.strip = strip
         self.tapNodes = tapNodes

@@ -148,7 +148,7 @@ struct Plan {
     /// What a step computes never depends on the steps after it: until a step writes alpha,
     /// an opaque image is filtered on its three colour planes, with no premultiplication
     /// (alpha is exactly 1), exactly as the chain cut before that step is.
-    init(chain: Chain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool,
+    init(chain: ResolvedChain, size: ImageSize, logicalSize: ImageSize? = nil, hasAlpha: Bool,
          images: [(size: ImageSize, alpha: Bool)] = [], taps: [Int], stripHeight: Int) throws(StepFailure) {
         // The passes (Plan+Build.swift): prune, lower, fuse, size.
         let tapNodes = taps.map { chain.effective(chain.node(atPosition: $0)) }

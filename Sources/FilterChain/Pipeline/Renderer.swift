@@ -90,7 +90,7 @@ public final class Renderer: Sendable {
                                                 threads: pool.threadCount))
             return Opened(pixels: reader, logicalSize: shrink?.logicalSize, resolved: resolved)
         }
-        var result = try render(chain, open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)
+        var result = try render(open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)
         result.shrunkOnLoad = shrunk
         result.decodedInParallel = parallel
         return result
@@ -102,8 +102,17 @@ public final class Renderer: Sendable {
         try image.checked()
         let chain = try chain.settingVariables(variables)
         let formats = try outputFormats(chain, outputs)
-        return try render(chain, open: { Opened(pixels: RasterSource(image)) }, formats: formats, outputs: outputs,
+        return try render(open: { try Opened(RasterSource(image), resolving: chain) }, formats: formats, outputs: outputs,
                           cancel: cancel, order: order)
+    }
+
+    /// Runs a chain already resolved (the editor's preview, which resolves it for the
+    /// full-size image and runs it on a smaller copy) on an image in memory.
+    func render(_ chain: ResolvedChain, image: RasterImage, outputs: [RenderOutput], cancel: CancellationFlag?) throws -> RenderResult {
+        try image.checked()
+        try checkSteps(chain, outputs)
+        return try render(open: { Opened(pixels: RasterSource(image), resolved: (chain, ChainValues())) },
+                          formats: outputs.map { _ in nil }, outputs: outputs, cancel: cancel, order: 0)
     }
 
     /// Runs `chain` on rows from any pixel source (one that reports progress, say). The
@@ -111,7 +120,7 @@ public final class Renderer: Sendable {
     /// neutral are written in colour (the other renders find out with a second reading).
     public func render(_ chain: Chain, pixels source: PixelSource, outputs: [RenderOutput],
                        cancel: CancellationFlag? = nil, order: Int = 0) throws -> RenderResult {
-        try render(chain, open: { Opened(pixels: source) }, readsOnce: true, formats: try outputFormats(chain, outputs),
+        try render(open: { try Opened(source, resolving: chain) }, readsOnce: true, formats: try outputFormats(chain, outputs),
                    outputs: outputs, cancel: cancel, order: order)
     }
 
@@ -126,10 +135,8 @@ public final class Renderer: Sendable {
     /// Checks the chain's values and the outputs' steps and options before anything is read.
     private func outputFormats(_ chain: Chain, _ outputs: [RenderOutput]) throws -> [ImageFormat?] {
         try chain.validate()
+        try checkSteps(chain, outputs)
         return try outputs.map { output in
-            guard (0...chain.steps.count).contains(output.step) else {
-                throw RenderError(.noSuchStep(output.step, count: chain.steps.count))
-            }
             switch output.target {
             case .file(let destination, let options):
                 // Each check once: the settings, the format, the settings for it; what depends
@@ -144,13 +151,20 @@ public final class Renderer: Sendable {
     }
 
 
+    /// Each output's step is one of the chain's positions.
+    private func checkSteps(_ chain: some StepGraph, _ outputs: [RenderOutput]) throws(RenderError) {
+        for output in outputs where !(0...chain.steps.count).contains(output.step) {
+            throw RenderError(.noSuchStep(output.step, count: chain.steps.count))
+        }
+    }
+
     /// Shrink-on-load: when the chain's first enabled step is a geometry step that allows it
     /// (a fast resize), the working space is not linear (DCT scaling averages encoded values) and
     /// no output takes the image before that step, a JPEG is decoded at 1/2, 1/4 or 1/8 of
     /// its size, the largest reduction that keeps at least twice the resized size (before a
     /// cover crop) on both axes. Returns, when the decoder shrank the image, the size the
     /// chain takes the image to have and the reduction.
-    private func shrinkOnLoad(_ chain: Chain, reader: ImageReader, outputs: [RenderOutput]) throws
+    private func shrinkOnLoad(_ chain: ResolvedChain, reader: ImageReader, outputs: [RenderOutput]) throws
         -> (logicalSize: ImageSize, denominator: Int)?
     {
         guard !chain.workingSpace.isLinear,
@@ -175,7 +189,7 @@ public final class Renderer: Sendable {
         var greyIfNeutral: Bool
     }
 
-    private func policy(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: Chain,
+    private func policy(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: ResolvedChain,
                         gainsAlpha: Bool) -> OutputPolicy {
         var input = info.imageFormat
         if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
@@ -207,12 +221,24 @@ public final class Renderer: Sendable {
     }
 
     /// What opening the source gave: its pixels, the size the chain takes the image to have
-    /// when the decoder shrank it, and the chain resolved for the image, when opening needed
-    /// it already (shrink-on-load reads the chain's first step); nil: resolved next.
+    /// when the decoder shrank it, and the chain resolved for the image (once; shrink-on-load
+    /// reads its first step).
     struct Opened {
         var pixels: PixelSource
         var logicalSize: ImageSize? = nil
-        var resolved: (chain: Chain, values: ChainValues)? = nil
+        var resolved: (chain: ResolvedChain, values: ChainValues)
+
+        init(pixels: PixelSource, logicalSize: ImageSize? = nil, resolved: (chain: ResolvedChain, values: ChainValues)) {
+            self.pixels = pixels
+            self.logicalSize = logicalSize
+            self.resolved = resolved
+        }
+
+        /// `pixels`, with `chain` resolved for their size.
+        init(_ pixels: PixelSource, resolving chain: Chain) throws(RenderError) {
+            let size = ImageSize(width: pixels.info.width, height: pixels.info.height)
+            self.init(pixels: pixels, resolved: try Renderer.resolve(chain, size: size, image: pixels.name))
+        }
     }
 
     /// Opens the image (again, for a second pass whose first kept more than `recordingLimit`).
@@ -224,7 +250,7 @@ public final class Renderer: Sendable {
 
     /// The chain with its expressions evaluated for a source of `size`; a value they take
     /// that their parameter refuses fails this image, named `image`.
-    static func resolve(_ chain: Chain, size: ImageSize, image: String) throws(RenderError) -> (chain: Chain, values: ChainValues) {
+    static func resolve(_ chain: Chain, size: ImageSize, image: String) throws(RenderError) -> (chain: ResolvedChain, values: ChainValues) {
         do throws(ChainError) { return try chain.resolved(sourceSize: size) } catch {
             throw RenderError(.chainValue(error), file: image)
         }
@@ -234,7 +260,7 @@ public final class Renderer: Sendable {
     /// resolved for the image (once), the colour it comes in with, the plan, and what each
     /// output stores.
     private struct Job {
-        var chain: Chain
+        var chain: ResolvedChain
         var values: ChainValues
         /// The source as first opened (a second reading gives the same).
         var info: ImageInfo
@@ -250,10 +276,10 @@ public final class Renderer: Sendable {
 
     /// The phases of a render: open -> resolve, colour in, plan, output layouts (`prepare`)
     /// -> grey or colour for the outputs that wait on the pixels (`decideNeutrality`) -> run.
-    func render(_ chain: Chain, open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
+    func render(open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var opened = try open()
-        var job = try prepare(chain, opened: opened, formats: formats, outputs: outputs)
+        var job = try prepare(opened, formats: formats, outputs: outputs)
         if !job.undecided.isEmpty {
             // The first pass's rows are kept (a grey image: one or two samples a pixel), so the
             // run reads them again without a second decode; past the limit, the image is
@@ -268,12 +294,10 @@ public final class Renderer: Sendable {
 
     /// The phases before the pixels: resolve, colour in, plan, each output's layout (options
     /// that depend on the depth the image gets checked before any work).
-    private func prepare(_ chain: Chain, opened: Opened, formats: [ImageFormat?], outputs: [RenderOutput]) throws -> Job {
+    private func prepare(_ opened: Opened, formats: [ImageFormat?], outputs: [RenderOutput]) throws -> Job {
         let reader = opened.pixels
         let info = reader.info
-        // Expressions read the size the chain takes the image to have.
-        let size = opened.logicalSize ?? ImageSize(width: info.width, height: info.height)
-        let (chain, values) = try opened.resolved ?? Self.resolve(chain, size: size, image: reader.name)
+        let (chain, values) = opened.resolved
         let images = try chain.images.map { image throws(RenderError) -> RasterImage in
             guard let raster = image.image else { throw RenderError(.imageNotLoaded(image.label)) }
             return raster
@@ -307,7 +331,7 @@ public final class Renderer: Sendable {
     }
 
     /// The plan for the resolved chain; a step that cannot apply names itself and the file.
-    private func plan(_ chain: Chain, info: ImageInfo, logicalSize: ImageSize?, images: [RasterImage], outputs: [RenderOutput],
+    private func plan(_ chain: ResolvedChain, info: ImageInfo, logicalSize: ImageSize?, images: [RasterImage], outputs: [RenderOutput],
                       name: String) throws(RenderError) -> Plan {
         do throws(Plan.StepFailure) {
             return try Plan(chain: chain, size: ImageSize(width: info.width, height: info.height),

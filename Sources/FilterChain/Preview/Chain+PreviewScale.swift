@@ -1,4 +1,4 @@
-extension Chain {
+extension StepGraph {
     /// The chain as it should run on a copy of the image scaled by `scale` (0.25: a quarter
     /// of the width), so that the result looks like the full-size result scaled: every
     /// parameter declared in pixels (`ParameterUnit.pixels`: a blur's sigma, a crop
@@ -7,7 +7,7 @@ extension Chain {
     /// at least 1, and a value still refused keeps its full-size setting. Ids, names and
     /// enabled flags are unchanged. The chain's images are scaled alike (a logo keeps its
     /// size relative to the picture), and so are an image mask's placement offsets.
-    public func scaledForPreview(by scale: Double) -> Chain {
+    public func scaledForPreview(by scale: Double) -> Self {
         guard scale != 1 else { return self }
         var copy = self
         for (i, step) in steps.enumerated() {
@@ -27,6 +27,9 @@ extension Chain {
         return copy
     }
 
+}
+
+extension Chain {
     static func scaledParameters<F: Filter>(_ filter: F, by scale: Double) -> F {
         var result = filter
         for parameter in F.declaration.parameters where parameter.unit == .pixels {

@@ -80,7 +80,9 @@ public final class PreviewSession: @unchecked Sendable {
     /// chain superseded this one, and whatever the render throws.
     public func render(_ chain: Chain, at positions: [Int]) throws -> [RasterImage] {
         precondition(positions.allSatisfy { (0...chain.steps.count).contains($0) }, "no such step in the chain")
-        // Expressions take their full-size values (the cache keys then see them).
+        // Checked as a render checks it; expressions take their full-size values (the cache
+        // keys then see them).
+        try chain.validate()
         let chain = try chain.resolved(sourceSize: fullSize).chain
         let keys = PreviewSession.keys(chain)
         let flag = CancellationFlag()
@@ -114,7 +116,7 @@ public final class PreviewSession: @unchecked Sendable {
     /// Calls in flight or waiting.
     var waitingRenders: Int { monitor.locked { tickets.count } }
 
-    private func renderAlone(_ chain: Chain, keys: [String], positions: [Int], cancel: CancellationFlag) throws -> [RasterImage] {
+    private func renderAlone(_ chain: ResolvedChain, keys: [String], positions: [Int], cancel: CancellationFlag) throws -> [RasterImage] {
         var found: [Int: RasterImage] = [0: image]
         let cachedPositions: [Int] = monitor.locked {
             clock += 1
@@ -135,13 +137,7 @@ public final class PreviewSession: @unchecked Sendable {
             var taps = missing
             if first - 1 > start { taps.insert(first - 1, at: 0) }
             monitor.locked { started = start }
-            let rest: Chain
-            if graph {
-                rest = Chain(workingSpace: chain.workingSpace, images: chain.images, steps: Array(chain.steps[..<missing.last!]))
-                    .scaledForPreview(by: scale)
-            } else {
-                rest = Chain(workingSpace: chain.workingSpace, steps: Array(chain.steps[start..<missing.last!])).scaledForPreview(by: scale)
-            }
+            let rest = chain.slice(start..<missing.last!, images: graph ? chain.images : []).scaledForPreview(by: scale)
             let result = try renderer.render(rest, image: found[start]!,
                                              outputs: taps.map { RenderOutput(step: $0 - start, .memory(depth: .sixteen)) },
                                              cancel: cancel)
@@ -164,8 +160,8 @@ public final class PreviewSession: @unchecked Sendable {
 
     /// The working space (with a graph's images), then one key per step: what the images
     /// after it depend on. In a graph that includes each step's id, name, input and mask,
-    /// since references name steps and a step may read any above it (but not its layout).
-    static func keys(_ chain: Chain) -> [String] {
+    /// since references name steps and a step may read any above it.
+    static func keys(_ chain: ResolvedChain) -> [String] {
         guard chain.usesGraph else {
             return [chain.workingSpace.rawValue] + chain.steps.map { step in
                 "\(step.enabled) \(step.type) " + JSONWriter.compact(step.filter.parametersJSON)
@@ -175,10 +171,7 @@ public final class PreviewSession: @unchecked Sendable {
             JSONWriter.compact(image.jsonNode) + (image.image.map { " \($0.width)x\($0.height) \($0.format)" } ?? " not loaded")
         }
         return ["\(chain.workingSpace.rawValue) " + images.joined(separator: "; ")] + chain.steps.map { step in
-            // Where the editor draws the node changes no pixel.
-            var step = step
-            step.layout = nil
-            return JSONWriter.compact(step.jsonNode)
+            JSONWriter.compact(step.written.jsonNode)
         }
     }
 }

@@ -54,7 +54,7 @@ import Testing
         #expect((big.steps[0].filter as! Resize).width == 1600)
         #expect((big.steps[1].filter as! GaussianBlur).sigma == 0.002 * 1067)
         #expect((big.steps[2].filter as! ColorControls).saturation == 1.5)
-        #expect(big.steps.allSatisfy { $0.computed.isEmpty })
+        // No expression is left: a ResolvedStep has none to hold.
         #expect(values.variables == [.init(name: "strength", value: 0.5), .init(name: "long", value: 1600)])
         #expect(values.parameters.map(\.path) == ["filters[0].parameters.width", "filters[1].parameters.sigma", "filters[2].parameters.saturation"])
         #expect(values.parameters.map(\.value) == [1600, 0.002 * 1067, 1.5])

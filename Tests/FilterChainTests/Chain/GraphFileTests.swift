@@ -240,18 +240,18 @@ import Testing
 
             """
         let chain = try Chain.parse(Array(text.utf8), file: "c.json")
-        #expect(chain.steps.map(\.layout) == [NodePosition(120.5, -40), nil])
+        #expect(chain.steps.map { chain.layout[$0.id] } == [NodePosition(120.5, -40), nil])
         #expect(!chain.usesGraph && chain.needsVersion2)
         #expect(chain.jsonText == text)
         // Without it, the same chain is version 1 again.
         var plain = chain
-        plain.steps[0].layout = nil
+        plain.layout[plain.steps[0].id] = nil
         #expect(plain.jsonText.hasPrefix("{\n  \"version\": 1,") && !plain.jsonText.contains("layout"))
         // Edits keep it.
         var edited = chain
         try edited.setParameter(at: 0, "sigma", to: JSONNode(.number(3)), file: "c.json")
         try edited.moveStep(from: 0, to: 1, file: "c.json")
-        #expect(edited.steps.map(\.layout) == [nil, NodePosition(120.5, -40)])
+        #expect(edited.steps.map { edited.layout[$0.id] } == [nil, NodePosition(120.5, -40)])
         // It changes no pixel.
         let image = try RasterImage(width: 8, height: 6, format: PixelFormat(.rgb, .eight),
                                     samples: (0..<(8 * 6 * 3)).map { ($0 * 37) % 256 })

@@ -24,7 +24,7 @@ import Testing
     }
 
     static func plan(_ chain: Chain, width: Int, height: Int, strip: Int = 32, taps: [Int]? = nil) throws -> Plan {
-        try Plan(chain: chain, size: ImageSize(width: width, height: height), hasAlpha: false,
+        try Plan(chain: ResolvedChain(chain), size: ImageSize(width: width, height: height), hasAlpha: false,
                  taps: taps ?? [chain.steps.count], stripHeight: strip)
     }
 

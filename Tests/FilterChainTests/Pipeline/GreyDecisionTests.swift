@@ -67,9 +67,9 @@ import Testing
             try Pixels(image).write(to: .file(source), format: .png)
             let out = folder.appendingPathComponent("out.png").path
             var opens = 0
-            _ = try Self.renderer.render(chain, open: {
+            _ = try Self.renderer.render(open: {
                 opens += 1
-                return Renderer.Opened(pixels: try ImageReader.open(.file(source)))
+                return try Renderer.Opened(try ImageReader.open(.file(source)), resolving: chain)
             }, formats: [.png], outputs: [RenderOutput(step: 1, .file(.file(out), EncodeOptions()))], cancel: nil, order: 0)
             #expect(opens == 1, "last row \(last), \(input)")
             let (written, info) = try Pixels.read(out)

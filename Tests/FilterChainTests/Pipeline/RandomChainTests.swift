@@ -108,7 +108,8 @@ import Testing
         }
         let image = try RasterImage(contentsOf: imagePath)
         // Expressions in a kept chain are evaluated by the library for the oracle's literals.
-        let literal = try chain.resolved(sourceSize: ImageSize(width: image.width, height: image.height)).chain
+        let resolved = try chain.resolved(sourceSize: ImageSize(width: image.width, height: image.height)).chain
+        let literal = Chain(workingSpace: resolved.workingSpace, images: resolved.images, steps: resolved.steps.map(\.written))
         let c = RandomCase(chain: chain, literal: literal, image: image, imageDescription: name,
                            schedules: [(1, 1), (2, 32), (4, 7), (3, 200)], cuts: Array(0...chain.steps.count))
         _ = try Self.check(c, label: "Tests/Fixtures/random/\(name)", fileOutput: true)

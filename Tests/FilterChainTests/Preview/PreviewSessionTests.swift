@@ -139,8 +139,8 @@ import Testing
                                   Step(filter: Blend(layer: "soft", mode: .screen), input: .source)])
         let first = try session.render(chain, at: [1, 2])
         #expect(session.lastStart == 0)
-        chain.steps[1].layout = NodePosition(300, 40)
-        chain.steps[0].layout = NodePosition(10, 10)
+        chain.layout[chain.steps[1].id] = NodePosition(300, 40)
+        chain.layout[chain.steps[0].id] = NodePosition(10, 10)
         let again = try session.render(chain, at: [1, 2])
         #expect(session.lastStart == 2)  // nothing ran: both came from the cache
         #expect(again.map(\.pixels) == first.map(\.pixels))
