@@ -51,11 +51,14 @@ let package = Package(
         // writer, the metadata an encoder embeds.
         .target(name: "CCommon"),
         .target(name: "CPNG", dependencies: ["CCommon", "SystemPNG", "SystemZlib"]),
-        .target(name: "CJPEG", dependencies: ["CCommon", "SystemJPEG"]),
-        .target(name: "CLCMS", dependencies: ["SystemLCMS", "CKernels"]),
-        // One hand-written inner loop (the long Gaussian's sliding sums) that needs AVX, chosen
-        // at run time, with a 4-wide path of identical results (see its header).
-        .target(name: "CKernels"),
+        .target(name: "CJPEG", dependencies: ["CCommon", "SystemJPEG", "CEngines"]),
+        .target(name: "CLCMS", dependencies: ["SystemLCMS", "CEngines"]),
+        // The fast engines, apart from the shims: the hand-vectorised loops (AVX chosen at run
+        // time, with paths of identical results), the two-thread Huffman decoder that fc_jpeg.c
+        // drives, and the lcms2 plug-ins that fc_lcms.c registers. Each gives its reference's
+        // results to the bit, and has tests that hold it to that reference (SlidingBlurTests,
+        // ResampleKernelTests, PixelConversionTests, ParallelEntropyTests, LCMSInterpolationTests).
+        .target(name: "CEngines", dependencies: ["SystemJPEG", "SystemLCMS"]),
         // pkg-config gives libwebpdemux and libwebp; the muxer is linked by name (a system
         // library target has one pkg-config name).
         .target(name: "CWebP", dependencies: ["CCommon", "SystemWebP"], linkerSettings: [.linkedLibrary("webpmux")]),
@@ -68,7 +71,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dav1d", .when(platforms: [.linux]))]),
         .target(name: "CHEIF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
                 linkerSettings: [.linkedLibrary("de265", .when(platforms: [.macOS]))]),
-        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CKernels", "CLCMS"]),
+        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

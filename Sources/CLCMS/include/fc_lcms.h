@@ -138,10 +138,6 @@ int fc_lcms_transform_uses_own_interpolation(const fc_lcms_transform *t);
 int fc_lcms_transform_made_own_table(const fc_lcms_transform *t);
 /// 0: no; 1: in scalar code; 2: with AVX2.
 int fc_lcms_transform_evaluates_directly(const fc_lcms_transform *t);
-/// Whether transforms made from now on may evaluate with AVX2 (default yes, where the
-/// processor has it): the tests check the scalar code too.
-void fc_lcms_allow_avx2(int allowed);
-int fc_lcms_has_avx2(void);
 /// Transforms `count` pixels of interleaved integer samples into 16-bit ones; safe on many
 /// threads at once.
 void fc_lcms_transform_run_samples(const fc_lcms_transform *t, const void *src, uint16_t *dst, size_t count);

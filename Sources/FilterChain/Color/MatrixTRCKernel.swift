@@ -1,4 +1,4 @@
-import CKernels
+import CEngines
 
 /// A colour conversion between a matrix/TRC profile and a working space as one point
 /// kernel: curves, one 3x3 matrix (the profile's colorants folded with the working space's

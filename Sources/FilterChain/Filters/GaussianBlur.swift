@@ -1,4 +1,4 @@
-import CKernels
+import CEngines
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -307,7 +307,7 @@ struct SlidingCosines: Sendable {
 
     /// `slideAndOutput` for `count` consecutive positions: step i adds `entering[i]`, removes
     /// `leaving[i]` and writes `outputs[i]`; the phase tables advance one position a step.
-    /// The loop is C's (fc_sliding_cosines, in CKernels): eight or four columns at a time,
+    /// The loop is C's (fc_sliding_cosines, in CEngines): eight or four columns at a time,
     /// their nine sums held in registers across all the steps instead of loaded and stored
     /// at each position. It does the arithmetic of `slideAndOutput` in the same order, so
     /// the result is bit for bit the same.

@@ -1,4 +1,4 @@
-import CKernels
+import CEngines
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-import CKernels
+import CEngines
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -91,7 +91,7 @@ struct Resample: Sendable {
     var scratchCount: Int { ((input.width + 7) & ~7) + (horizontal?.taps ?? 0) + 8 }
 
     /// Computes output row `y` of one plane into `destination`. Where the processor has AVX,
-    /// both passes are CKernels' (fc_resample_vertical and fc_resample_horizontal), bit for
+    /// both passes are CEngines' (fc_resample_vertical and fc_resample_horizontal), bit for
     /// bit these loops' results (ResampleKernelTests); `vectorised: false` runs these loops.
     func run(y: Int, input row: (Int) -> UnsafePointer<Float>, destination: UnsafeMutablePointer<Float>,
              scratch: UnsafeMutablePointer<Float>, vectorised: Bool = true) {

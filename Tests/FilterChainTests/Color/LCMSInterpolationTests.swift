@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FilterChain
 import CLCMS
+import CEngines
 
 /// fc_lcms's CMYK tables (made on several threads) and its interpolator for them (four
 /// inputs, three outputs; called by lcms2, or for 8-bit samples straight from the table) give

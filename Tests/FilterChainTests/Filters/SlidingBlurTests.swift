@@ -1,8 +1,8 @@
-import CKernels
+import CEngines
 import Testing
 @testable import FilterChain
 
-/// The long Gaussian's inner loop runs in C (CKernels), eight columns at a time with AVX or
+/// The long Gaussian's inner loop runs in C (CEngines), eight columns at a time with AVX or
 /// four without; both must give, bit for bit, what the Swift loop it replaced gives position
 /// by position (`SlidingCosines.slideAndOutput`), so that output never depends on the machine.
 @Suite struct SlidingBlurTests {

@@ -1,4 +1,4 @@
-import CKernels
+import CEngines
 import Testing
 @testable import FilterChain
 

@@ -1,5 +1,5 @@
 // Huffman decoding of a plain baseline scan, on two threads (fc_jpeg.c's entropy thread and
-// a helper), for the cases where it gives exactly libjpeg's blocks. Internal to CJPEG.
+// a helper), for the cases where it gives exactly libjpeg's blocks; fc_jpeg.c drives it.
 //
 // A plain scan: sequential Huffman coding, 8-bit samples, one scan holding every component,
 // no restart interval. The entropy-coded bytes are read once, their stuffed zero bytes
