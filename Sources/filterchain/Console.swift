@@ -59,7 +59,7 @@ func describe(_ error: any Error) -> String {
         }
     }
     if let e = error as? RenderError, case .options(let problem) = e.reason {
-        return (e.file.map { $0 + ": " } ?? "") + problem.commandLine
+        return (e.file.map { $0 + ": " } ?? "") + problem.commandLine { CodecOptions.spelled($0, $1) }
     }
     return "\(error)"
 }

@@ -104,7 +104,10 @@ struct Formats: ParsableCommand {
 }
 
 enum FormatDocs {
-    static func text(_ d: FormatDeclaration) -> String {
+    static func text(_ d: FormatDeclaration) -> String { text(d, ownFlags: CodecOptions.ownFlags) }
+
+    /// `ownFlags`: the options with a flag of their own (the others are named as `--encode` takes them).
+    static func text(_ d: FormatDeclaration, ownFlags: Set<String>) -> String {
         let caps = d.capabilities
         let io = [d.reads ? "read" : nil, d.writes ? "written" : nil].compactMap { $0 }.joined(separator: " and ")
         var out = "\(d.format.id): \(d.name) (\(d.extensions.map { "." + $0 }.joined(separator: ", "))), \(io)\n"
@@ -122,7 +125,10 @@ enum FormatDocs {
             out += "  options:\n"
             for o in d.options {
                 let def = (o.defaultNote.map { "\($0), else " } ?? "") + o.defaultValue.description
-                out += "    \(o.flag)\(o.kind == .boolean ? "" : " " + o.allowed.split(separator: "...").joined(separator: "-"))\n      \(o.help); default: \(def)\n"
+                let values = o.kind == .boolean ? nil : o.allowed.split(separator: "...").joined(separator: "-")
+                let spelling = ownFlags.contains(o.name) || values != nil
+                    ? CodecOptions.spelled(o.name, values, ownFlags: ownFlags) : CodecOptions.spelled(o.name, "true", ownFlags: ownFlags)
+                out += "    \(spelling)\n      \(o.help); default: \(def)\n"
             }
         }
         return out

@@ -87,6 +87,22 @@ struct CodecOptions: ParsableArguments {
         return s
     }
 
+    /// The format options with a flag of their own, by registry name, read off this type's
+    /// declarations (`_quality` is quality's): every other option is given with `--encode`.
+    static let ownFlags: Set<String> = {
+        let labels = Mirror(reflecting: CodecOptions()).children.compactMap { $0.label.map { String($0.dropFirst()) } }
+        return Set(labels).intersection(CodecRegistry.optionNames)
+    }()
+
+    /// How the tool names format option `name` (with `value`, when given): its own flag
+    /// (`--quality`, `--tiff-compression jpeg`), else `--encode` (`--encode effort`,
+    /// `--encode effort=3`). A name that is no format option is a flag (`--depth 8`).
+    static func spelled(_ name: String, _ value: String? = nil, ownFlags: Set<String> = CodecOptions.ownFlags) -> String {
+        let flag = EncodeOption.flag(for: name)
+        guard CodecRegistry.optionNames.contains(name), !ownFlags.contains(name) else { return flag + (value.map { " " + $0 } ?? "") }
+        return "--encode " + flag.dropFirst(2) + (value.map { "=" + $0 } ?? "")
+    }
+
     /// `--encode`'s help: every option of every writable format, with the formats that take it.
     static var encodeHelp: ArgumentHelp {
         let list = CodecRegistry.optionNames.map { "\(EncodeOption.flag(for: $0).dropFirst(2)) (\(listText(CodecRegistry.formats(taking: $0).map(\.name))))" }
@@ -167,7 +183,7 @@ struct CodecOptions: ParsableArguments {
         for text in encode {
             let (name, _) = try CodecOptions.setting(text).get()
             if flagSettings[name] != nil || fromEncode[name] != nil {
-                throw ValidationError("--encode \(text): \(fromEncode[name].map { "--encode \($0)" } ?? EncodeOption.flag(for: name)) gives \(name) too; give it once")
+                throw ValidationError("--encode \(text): \(fromEncode[name].map { "--encode \($0)" } ?? CodecOptions.spelled(name)) gives \(name) too; give it once")
             }
             fromEncode[name] = text
         }
@@ -178,7 +194,7 @@ struct CodecOptions: ParsableArguments {
                 let option = problems[0].0.option(named: name)!
                 let allowed = Set(takers.map { $0.option(named: name)!.allowed }).count == 1
                     ? option.allowed : takers.map { "\($0.option(named: name)!.allowed) (\($0.name))" }.joined(separator: ", ")
-                throw ValidationError("\(option.flag): \(value) is out of range; allowed \(allowed)")
+                throw ValidationError("\(CodecOptions.spelled(option.name)): \(value) is out of range; allowed \(allowed)")
             }
         }
         if let depth, depth != 8 && depth != 16 { throw ValidationError("--depth: \(depth); allowed 8 or 16") }
@@ -214,19 +230,18 @@ struct CodecOptions: ParsableArguments {
         }
         for name in settings.keys.sorted() where options && declaration.option(named: name) == nil {
             let takers = CodecRegistry.formats(taking: name)
-            let flag = takers[0].option(named: name)!.flag
-            return "\(flag) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
+            return "\(CodecOptions.spelled(name)) is not an option of \(declaration.name) output; \(listText(takers.map(\.name))) take\(takers.count == 1 ? "s" : "") it"
         }
         // A value another format allows but this one does not (`--chroma 4:2:2` for AVIF).
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) where options {
             if let option = declaration.option(named: name), option.problem(with: value) != nil {
                 let others = CodecRegistry.formats(taking: name).filter { $0.format != format && $0.option(named: name)!.problem(with: value) == nil }
-                return "\(option.flag) \(value): \(declaration.name) output takes \(option.allowed)"
+                return "\(CodecOptions.spelled(name, value.description)): \(declaration.name) output takes \(option.allowed)"
                     + (others.isEmpty ? "" : " (\(value) is for \(listText(others.map(\.name))))")
             }
         }
         if options, let problem = declaration.combinationProblem(settings, depth: depth.map { $0 == 16 ? .sixteen : .eight }) {
-            return problem.commandLine
+            return problem.commandLine { CodecOptions.spelled($0, $1) }
         }
         return nil
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FilterChain
+@testable import filterchain
 
 /// `--encode NAME=VALUE`: every format option the registry declares reaches the command line
 /// without a flag written for it, in help, validation and the written file.
@@ -80,14 +81,41 @@ import FilterChain
         }
     }
 
-    /// Each declared option also has a flag of its own: `formats` and the messages name an
-    /// option by its flag (`--effort is not an option of JPEG output`), so a new option needs
-    /// its line in OutputOptions.swift until they name `--encode` instead (issue 35).
-    @Test func everyDeclaredOptionHasItsOwnFlag() throws {
+    /// The options the tool reads off its own declarations as having a flag (`ownFlags`) are
+    /// those `apply --help` lists as flags, and no other.
+    @Test func ownFlagsAreTheFlagsInHelp() throws {
         let help = String(decoding: try run(["apply", "--help"]).stdout, as: UTF8.self)
         for name in CodecRegistry.optionNames {
             let flag = EncodeOption.flag(for: name)
-            #expect(help.contains("  \(flag) <") || help.contains("  \(flag) "), "\(flag) has no flag of its own in apply --help")
+            let listed = help.contains("  \(flag) <") || help.contains("  \(flag) ")
+            #expect(listed == CodecOptions.ownFlags.contains(name), "\(flag): in help \(listed)")
+        }
+    }
+
+    /// `formats` and the messages name an option as the tool takes it: its own flag, or,
+    /// for an option without one (a new format's), `--encode`.
+    @Test func optionsAreNamedAsTheToolTakesThem() throws {
+        let all = Set(CodecRegistry.optionNames)
+        #expect(CodecOptions.spelled("effort", ownFlags: all) == "--effort")
+        #expect(CodecOptions.spelled("tiffCompression", "jpeg", ownFlags: all) == "--tiff-compression jpeg")
+        #expect(CodecOptions.spelled("effort", ownFlags: []) == "--encode effort")
+        #expect(CodecOptions.spelled("alphaQuality", "80", ownFlags: []) == "--encode alpha-quality=80")
+        #expect(CodecOptions.spelled("depth", "8", ownFlags: []) == "--depth 8")
+        let webp = ImageFormat.webp.declaration
+        let withFlags = FormatDocs.text(webp, ownFlags: all), without = FormatDocs.text(webp, ownFlags: [])
+        #expect(withFlags.contains("    --effort 0-6\n") && withFlags.contains("    --lossless\n"), "\(withFlags)")
+        #expect(without.contains("    --encode effort=0-6\n") && without.contains("    --encode lossless=true\n"), "\(without)")
+        // A message, as a usage error shows it.
+        #expect(OptionProblem("{quality} is for lossy WebP").commandLine { CodecOptions.spelled($0, $1, ownFlags: []) }
+                == "--encode quality is for lossy WebP")
+        // Every option of every format, as `formats` would name it without a flag of its own
+        // (everyDeclaredOptionByEncodeEqualsItsFlag runs each through the tool that way).
+        for declaration in CodecRegistry.writable {
+            let text = FormatDocs.text(declaration, ownFlags: [])
+            for option in declaration.options {
+                #expect(text.contains("    --encode " + EncodeOption.flag(for: option.name).dropFirst(2) + (option.kind == .boolean ? "=true\n" : "=")),
+                        "\(declaration.name) \(option.name)")
+            }
         }
     }
 

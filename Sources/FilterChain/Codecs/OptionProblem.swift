@@ -23,7 +23,13 @@ public struct OptionProblem: Sendable, Hashable, CustomStringConvertible {
 
     /// As the command line gives them: `--quality`, `--tiff-compression jpeg`, `--depth 8`.
     public var commandLine: String {
-        spelled { name, value in EncodeOption.flag(for: name) + (value.map { " " + $0 } ?? "") }
+        commandLine { name, value in EncodeOption.flag(for: name) + (value.map { " " + $0 } ?? "") }
+    }
+
+    /// With each option as `spell(name, value)` writes it: a tool whose options are not all
+    /// flags of their own (`--encode effort=3`).
+    public func commandLine(_ spell: (_ name: String, _ value: String?) -> String) -> String {
+        spelled(spell)
     }
 
     /// The template with each `{name value}` replaced by `spell(name, value)`.
