@@ -126,31 +126,53 @@ enum Console {
 
 /// Ctrl-C and SIGTERM: stop starting work, let images in flight stop at their next strip,
 /// remove temporary files, exit 130. A second signal exits at once (still cleaning up).
+///
+/// The signals are taken by a thread of their own (`sigwait`), not by a handler: removing the
+/// temporary files takes a lock and frees memory, which a handler may not do (one that
+/// interrupted the thread holding the lock waited on it for ever, so the second Ctrl-C hung).
+/// They are blocked in every other thread: `install` runs before any thread starts, and
+/// threads inherit the mask.
 enum Signals {
     static let cancel = CancellationFlag()
-    nonisolated(unsafe) private static var count = 0
+    private static func handled() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
 
     static func install() {
         // Over a file-size limit (ulimit -f) a write then fails with EFBIG and is reported
         // like a full disk, instead of the signal killing the process mid-file.
         signal(SIGXFSZ, SIG_IGN)
-        // A parent may start us with these blocked (Foundation's Process does): unblock them,
-        // before any thread starts, or an interruption would never arrive.
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        sigaddset(&handled, SIGINT)
-        sigaddset(&handled, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
-        for s in [SIGINT, SIGTERM] {
-            signal(s) { _ in
-                Signals.count += 1
+        var set = handled()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { _ in
+            var set = Signals.handled()
+            var taken: Int32 = 0
+            var count = 0
+            while sigwait(&set, &taken) == 0 {
+                count += 1
                 Signals.cancel.cancel()
-                if Signals.count > 1 {
+                if count > 1 {
                     TemporaryFiles.shared.removeAll()
                     _exit(Status.interrupted)
                 }
             }
-        }
+            return nil
+        }, nil)
+        // Without the thread, the signals keep their default action (the process ends).
+        if started != 0 { pthread_sigmask(SIG_UNBLOCK, &set, nil) }
+    }
+
+    /// Before `exec`: the program run in this process gets the signals unblocked, as a
+    /// program expects them (a blocked mask survives exec; a parent may also have started us
+    /// with them blocked, as Foundation's Process does).
+    static func unblockForExec() {
+        var set = handled()
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
 

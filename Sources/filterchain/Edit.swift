@@ -37,6 +37,7 @@ struct Edit: ParsableCommand {
                           status: Status.failure)
         }
         let cArguments = ([program] + arguments).map { strdup($0) } + [nil]
+        Signals.unblockForExec()
         execv(program, cArguments)
         throw Failure(message: "\(program): cannot run: \(String(cString: strerror(errno)))", status: Status.failure)
     }

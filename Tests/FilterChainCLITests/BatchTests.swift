@@ -239,4 +239,38 @@ import FilterChain
         #expect(out == ["img00.png", "img01.png"], "\(out)")
         for name in out { #expect((try? CLI.pixels(folder + "/out/" + name)) != nil, "\(name) is damaged") }
     }
+
+    /// A second signal ends the run at once, even while it waits on an input that never
+    /// comes (the FIFO is not released): exit 130, the finished outputs kept, nothing else.
+    /// The signals are taken by a thread of the tool's own, so the main thread's wait does not
+    /// keep them from arriving.
+    @Test func aSecondSignalExitsAtOnce() throws {
+        let names = Array(try inputs(corrupt: false).prefix(3))
+        let fifo = folder + "/in/stall.png"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["apply", CLI.lookChain] + Array(names.prefix(2)) + ["in/stall.png", names[2], "--output-dir", "out", "--jobs", "1", "-q"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.standardError = Pipe()
+        try process.run()
+        var deadline = Date().addingTimeInterval(120)
+        while CLI.files(in: folder + "/out").filter({ !$0.hasPrefix(".") }).count < 2 && Date() < deadline { usleep(2000) }
+        // Signals until it ends (two that arrive together count once).
+        deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline {
+            process.terminate()
+            usleep(100_000)
+        }
+        let ended = !process.isRunning
+        #expect(ended, "still running 20 s after the first signal")
+        while process.isRunning {
+            let fd = open(fifo, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+            usleep(5000)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(CLI.files(in: folder + "/out") == ["img00.png", "img01.png"])
+    }
 }
