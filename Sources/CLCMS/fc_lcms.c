@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 // MARK: - Contexts and their messages
 
@@ -164,6 +165,35 @@ static int fc_lcms_has_lut(cmsHPROFILE h) {
         if (cmsIsTag(h, tags[i])) return 1;
     }
     return 0;
+}
+
+int fc_lcms_profile_description(fc_lcms_profile *p, char *text, size_t capacity) {
+    if (capacity == 0) return 0;
+    text[0] = 0;
+    // lcms2 gives the multi-localised text as wide characters; each one below 0x80 is kept,
+    // others become UTF-8 (a wchar_t holds a whole code point on Linux and macOS).
+    cmsUInt32Number needed = cmsGetProfileInfo(p->handle, cmsInfoDescription, "en", "US", NULL, 0);
+    if (needed == 0) return 0;
+    wchar_t *wide = calloc(needed / sizeof(wchar_t) + 1, sizeof(wchar_t));
+    if (wide == NULL) return 0;
+    cmsGetProfileInfo(p->handle, cmsInfoDescription, "en", "US", wide, needed);
+    size_t n = 0;
+    for (size_t i = 0; wide[i] != 0 && i < needed / sizeof(wchar_t); i++) {
+        uint32_t c = (uint32_t)wide[i];
+        char bytes[4];
+        size_t k;
+        if (c < 0x80) { bytes[0] = (char)c; k = 1; }
+        else if (c < 0x800) { bytes[0] = (char)(0xc0 | c >> 6); bytes[1] = (char)(0x80 | (c & 0x3f)); k = 2; }
+        else if (c < 0x10000) { bytes[0] = (char)(0xe0 | c >> 12); bytes[1] = (char)(0x80 | ((c >> 6) & 0x3f)); bytes[2] = (char)(0x80 | (c & 0x3f)); k = 3; }
+        else if (c < 0x110000) { bytes[0] = (char)(0xf0 | c >> 18); bytes[1] = (char)(0x80 | ((c >> 12) & 0x3f)); bytes[2] = (char)(0x80 | ((c >> 6) & 0x3f)); bytes[3] = (char)(0x80 | (c & 0x3f)); k = 4; }
+        else continue;
+        if (n + k + 1 > capacity) break;
+        memcpy(text + n, bytes, k);
+        n += k;
+    }
+    text[n] = 0;
+    free(wide);
+    return n > 0;
 }
 
 void fc_lcms_profile_info(fc_lcms_profile *p, fc_lcms_info *info) {

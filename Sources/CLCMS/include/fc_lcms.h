@@ -66,6 +66,9 @@ fc_lcms_profile *fc_lcms_profile_create_rgb(const double white_xy[2], const doub
                                             fc_lcms_report *report);
 /// A grey profile made by lcms2 (cmsCreateGrayProfile) with a D65 white and one parametric curve.
 fc_lcms_profile *fc_lcms_profile_create_grey(int curve_type, const double *curve_params, fc_lcms_report *report);
+/// The profile's description (its desc tag, in English where it has several languages) as
+/// UTF-8 in `text` (at most `capacity` bytes with the final 0); 0 when it has none.
+int fc_lcms_profile_description(fc_lcms_profile *p, char *text, size_t capacity);
 /// Sets the profile's description (desc) and copyright (cprt) to `description` and
 /// `copyright` (ASCII): profiles filterchain writes say what they are.
 int fc_lcms_profile_set_text(fc_lcms_profile *p, const char *description, const char *copyright);

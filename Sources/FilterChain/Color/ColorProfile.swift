@@ -70,6 +70,16 @@ public struct ColorProfile: Sendable {
         return nil
     }
 
+    /// What the profile calls itself (its description tag, in English where it has several
+    /// languages, as lcms2 reads it): "Display P3", "sRGB IEC61966-2.1"; nil when it has none.
+    public var profileDescription: String? {
+        engine.access { p in
+            var text = [CChar](repeating: 0, count: 512)
+            guard fc_lcms_profile_description(p, &text, text.count) != 0 else { return nil }
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+
     /// How far the profile's output direction is from undoing its input direction in
     /// `intent` (see fc_lcms_profile_round_trip), 0 to 1; nil when it has no output direction
     /// (an input profile with only AToB tags) or is not RGB or grey. 0 for matrix/TRC profiles,
