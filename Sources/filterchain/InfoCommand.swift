@@ -1,5 +1,10 @@
 import ArgumentParser
 import FilterChain
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `filterchain info`: what an image file is, read from its header (no pixel is decoded),
 /// as `vipsheader` and `identify` say it.
@@ -33,7 +38,8 @@ struct Info: ParsableCommand {
                 failed = true
                 continue
             }
-            let facts = ImageFacts(file: file, info: reader.info)
+            let gainMap = reader.info.sourceFormat == .jpeg ? GainMap.search(jpegFile: file) : .none
+            let facts = ImageFacts(file: file, info: reader.info, gainMap: gainMap)
             print(json ? facts.jsonLine : facts.text, terminator: json ? "\n" : "")
         }
         if failed { throw ExitCodeFailure(status: Status.failure) }
@@ -44,6 +50,7 @@ struct Info: ParsableCommand {
 struct ImageFacts {
     let file: String
     let info: ImageInfo
+    var gainMap: GainMap.Search = .none
 
     private var format: PixelFormat { info.imageFormat }
     private var channels: String { info.inks ? "CMYK" : format.channels.isGrey ? "grey" : "RGB" }
@@ -88,6 +95,11 @@ struct ImageFacts {
         out += "  colour: \(colour)\n"
         out += "  orientation: " + (orientation == .up ? "as stored" : "\(orientation.rawValue) (\(orientation)), turned upright") + "\n"
         out += "  metadata: \(metadata)\n"
+        switch gainMap {
+        case .none: break
+        case .found(let map): out += "  gain map: \(Self.describe(map))\n"
+        case .damaged(let why): out += "  gain map: not usable: \(why) (the image reads as SDR)\n"
+        }
         if let jpeg = info.metadata.sourceJPEG {
             out += "  JPEG: quality " + (jpeg.quality.map { "about \($0)" } ?? "unknown (custom tables)")
                 + (jpeg.chroma.map { ", chroma \($0)" } ?? "") + "\n"
@@ -137,6 +149,58 @@ struct ImageFacts {
             j.add("chroma", jpeg.chroma.map { "\($0)" })
             line.addRaw("jpeg", j.text)
         }
+        switch gainMap {
+        case .none: line.addRaw("gainMap", "null")
+        case .found(let map): line.addRaw("gainMap", Self.json(map))
+        case .damaged(let why):
+            var d = JSONLine()
+            d.add("damaged", why)
+            line.addRaw("gainMap", d.text)
+        }
         return line.text
+    }
+
+    /// "150 x 225, 1 channel, ISO 21496-1: gain 1 to 49.26 (0 to 5.622 stops), HDR capacity 1 to 49.26, gamma 1".
+    static func describe(_ m: GainMap) -> String {
+        func n(_ v: Double) -> String { JSONWriter.number((v * 1000).rounded() / 1000) }
+        func linear(_ stops: [Double]) -> String {
+            Set(stops).count == 1 ? n(exp2(stops[0])) : "[" + stops.map { n(exp2($0)) }.joined(separator: ", ") + "]"
+        }
+        func plain(_ v: [Double]) -> String { Set(v).count == 1 ? n(v[0]) : "[" + v.map(n).joined(separator: ", ") + "]" }
+        let source = switch m.source {
+        case .iso21496: "ISO 21496-1"
+        case .hdrgm: "Ultra HDR (hdrgm XMP)"
+        case .apple: "Apple"
+        }
+        var text = "\(m.width) x \(m.height), \(m.channels) channel\(m.channels == 1 ? "" : "s"), \(source): "
+        text += "gain \(linear(m.gainMapMin)) to \(linear(m.gainMapMax)) (\(plain(m.gainMapMin)) to \(plain(m.gainMapMax)) stops)"
+        text += ", HDR capacity \(n(exp2(m.baseHeadroom))) to \(n(exp2(m.alternateHeadroom))), gamma \(plain(m.gamma))"
+        if m.baseOffset.contains(where: { $0 != 0 }) || m.alternateOffset.contains(where: { $0 != 0 }) {
+            text += ", offsets \(plain(m.baseOffset)) (SDR) and \(plain(m.alternateOffset)) (HDR)"
+        }
+        if m.baseIsHDR { text += ", the base image is the HDR one" }
+        return text
+    }
+
+    /// The map in JSON, its gains and capacity as linear factors (as libultrahdr's
+    /// metadata and libvips's give them).
+    static func json(_ m: GainMap) -> String {
+        func list(_ v: [Double]) -> String { "[" + v.map { JSONWriter.number($0) }.joined(separator: ",") + "]" }
+        var j = JSONLine()
+        j.add("width", m.width)
+        j.add("height", m.height)
+        j.add("channels", m.channels)
+        j.add("metadata", m.source.rawValue)
+        j.add("bytes", m.byteCount)
+        j.addRaw("minContentBoost", list(m.gainMapMin.map(exp2)))
+        j.addRaw("maxContentBoost", list(m.gainMapMax.map(exp2)))
+        j.addRaw("gamma", list(m.gamma))
+        j.addRaw("offsetSDR", list(m.baseOffset))
+        j.addRaw("offsetHDR", list(m.alternateOffset))
+        j.addRaw("hdrCapacityMin", JSONWriter.number(exp2(m.baseHeadroom)))
+        j.addRaw("hdrCapacityMax", JSONWriter.number(exp2(m.alternateHeadroom)))
+        j.add("baseRenditionIsHDR", m.baseIsHDR)
+        j.add("useBaseColourSpace", m.usesBaseColourSpace)
+        return j.text
     }
 }

@@ -125,6 +125,27 @@ import FilterChain
         #expect(String(decoding: r.stdout, as: UTF8.self).hasPrefix("huge.png: PNG, 100000 x 100000, RGB, 8-bit\n"))
     }
 
+    /// A gain map is shown with its metadata (as libultrahdr reads it: the conformance set's
+    /// reference), a damaged one as such, and a file without one says nothing of it.
+    @Test func gainMapsAreShown() throws {
+        let hdr = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance/hdr")
+        let file = hdr.appendingPathComponent("files/gen_chelsea_300x451_s2.jpg").path
+        let ref = try JSONSerialization.jsonObject(with: Data(contentsOf: hdr.appendingPathComponent("ref/gen_chelsea_300x451_s2.json"))) as! [String: Any]
+        let vips = ref["libvips"] as! [String: Any]
+        let info = try #require(lines(try run(["info", "--json", file])).first)
+        let map = try #require(info["gainMap"] as? [String: Any])
+        #expect(map["width"] as? Int == ref["gainmap_width"] as? Int && map["height"] as? Int == ref["gainmap_height"] as? Int)
+        #expect(map["metadata"] as? String == "iso21496-1" && map["bytes"] as? Int == vips["gainmap-data"] as? Int)
+        let ours = try #require(map["maxContentBoost"] as? [Double]), theirs = (vips["gainmap-max-content-boost"] as! [NSNumber]).map(\.doubleValue)
+        #expect(zip(ours, theirs).allSatisfy { abs($0 - $1) < 1e-4 * $1 }, "\(ours) \(theirs)")
+        let text = String(decoding: try run(["info", file]).stdout, as: UTF8.self)
+        #expect(text.contains("  gain map: 150 x 225, 1 channel, ISO 21496-1: gain 1 to 49.261 (0 to 5.622 stops)"), "\(text)")
+        let damaged = String(decoding: try run(["info", hdr.appendingPathComponent("files/bad_mpf_offset_past_eof.jpg").path]).stdout, as: UTF8.self)
+        #expect(damaged.contains("  gain map: not usable: the gain map's offset in the MPF index"), "\(damaged)")
+        let none = try #require(lines(try run(["info", "--json", CLI.samples + "/rocket.jpg"])).first)
+        #expect(none["gainMap"] is NSNull)
+    }
+
     /// A file that cannot be read gets one error line naming it; the others are still shown;
     /// exit 1.
     @Test func aBadFileIsNamedAndTheOthersShown() throws {

@@ -274,8 +274,9 @@ public final class Renderer: Sendable {
         var undecided: [Int]
     }
 
-    /// The phases of a render: open -> resolve, colour in, plan, output layouts (`prepare`)
-    /// -> grey or colour for the outputs that wait on the pixels (`decideNeutrality`) -> run.
+    /// The phases of a render: open and resolve (`open`, which gives the chain resolved for
+    /// the image) -> colour in, plan, output layouts (`prepare`) -> grey or colour for the
+    /// outputs that wait on the pixels (`decideNeutrality`) -> run.
     func render(open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var opened = try open()
@@ -292,8 +293,9 @@ public final class Renderer: Sendable {
         return try run(job, reader: opened.pixels, formats: formats, outputs: outputs, cancel: cancel, order: order)
     }
 
-    /// The phases before the pixels: resolve, colour in, plan, each output's layout (options
-    /// that depend on the depth the image gets checked before any work).
+    /// The phases before the pixels, once the source is open and the chain resolved: colour
+    /// in, plan, each output's layout (options that depend on the depth the image gets
+    /// checked before any work).
     private func prepare(_ opened: Opened, formats: [ImageFormat?], outputs: [RenderOutput]) throws -> Job {
         let reader = opened.pixels
         let info = reader.info
