@@ -226,7 +226,10 @@ enum MPFIndex {
         for k in 0..<count {
             let e = ifd + 2 + 12 * k
             guard t.u16(e) == 0xb002, let n = t.u32(e + 4), let at = t.u32(e + 8) else { continue }
-            return (0..<(n / 16)).compactMap { i in
+            // As many entries as the count says and the bytes hold (a damaged count is not a
+            // loop over four billion).
+            let held = max(0, (b.count - tiff - at) / 16)
+            return (0..<min(n / 16, held)).compactMap { i in
                 let p = at + 16 * i
                 guard let a = t.u32(p), let s = t.u32(p + 4), let o = t.u32(p + 8) else { return nil }
                 return (a, s, o)

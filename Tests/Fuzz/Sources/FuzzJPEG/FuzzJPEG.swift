@@ -1,7 +1,8 @@
 import FilterChain
 import FuzzSupport
 
-/// The JPEG decoder, strict and lenient (EXIF orientation applied), on any bytes that begin
+/// The JPEG decoder, strict and lenient (EXIF orientation applied), and the gain map search
+/// (GainMap.search), on any bytes that begin
 /// as a JPEG does; and, differentially, Huffman decoding on a thread of its own (3 MCUs
 /// handed over at a time; this project's Huffman decoder for a plain scan, its second
 /// thread taking the second half from 4 MCUs) against libjpeg on one thread: the same pixels,
@@ -11,6 +12,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard bytes.starts(with: [0xFF, 0xD8]) else { return -1 }  // not kept in the corpus
     decodeBothWays(bytes)
+    // The gain map's search reads the same bytes: it must end, found, damaged or none.
+    _ = GainMap.search(jpeg: bytes)
     for lenient in [false, true] {
         let one = outcome(bytes, lenient: lenient, parallel: false)
         let two = outcome(bytes, lenient: lenient, parallel: true)
