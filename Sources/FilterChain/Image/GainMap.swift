@@ -58,7 +58,7 @@ extension GainMap {
         let primary = JPEGSegments(bytes, from: 0)
         guard let mpf = primary.payload(app: 0xe2, prefix: Array("MPF\0".utf8)) else { return .none }
         let tiff = mpf.offset
-        guard let entries = MPFIndex.entries(bytes, tiff: tiff), entries.count >= 2 else { return .none }
+        guard let entries = MPFIndex.entries(mpf.bytes), entries.count >= 2 else { return .none }
         let entry = entries[1]
         // MP types (CIPA DC-007): 0x020002 disparity, 0x020003 multi-angle; a gain map has none.
         guard entry.attribute & 0x00ff_ffff == 0 else { return .none }
@@ -220,62 +220,16 @@ struct JPEGSegments {
 /// The MP Index IFD of an MPF segment (CIPA DC-007): its MP entries.
 enum MPFIndex {
     /// Each image's attribute, size and offset (from the MPF's TIFF header; 0 for the
-    /// primary), read from the TIFF structure starting at byte `tiff` of the file.
-    static func entries(_ b: [UInt8], tiff: Int) -> [(attribute: Int, size: Int, offset: Int)]? {
-        guard let t = TIFFReader(b, at: tiff), let ifd = t.u32(4), let count = t.u16(ifd) else { return nil }
-        for k in 0..<count {
-            let e = ifd + 2 + 12 * k
-            guard t.u16(e) == 0xb002, let n = t.u32(e + 4), let at = t.u32(e + 8) else { continue }
-            // As many entries as the count says and the bytes hold (a damaged count is not a
-            // loop over four billion).
-            let held = max(0, (b.count - tiff - at) / 16)
-            return (0..<min(n / 16, held)).compactMap { i in
-                let p = at + 16 * i
-                guard let a = t.u32(p), let s = t.u32(p + 4), let o = t.u32(p + 8) else { return nil }
-                return (a, s, o)
-            }
+    /// primary), from the MPF segment's TIFF structure (`tiff`: the bytes after "MPF\0").
+    static func entries(_ tiff: [UInt8]) -> [(attribute: Int, size: Int, offset: Int)]? {
+        // MPEntry is UNDEFINED: its bytes are as stored, in the structure's byte order.
+        guard let entry = TIFFDirectory(exif: tiff)?[0xb002] else { return nil }
+        let v = entry.value, bigEndian = tiff[0] == 0x4d
+        func u32(_ i: Int) -> Int {
+            let b = v[i..<(i + 4)].map(Int.init)
+            return bigEndian ? b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3] : b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0]
         }
-        return nil
-    }
-}
-
-/// Reads a TIFF structure's integers in its byte order, bounds-checked.
-struct TIFFReader {
-    let b: [UInt8]
-    let base: Int
-    let bigEndian: Bool
-
-    init?(_ b: [UInt8], at base: Int) {
-        guard base >= 0, base + 8 <= b.count else { return nil }
-        switch (b[base], b[base + 1]) {
-        case (0x4d, 0x4d): bigEndian = true
-        case (0x49, 0x49): bigEndian = false
-        default: return nil
-        }
-        self.b = b
-        self.base = base
-    }
-
-    func u16(_ at: Int) -> Int? {
-        let i = base + at
-        guard at >= 0, i + 2 <= b.count else { return nil }
-        return bigEndian ? Int(b[i]) << 8 | Int(b[i + 1]) : Int(b[i + 1]) << 8 | Int(b[i])
-    }
-
-    func u32(_ at: Int) -> Int? {
-        guard let hi = u16(bigEndian ? at : at + 2), let lo = u16(bigEndian ? at + 2 : at) else { return nil }
-        return hi << 16 | lo
-    }
-
-    /// IFD entry `tag`'s type, count and value (or offset), searching the IFD at `ifd`.
-    func entry(_ tag: Int, inIFD ifd: Int) -> (type: Int, count: Int, value: Int)? {
-        guard let n = u16(ifd) else { return nil }
-        for k in 0..<n {
-            let e = ifd + 2 + 12 * k
-            guard u16(e) == tag, let type = u16(e + 2), let count = u32(e + 4), let value = u32(e + 8) else { continue }
-            return (type, count, value)
-        }
-        return nil
+        return stride(from: 0, to: v.count - 15, by: 16).map { (u32($0), u32($0 + 4), u32($0 + 8)) }
     }
 }
 
@@ -287,17 +241,18 @@ struct TIFFReader {
 ///     tag 33 >= 1: stops = 3.0 - 70 tag48      (tag48 <= 0.01), else 2.303 - 0.303 tag48
 enum AppleMakerNote {
     static func headroom(_ exif: [UInt8]) -> Double? {
-        guard let t = TIFFReader(exif, at: 0), let ifd0 = t.u32(4),
-              let exifIFD = t.entry(0x8769, inIFD: ifd0)?.value,
-              let note = t.entry(0x927c, inIFD: exifIFD), note.value + note.count <= exif.count else { return nil }
-        let m = Array(exif[note.value..<(note.value + note.count)])
-        // "Apple iOS\0", a version, then a byte order at 12 and the IFD at 14; offsets are from
-        // the note's start (the reader's base is 12).
-        guard m.starts(with: Array("Apple iOS\0".utf8)), let r = TIFFReader(m, at: 12) else { return nil }
-        func rational(_ tag: Int) -> Double? {
-            guard let e = r.entry(tag, inIFD: 2), e.type == 10 || e.type == 5,
-                  let n = r.u32(e.value - 12), let d = r.u32(e.value - 8), d != 0 else { return nil }
-            return e.type == 10 ? Double(Int32(truncatingIfNeeded: n)) / Double(Int32(truncatingIfNeeded: d)) : Double(n) / Double(d)
+        // The note: "Apple iOS\0", a version, its byte order at 12 and its IFD at 14, with
+        // offsets from the note's start.
+        guard let note = TIFFDirectory(exif: exif)?[TIFFDirectory.exifPointer]?.directory?[0x927c]?.value,
+              note.count > 16, note.starts(with: Array("Apple iOS\0".utf8)),
+              let ifd = note.withUnsafeBytes({ TIFFDirectory($0, at: 14, bigEndian: note[12] == 0x4d) }) else { return nil }
+        // A RATIONAL or SRATIONAL, its two 4-byte units little-endian as TIFFDirectory keeps them.
+        func rational(_ tag: UInt16) -> Double? {
+            guard let e = ifd[tag], e.type == 10 || e.type == 5, e.value.count == 8 else { return nil }
+            let u = { (i: Int) in UInt32(e.value[i]) | UInt32(e.value[i + 1]) << 8 | UInt32(e.value[i + 2]) << 16 | UInt32(e.value[i + 3]) << 24 }
+            let (n, d) = (u(0), u(4))
+            guard d != 0 else { return nil }
+            return e.type == 10 ? Double(Int32(bitPattern: n)) / Double(Int32(bitPattern: d)) : Double(n) / Double(d)
         }
         guard let headroom = rational(0x21), let gain = rational(0x30) else { return nil }
         if headroom < 1 { return gain <= 0.01 ? 1.8 - 20 * gain : 1.601 - 0.101 * gain }
