@@ -84,7 +84,7 @@ let package = Package(
         ], resources: [
             .embedInCode("Resources/index.html"), .embedInCode("Resources/style.css"), .embedInCode("Resources/graph.css"),
             .embedInCode("Resources/app.js"), .embedInCode("Resources/curve.js"), .embedInCode("Resources/controls.js"),
-            .embedInCode("Resources/graph-model.js"), .embedInCode("Resources/graph.js"), .embedInCode("Resources/masks.js"),
+            .embedInCode("Resources/graph-layout.js"), .embedInCode("Resources/graph.js"), .embedInCode("Resources/masks.js"),
             .embedInCode("Resources/numbers.js"), .embedInCode("Resources/variables.js"), .embedInCode("Resources/zoom.js"),
         ]),
         .executableTarget(name: "filterchain-edit", dependencies: [

@@ -125,18 +125,21 @@ public final class Editor: @unchecked Sendable {
     }
 
     /// Validates a whole chain (as a chain file is validated, and its expressions for this
-    /// image) and makes it current.
+    /// image; a version 1 chain that needs version 2 is read as version 2, since the page does
+    /// not track versions) and makes it current.
     @discardableResult
-    public func put(_ body: [UInt8]) throws -> JSONNode {
+    public func put(_ body: [UInt8]) throws -> JSONNode { try putChain(body).jsonNode }
+
+    func putChain(_ body: [UInt8]) throws -> Chain {
         let chain: Chain
         do {
-            chain = try Chain.parse(body, file: chainPath)
+            chain = try Chain.parse(body, file: chainPath, upgrading: true)
             _ = try chain.resolved(sourceSize: imageSize)
         } catch {
             throw EditorError(chainError: error, status: 422)
         }
         lock.withLock { current = chain }
-        return chain.jsonNode
+        return chain
     }
 
     /// The image's size, full size: what expressions see as the source.

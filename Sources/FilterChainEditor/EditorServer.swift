@@ -112,10 +112,21 @@ public final class EditorServer: @unchecked Sendable {
         switch request.path {
         case "/api/chain":
             // Every answer with the chain says whether it differs from the file.
-            if method == .GET { return unsavedSaid(Self.json(try editor.chainJSON())) }
+            // With ?graph=1 the answer is {"chain": ..., "graph": ...}: the wires the graph view draws.
+            let withGraph = request.query["graph"] == "1"
+            let editor = self.editor
+            if method == .GET {
+                let chain = try editor.currentChain()
+                return unsavedSaid(Self.json(withGraph ? Editor.withGraph(chain) : chain.jsonNode))
+            }
             if method == .PUT {
+                let chain = try await Self.offload { try editor.putChain(body) }
+                return unsavedSaid(Self.json(withGraph ? Editor.withGraph(chain) : chain.jsonNode))
+            }
+        case "/api/graph":
+            if method == .POST {
                 let editor = self.editor
-                return unsavedSaid(Self.json(try await Self.offload { try editor.put(body) }))
+                return Self.json(try await Self.offload { try editor.graphEdit(body) })
             }
         case "/api/status":
             if method == .GET { return Self.json(editor.statusJSON) }

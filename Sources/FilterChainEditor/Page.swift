@@ -21,7 +21,7 @@ enum Page {
         case "/app.js": Asset(contentType: javaScript, body: PackageResources.app_js)
         case "/curve.js": Asset(contentType: javaScript, body: PackageResources.curve_js)
         case "/controls.js": Asset(contentType: javaScript, body: PackageResources.controls_js)
-        case "/graph-model.js": Asset(contentType: javaScript, body: PackageResources.graph_model_js)
+        case "/graph-layout.js": Asset(contentType: javaScript, body: PackageResources.graph_layout_js)
         case "/graph.js": Asset(contentType: javaScript, body: PackageResources.graph_js)
         case "/masks.js": Asset(contentType: javaScript, body: PackageResources.masks_js)
         case "/numbers.js": Asset(contentType: javaScript, body: PackageResources.numbers_js)

@@ -93,7 +93,7 @@ import Testing
     @Test func theGraphRequestsNeedTheTokenAndTheHost() async throws {
         let e = try await Running(chainText: try String(contentsOfFile: Self.glow, encoding: .utf8))
         defer { Task { await e.stop() } }
-        for path in ["/api/thumbnails", "/api/mask?step=light", "/graph-model.js", "/graph.js", "/masks.js", "/numbers.js", "/graph.css"] {
+        for path in ["/api/thumbnails", "/api/mask?step=light", "/graph-layout.js", "/graph.js", "/masks.js", "/numbers.js", "/graph.css"] {
             let none = try await e.http.send("GET", path)
             #expect(none.status == 403 && none.error == "forbidden: a valid session token is required", "\(path)")
             let host = try await e.http.send("GET", path, host: "evil.example:\(e.port)", headers: ["X-Filterchain-Token": e.server.token])
@@ -101,6 +101,55 @@ import Testing
             #expect(try await e.request("GET", path).status == 200, "\(path)")
             #expect(try await e.request("POST", path).status == 405, "\(path)")
         }
+    }
+
+    // MARK: Graph edits
+
+    /// POST /api/graph makes an edit with the library's graph model and keeps nothing; the
+    /// wires it answers are what the chain, read back as a file, reads.
+    @Test func graphEditsAreTheLibrarysAndKeepNothing() async throws {
+        let text = try String(contentsOfFile: Self.glow, encoding: .utf8)
+        let e = try await Running(chainText: text)
+        defer { Task { await e.stop() } }
+        let chain = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let (soft, glow, light) = ("7FC24D02-BC43-416B-8469-02169C97D567", "286A9E1B-9F22-4BE0-8507-BA9CAA26F538", "992ACE11-E317-4B69-A37B-BB539EBC5DAE")
+        func post(_ edit: [String: Any], to base: [String: Any]? = nil) async throws -> RawHTTP.Response {
+            let body = try JSONSerialization.data(withJSONObject: ["chain": base ?? chain, "edit": edit])
+            return try await e.request("POST", "/api/graph", body: Array(body))
+        }
+        // light (step 3) reads glow; a wire from light to soft's input closes a loop.
+        let cycle = try await post(["op": "connect", "from": "step:\(light)", "step": soft, "port": "input"])
+        #expect(cycle.status == 422)
+        #expect((cycle.json as? [String: Any])?["message"] as? String == "refused: a wire from step 3 (light) to the input of step 1 (soft) would make a cycle: "
+            + "step 3 (light) reads step 2 (glow), step 2 (glow) reads step 1 (soft), and step 1 (soft) would read step 3 (light)")
+        // Removing soft: glow's layer reads what soft read, the source.
+        let removed = try await post(["op": "remove", "step": soft])
+        #expect(removed.status == 200, "\(removed.text)")
+        let answer = try #require(removed.json as? [String: Any])
+        let edited = try Chain.parse(Array(try JSONSerialization.data(withJSONObject: try #require(answer["chain"]))), file: "c.json")
+        #expect(edited.steps.map(\.name) == ["glow", "light"] && (edited.steps[0].filter as! Blend).layer == .source)
+        let wires = try #require((answer["graph"] as? [String: Any])?["wires"] as? [[String: Any]])
+        // glow, now first, has "source" as its default input: written no more.
+        #expect(wires.map { "\($0["step"]!) \($0["port"]!) \($0["reads"]!) \(($0["implicit"] as? Bool)!)" } == [
+            "\(glow) input source true", "\(glow) layer source false", "\(light) input step:\(glow) true"])
+        #expect(wires.count == edited.wires.count)
+        // Nothing was kept: the server's chain is still the file's.
+        let current = try #require(try await e.request("GET", "/api/chain?graph=1").json as? [String: Any])
+        #expect(((current["chain"] as? [String: Any])?["filters"] as? [Any])?.count == 3)
+        let ports = try #require((current["graph"] as? [String: Any])?["ports"] as? [String: [String]])
+        #expect(ports == [soft: ["input"], glow: ["input", "layer"], light: ["input"]])
+        // Rename: the layer follows. A bad op, a bad body.
+        let renamed = try #require(try await post(["op": "rename", "step": soft, "name": "haze"]).json as? [String: Any])
+        let layer = (((renamed["chain"] as? [String: Any])?["filters"] as? [[String: Any]])?[1]["parameters"] as? [String: Any])?["layer"]
+        #expect(layer as? String == "haze")
+        #expect(try await post(["op": "explode"]).status == 400)
+        #expect(try await e.request("POST", "/api/graph", body: Array("{".utf8)).status == 400)
+        #expect(try await e.request("GET", "/api/graph").status == 405)
+        // A PUT of a version 1 chain that needs version 2 is read as version 2.
+        let v1 = #"{"version": 1, "filters": [{"id": "\#(soft)", "type": "exposure", "input": "source"}]}"#
+        let put = try await e.request("PUT", "/api/chain?graph=1", body: Array(v1.utf8))
+        #expect(put.status == 200, "\(put.text)")
+        #expect(((put.json as? [String: Any])?["chain"] as? [String: Any])?["version"] as? Int == 2)
     }
 
     // MARK: Masks

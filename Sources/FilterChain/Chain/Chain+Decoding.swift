@@ -28,6 +28,17 @@ extension Chain {
         return try decoder.chain(root)
     }
 
+    /// As `parse`, except that with `upgrading` a version 1 chain that uses what only
+    /// version 2 says is read as version 2: for an editor, whose edits (a wire, a variable,
+    /// a mask) may make a chain need version 2. `jsonNode` writes the version a chain needs.
+    public static func parse(_ bytes: [UInt8], file: String, upgrading: Bool) throws(ChainError) -> Chain {
+        do { return try parse(bytes, file: file) } catch {
+            guard upgrading, case .needsVersion2 = error.problem, let root = try? JSONParser.parse(bytes),
+                  root.member("version")?.value == .number(1) else { throw error }
+            return try parse(Array(JSONWriter.pretty(root.setting(["version"], to: JSONNode(.number(2)))).utf8), file: file)
+        }
+    }
+
     struct ReadError: Error { var why: String }
 
     static func readFile(_ path: String) throws(ReadError) -> [UInt8] {

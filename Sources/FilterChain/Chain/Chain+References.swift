@@ -11,6 +11,11 @@ extension Filter {
         }
     }
 
+    /// The names of its reference parameters (its declared image ports), set or not.
+    public var referenceParameters: [String] {
+        Self.declaration.parameters.filter { $0.kind == .reference }.map(\.name)
+    }
+
     /// True for a filter that changes the image's size or turns it (resize, crop, rotate, flip).
     public var isGeometry: Bool {
         if case .geometry = operation() { return true }

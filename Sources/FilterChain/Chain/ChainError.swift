@@ -48,6 +48,8 @@ public struct ChainError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A move would leave steps reading steps at or below them: the step moved, the
         /// position it would take, and each broken reference ("glow reads soft").
         case moveBreaksReferences(String, to: Int, broken: [String])
+        /// A graph edit (`Chain.connect`, `disconnect`, ...) that cannot be made, and why.
+        case graphEdit(String)
         /// An expression (`"=2 * strength"`) that cannot be read or evaluated: its text and
         /// the error, which says at which character.
         case expression(String, ExpressionError)
@@ -132,6 +134,7 @@ public struct ChainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .moveBreaksReferences(let what, let to, let broken):
             return "moving \(what) to \(to) would break what steps read: " + broken.joined(separator: ", ")
                 + "; a step may read only the source, the images and the steps above it"
+        case .graphEdit(let why): return why
         case .expression(let text, let error):
             return "\(JSONWriter.quote(text)), \(error.description)"
         case .expressionValue(let text, let value, let unrounded, let allowed, let size):

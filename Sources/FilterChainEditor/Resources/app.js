@@ -16,6 +16,7 @@ const PREVIEW_SIZE = 1024;
 
 const state = {
   chain: null,        // the page's chain (its JSON object, version 1 or 2)
+  graph: null,        // its wires and ports, as the server's graph model reads them (graph-layout.js)
   acked: null,        // JSON text of the chain the server last took (PUT, load, save, reload)
   serverUnsaved: false, // the server's chain differs from the file (X-Filterchain-Unsaved)
   handWritten: false, // the file is not in the layout Save writes
@@ -80,7 +81,6 @@ function edit(change, coalesce = null, rebuild = true) {
   const before = clone(state.chain);
   const after = clone(state.chain);
   change(after);
-  graphAfterEdit(before, after);   // graph-model.js: renamed references, version 2
   if (!(coalesce && state.coalesce === coalesce)) {
     state.undo.push({ chain: before, selected: state.selected });
     if (state.undo.length > 500) state.undo.shift();
@@ -159,7 +159,7 @@ async function runSync() {
     do {
       generation = state.generation;
       const sent = chainText(state.chain);
-      const response = await api("PUT", "/api/chain", JSON.stringify(state.chain, null, 2));
+      const response = await api("PUT", "/api/chain?graph=1", JSON.stringify(state.chain, null, 2));
       if (generation !== state.generation) continue;
       const answer = await response.json();
       state.errors = {};
@@ -167,6 +167,7 @@ async function runSync() {
       if (response.ok) {
         ok = true;
         state.acked = sent;
+        graphTaken(answer.graph);   // graph.js: the wires the server's model reads
         state.serverUnsaved = response.headers.get("X-Filterchain-Unsaved") === "true";
         status(dirty() ? "edited; not saved" : "no unsaved edits: the chain is the file's");
       } else {
@@ -338,11 +339,10 @@ function select(i, focus = false) {
   if (focus) $("steps").children[i]?.focus();
 }
 
-function move(from, to) {
+async function move(from, to) {
   const n = state.chain.filters.length;
   if (to < 0 || to >= n || from === to) return;
-  if (graphMoveRefused(from, to)) return;   // graph.js: a reference would point down
-  edit((c) => { const [s] = c.filters.splice(from, 1); c.filters.splice(to, 0, s); });
+  if (!await graphMove(from, to)) return;   // graph.js: refused when a reference would point down
   state.selected = to;
   renderSteps();
   renderParams();
@@ -397,7 +397,8 @@ function renderParams() {
     el("div", { class: "head" }, el("label", { class: "name", for: "step-name" }, "name"),
       el("span", { class: "help" }, `${step.type}${info ? " · " + info.summary : ""}`)),
     el("div", { class: "row" }, el("input", { id: "step-name", type: "text", value: step.name || "", placeholder: step.type,
-      onchange: (e) => edit((c) => { const v = e.target.value.trim(); if (v) c.filters[i].name = v; else delete c.filters[i].name; }, null, false) })),
+      // The server renames (graph.js): references to the step follow its new name.
+      onchange: (e) => graphEdit({ op: "rename", step: state.chain.filters[i].id, name: e.target.value.trim() || null }, null, false) })),
     el("div", { class: "error", role: "alert" })));
   box.append(inputControl(step, i));   // graph.js
   if (!info) { box.append(el("p", { class: "error" }, `unknown filter type ${step.type}`)); return; }
@@ -645,7 +646,7 @@ async function start() {
   $("export").hidden = state.info.output === null;
   if (state.info.output) $("export").title = "Render the full-size image to " + state.info.output;
   renderCatalogue();
-  const response = await api("GET", "/api/chain");
+  const response = await api("GET", "/api/chain?graph=1");
   const answer = await response.json();
   if (!response.ok) {
     state.chain = { version: 1, filters: [] };
@@ -659,8 +660,9 @@ async function start() {
     $("left-label").textContent = $("right-label").textContent = "input (mend the chain file to see its steps)";
     return;
   }
-  state.chain = answer;
-  state.acked = chainText(answer);
+  state.chain = answer.chain;
+  state.graph = answer.graph;
+  state.acked = chainText(answer.chain);
   state.serverUnsaved = response.headers.get("X-Filterchain-Unsaved") === "true";
   await readStatus();
   // After a reload of the page the server may still hold edits the file lacks: say so.

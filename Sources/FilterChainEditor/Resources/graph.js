@@ -1,8 +1,9 @@
 // The graph view (graph.js): the source, the chain's images and every step as nodes with
 // a thumbnail, wires from each node's output to the ports that read it, wiring by drag or
 // through a menu, pan, zoom and fit, and the keyboard. It edits `state.chain` through
-// app.js's `edit`, so the list and the graph share one chain and one undo history; the
-// rules of wiring are graph-model.js's.
+// app.js's `edit`, so the list and the graph share one chain and one undo history; every
+// edit that rewires is the server's graph model's (graphEdit), and the wires it draws are
+// the server's (graph-layout.js).
 "use strict";
 // ---- The graph view ----
 
@@ -377,27 +378,65 @@ function graphParamsForOther(box) {
 
 // ---- Wiring ----
 
-function applyGraphEdit(result, success) {
-  if (result.error) { graphSay(result.error, true); return false; }
-  const next = result.chain;
-  edit((c) => { for (const k of Object.keys(c)) delete c[k]; Object.assign(c, next); });
-  graphSay(success(result));
-  return true;
+// Asks the server's graph model (POST /api/graph) for an edit of the page's chain: `op` is
+// { op: "connect", from, step, port } and the like (README, "The editor"). The answer's chain
+// becomes the page's as one edit (undo takes it back) and its wires are drawn; `success`
+// says what happened. A refusal is said in the graph's status line. Edits run one at a time;
+// when the chain changed while one was asked (a slider moved), it is asked again of the
+// chain as it is now, so no edit is lost or applied over another. `rebuild` false keeps the
+// parameter controls (a rename: the person may be typing in the next field already).
+let graphEditQueue = Promise.resolve();
+function graphEdit(op, success, rebuild = true) {
+  const run = async () => {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const sent = chainText(state.chain);
+      let response, answer;
+      try {
+        response = await api("POST", "/api/graph", JSON.stringify({ chain: state.chain, edit: op }));
+        answer = await response.json();
+      } catch (e) { graphSay("the editor's server does not answer: " + e, true); return null; }
+      if (chainText(state.chain) !== sent) continue;
+      if (!response.ok) { graphSay(answer.message || answer.error, true); return null; }
+      state.graph = answer.graph;
+      edit((c) => { for (const k of Object.keys(c)) delete c[k]; Object.assign(c, answer.chain); }, null, rebuild);
+      if (success) graphSay(success(answer));
+      return answer;
+    }
+    graphSay("not done: the chain kept changing while the edit was made; try again", true);
+    return null;
+  };
+  const result = graphEditQueue.then(run);
+  graphEditQueue = result.catch(() => null);
+  return result;
 }
 
-function connectNodes(fromKey, toID, port, focus = false) {
+// After the server took the page's chain (app.js's runSync) or made an edit: its wires.
+// The graph is drawn again; the selected step's controls too when what its references
+// (not its default input) read changed, unless a person is typing in one of them.
+function graphTaken(answerGraph) {
+  const step = state.chain && state.chain.filters[state.selected];
+  const mine = () => step ? JSON.stringify(wiresOf(state.chain).filter((w) => w.id === step.id.toUpperCase() && !w.implicit)
+    .map((w) => [w.port, w.key])) : "";
+  const before = mine();
+  state.graph = answerGraph;
+  renderGraph();
+  const typing = document.activeElement && document.activeElement.closest("#param-list") && document.activeElement.tagName === "INPUT";
+  if (mine() !== before && !graph.other && !typing) renderParams();
+}
+
+async function connectNodes(fromKey, toID, port, focus = false) {
   const step = state.chain.filters[stepIndexOf(state.chain, stepKey(toID))];
-  const result = connected(state.chain, fromKey, toID, port);
-  const ok = applyGraphEdit(result, (r) => `wired ${nodeTitle(state.chain, fromKey)} to the ${port} of ${step.name || step.type}`
+  const title = nodeTitle(state.chain, fromKey);
+  const answer = await graphEdit({ op: "connect", from: fromKey, step: toID, port }, (r) => `wired ${title} to the ${port} of ${step.name || step.type}`
     + (r.moved ? "; steps were reordered so that every step reads only steps above it" : ""));
-  if (ok) selectNode(stepKey(toID), focus);
-  return ok;
+  if (answer) selectNode(stepKey(toID), focus);
+  return !!answer;
 }
 
-function deleteWire(id, port) {
+async function deleteWire(id, port, said = null) {
   const step = state.chain.filters[stepIndexOf(state.chain, stepKey(id))];
   graph.selectedWire = null;
-  applyGraphEdit(disconnected(state.chain, id, port), () => `the ${port} of ${step.name || step.type} is the step above it again`);
+  await graphEdit({ op: "disconnect", step: id, port }, () => said || `the ${port} of ${step.name || step.type} is the step above it again`);
   renderGraph();
 }
 
@@ -411,23 +450,22 @@ function newStep(type) {
 
 // Adds a step of `type` that reads `fromKey` (at the end of the list), or one put between a
 // port and what it read (`into`: { id, port }: just above that step).
-function addGraphStep(type, fromKey, into) {
+async function addGraphStep(type, fromKey, into) {
   const step = newStep(type);
-  let next;
+  let op;
   if (into) {
-    const index = stepIndexOf(state.chain, stepKey(into.id));
-    const old = wiring(state.chain).get(into.id.toUpperCase())[into.port];
-    next = inserted(state.chain, step, index, old ? { input: old } : {}, [into]);
+    const old = readsAt(state.chain, into.id, into.port);
+    op = { op: "insert", step, at: stepIndexOf(state.chain, stepKey(into.id)), reads: old ? { input: old } : {}, feeds: [{ step: into.id, port: into.port }] };
   } else {
-    next = inserted(state.chain, step, state.chain.filters.length, { input: fromKey });
+    op = { op: "insert", step, at: state.chain.filters.length, reads: { input: fromKey }, feeds: [] };
   }
-  edit((c) => { for (const k of Object.keys(c)) delete c[k]; Object.assign(c, next); });
+  const title = into ? "" : ` reading ${nodeTitle(state.chain, fromKey)}`;
+  if (!await graphEdit(op, () => `added ${type}` + title)) return;
   graph.other = null;
   state.selected = stepIndexOf(state.chain, stepKey(step.id));
   renderSteps();
   renderParams();
   renderPreviews(state.generation);
-  graphSay(`added ${type}` + (into ? "" : ` reading ${nodeTitle(state.chain, fromKey)}`));
   graph.elements.get(stepKey(step.id))?.el.focus({ preventScroll: true });
 }
 
@@ -437,16 +475,13 @@ function graphRemoveStep(i) {
   const chain = state.chain;
   const key = stepKey(chain.filters[i].id);
   const readers = explicitReaders(chain, key);
-  const go = () => {
-    const next = removed(state.chain, key);
-    edit((c) => { for (const k of Object.keys(c)) delete c[k]; Object.assign(c, next); });
-    graphSay(`removed ${nodeTitle(chain, key)}`);
-  };
+  const title = nodeTitle(chain, key);
+  const go = () => graphEdit({ op: "remove", step: keyID(key) }, () => `removed ${title}`);
   if (readers.length === 0) { go(); return; }
-  const input = wiring(chain).get(keyID(key)).input;
+  const input = readsAt(chain, keyID(key), "input");
   openPopup(null, (box, close) => {
     box.setAttribute("role", "alertdialog");
-    box.append(el("p", { id: "graph-remove-text" }, `${nodeTitle(chain, key)} is read by ${readers.join(", ")}.`),
+    box.append(el("p", { id: "graph-remove-text" }, `${title} is read by ${readers.join(", ")}.`),
       el("div", { class: "row" },
         el("button", { type: "button", id: "graph-remove-cancel", onclick: () => { close(); graphSay("not removed: other steps read it", true); } }, "Keep it"),
         el("button", { type: "button", id: "graph-remove-rewire", onclick: () => { close(); go(); } },
@@ -464,14 +499,10 @@ function removeImageNode(key) {
   renderSteps(); renderParams(); renderPreviews(state.generation);
 }
 
-// Called by app.js before a move in the list: refused (with the references named) when it
-// would put a step at or below one that reads it.
-function graphMoveRefused(from, to) {
-  const broken = brokenByMove(state.chain, from, to);
-  if (!broken.length) return false;
-  const step = state.chain.filters[from];
-  graphSay(`refused: moving step ${from + 1} (${step.name || step.type}) to ${to + 1} would break what steps read: ${broken.join("; ")}`, true);
-  return true;
+// A move in the list (app.js), made by the server's model: refused, with the references
+// named, when it would put a step at or below one that reads it. True when it was made.
+async function graphMove(from, to) {
+  return !!await graphEdit({ op: "move", from, to }, () => `moved step ${from + 1} to ${to + 1}`);
 }
 
 // ---- Popups: the catalogue, the connect menu, a question ----
@@ -793,9 +824,9 @@ function readableNodes(chain, i) {
   return ["source", ...(chain.images || []).map((m) => imageKey(m.id)), ...chain.filters.slice(0, i).map((s) => stepKey(s.id))];
 }
 
-function referenceMenu(id, chain, i, value, withDefault, onPick) {
+function referenceMenu(id, chain, i, port, value, withDefault, onPick) {
   const menu = el("select", { id, "data-param": id });
-  const current = value === undefined || value === null ? null : resolveReference(chain, value, i);
+  const current = value === undefined || value === null ? null : readsAt(chain, chain.filters[i].id, port);
   if (withDefault) {
     menu.append(el("option", { value: "", selected: current === null && (value === undefined || value === null) },
       `the step above (${i === 0 ? "the source" : nodeTitle(chain, stepKey(chain.filters[i - 1].id))})`));
@@ -812,9 +843,9 @@ function inputControl(step, i) {
   const wrap = el("div", { class: "param", "data-param": "input" },
     el("div", { class: "head" }, el("label", { class: "name", for: "param-input" }, "reads"),
       el("span", { class: "help" }, "the image this step works on")));
-  const menu = referenceMenu("param-input", state.chain, i, step.input, true, (key) => {
+  const menu = referenceMenu("param-input", state.chain, i, "input", step.input, true, (key) => {
     const id = step.id;
-    if (key === null) { applyGraphEdit(disconnected(state.chain, id, "input"), () => "reads the step above"); return; }
+    if (key === null) { deleteWire(id, "input", "reads the step above"); return; }
     connectNodes(key, id, "input");
   });
   wrap.append(el("div", { class: "row" }, menu), el("div", { class: "error", role: "alert" }));
@@ -823,7 +854,7 @@ function inputControl(step, i) {
 
 // A reference parameter (a blend's layer): a menu of what the step may read.
 function referenceControl(step, i, p, id, value) {
-  const menu = referenceMenu(id, state.chain, i, value, false, (key) => { if (key) connectNodes(key, step.id, p.name); });
+  const menu = referenceMenu(id, state.chain, i, p.name, value, false, (key) => { if (key) connectNodes(key, step.id, p.name); });
   menu.dataset.param = p.name;
   return [el("div", { class: "row" }, menu)];
 }

@@ -68,7 +68,7 @@ function maskControls(step, i) {
         number("range", "range high", 0, 1, maskField(mask, "range")[1], (m, v) => { const r = maskField(m, "range"); r[1] = v; m.range = r; }),
         number("feather", "feather", 0, 1, maskField(mask, "feather"), (m, v) => { m.feather = v; }));
     } else if (mask.type === "image") {
-      const source = referenceMenu("mask-source", state.chain, i, maskField(mask, "source"), false, (k) => { if (k) connectNodes(k, step.id, "mask"); });
+      const source = referenceMenu("mask-source", state.chain, i, "mask", maskField(mask, "source"), false, (k) => { if (k) connectNodes(k, step.id, "mask"); });
       const channel = el("select", { id: "mask-channel", "aria-label": "mask channel" });
       for (const c of MASK_CHANNELS) channel.append(el("option", { value: c, selected: c === maskField(mask, "channel") }, c));
       channel.addEventListener("change", () => setMask(i, (m) => { m.channel = channel.value; return m; }));
