@@ -875,7 +875,8 @@ const uint8_t *fc_jpeg_decoder_marker(const fc_jpeg_decoder *d, int index, int *
     if (!d->created) return NULL;
     int i = 0;
     for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
-        if (m->marker != JPEG_APP0 + 1 && m->marker != JPEG_COM) continue;
+        int mpf = m->marker == JPEG_APP0 + 2 && m->data_length >= 4 && memcmp(m->data, "MPF", 4) == 0;
+        if (m->marker != JPEG_APP0 + 1 && m->marker != JPEG_COM && !mpf) continue;
         if (i++ < index) continue;
         *marker = m->marker;
         *length = m->data_length;

@@ -102,8 +102,9 @@ fc_status fc_jpeg_decoder_finish(fc_jpeg_decoder *d);
 
 // MARK: - Metadata markers (XMP, extended XMP, comments, JFIF density)
 
-/// The saved APP1 and COM markers in file order: marker `index` (0-based), its code
-/// (0xE1, 0xFE) and its payload; NULL past the last one. Valid until the decoder is freed.
+/// The saved APP1 and COM markers, and an APP2 that is an MPF index ("MPF\0": a gain map or a
+/// stereo pair follows the image), in file order: marker `index` (0-based), its code (0xE1,
+/// 0xE2, 0xFE) and its payload; NULL past the last one. Valid until the decoder is freed.
 const uint8_t *fc_jpeg_decoder_marker(const fc_jpeg_decoder *d, int index, int *marker,
                                       size_t *length);
 /// The JFIF density (unit 0: aspect ratio only, 1: per inch, 2: per cm); 0 when the file

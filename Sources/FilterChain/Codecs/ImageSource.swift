@@ -52,6 +52,24 @@ final class OpenedInput {
     }
     var memoryCount: Int { memory?.count ?? 0 }
 
+    /// All the bytes, as a copy, without moving a file's position (a decoder may be reading
+    /// it): for a look past the image (a JPEG's gain map). Nil when they cannot be read.
+    func allBytesAside() -> [UInt8]? {
+        if let memory { return Array(UnsafeRawBufferPointer(memory)) }
+        guard let file else { return nil }
+        let fd = fileno(file)
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if n <= 0 { break }
+            done += n
+        }
+        return done == bytes.count ? bytes : nil
+    }
+
     /// All the bytes, in memory: a file's are read now (decoders whose library needs the
     /// whole file, as libwebp's container parser does).
     func bytesInMemory() throws -> UnsafeRawBufferPointer {

@@ -12,6 +12,10 @@ final class JPEGDecoder: StoredDecoder {
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
     let inks: Bool
+    /// The HDR gain map an MPF index points at, looked for only when the primary image has
+    /// one (a phone's photo; a stereo pair's second image is not a map). Not carried through
+    /// a chain yet: its presence is a notice.
+    let gainMap: GainMap.Search
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
         guard let d = fc_jpeg_decoder_new(options.lenient ? 0 : 1) else {
@@ -44,8 +48,9 @@ final class JPEGDecoder: StoredDecoder {
             metadata.iccProfile = nil
         }
         format = inks ? PixelFormat(.rgba, .eight) : PixelFormat(header.output_channels == 1 ? .grey : .rgb, .eight)
-        JPEGDecoder.readMarkers(d, into: &metadata)
+        let hasMPF = JPEGDecoder.readMarkers(d, into: &metadata)
         self.metadata = metadata
+        gainMap = hasMPF ? input.allBytesAside().map { GainMap.search(jpeg: $0) } ?? .none : .none
         try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }
 
@@ -88,8 +93,10 @@ final class JPEGDecoder: StoredDecoder {
 
 
     /// XMP, extended XMP and comments from the saved markers; JFIF density; the quality
-    /// estimated from the quantisation tables and the chroma subsampling.
-    static func readMarkers(_ d: OpaquePointer, into metadata: inout ImageMetadata) {
+    /// estimated from the quantisation tables and the chroma subsampling. True when an MPF
+    /// index says that more images follow the primary.
+    static func readMarkers(_ d: OpaquePointer, into metadata: inout ImageMetadata) -> Bool {
+        var hasMPF = false
         var extensionSegments: [[UInt8]] = []
         var index: Int32 = 0
         var marker: Int32 = 0
@@ -97,7 +104,9 @@ final class JPEGDecoder: StoredDecoder {
         while let p = fc_jpeg_decoder_marker(d, index, &marker, &length) {
             index += 1
             let bytes = Array(UnsafeBufferPointer(start: p, count: length))
-            if marker == 0xFE {
+            if marker == 0xE2 {
+                hasMPF = true
+            } else if marker == 0xFE {
                 metadata.comments.append(bytes)
             } else if bytes.starts(with: XMP.jpegPrefix), metadata.xmp == nil {
                 metadata.xmp = Array(bytes[XMP.jpegPrefix.count...])
@@ -133,6 +142,7 @@ final class JPEGDecoder: StoredDecoder {
             }
         }
         metadata.sourceJPEG = JPEGEncoding(quality: JPEGEncoding.estimateQuality(tables), chroma: chroma)
+        return hasMPF
     }
 
     static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
@@ -162,6 +172,14 @@ final class JPEGDecoder: StoredDecoder {
         if flags & FC_JPEG_BAD_ICC.rawValue != 0 { notices.append("the ICC profile's segments are damaged; the profile was dropped, so colours may look different") }
         if flags & FC_JPEG_BAD_EXIF.rawValue != 0 { notices.append("a damaged EXIF block was dropped") }
         if flags & FC_JPEG_DUPLICATE_EXIF.rawValue != 0 { notices.append("a second EXIF block was dropped (the first is kept)") }
+        switch gainMap {
+        case .none: break
+        case .found(let map):
+            notices.append("its HDR gain map (\(map.source.title), \(map.width)x\(map.height)) is not kept: the output is the SDR image only "
+                + "(filterchain does not carry gain maps through a chain yet)")
+        case .damaged(let why):
+            notices.append("an HDR gain map was left out: \(why) (harmless damage: the SDR image is whole)")
+        }
         return notices
     }
 

@@ -19,6 +19,15 @@ public struct GainMap: Sendable, Hashable {
         /// Apple's: the map's XMP says it is one (`urn:com:apple:photo:2020:aux:hdrgainmap`);
         /// its headroom comes from that XMP, else from the primary's EXIF maker note.
         case apple
+
+        /// How messages name it.
+        public var title: String {
+            switch self {
+            case .iso21496: "ISO 21496-1"
+            case .hdrgm: "Ultra HDR"
+            case .apple: "Apple's"
+            }
+        }
     }
 
     public var width: Int
