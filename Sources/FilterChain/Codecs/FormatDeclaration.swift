@@ -146,6 +146,8 @@ public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case colourChunks
     /// A HEIF/AVIF nclx colour description (see ``NCLXColor``).
     case nclx
+    /// An HDR gain map beside the image (JPEG: Ultra HDR, MPF with ISO 21496-1 metadata).
+    case gainMap
 
     public var displayName: String {
         switch self {
@@ -159,6 +161,7 @@ public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
         case .time: "time"
         case .colourChunks: "sRGB/gAMA/cHRM"
         case .nclx: "nclx"
+        case .gainMap: "HDR gain map"
         }
     }
 

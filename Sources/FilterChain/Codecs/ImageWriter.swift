@@ -83,6 +83,9 @@ public final class ImageWriter: @unchecked Sendable {
         let output = try OutputFile(destination)
         self.output = output
         var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
+        if options.stripMetadata, header.metadata.gainMap != nil {
+            notes.append("--strip leaves out the HDR gain map; the output is the SDR image only")
+        }
         if options.stripColorProfile {
             metadata.iccProfile = nil
             metadata.pngColor = nil

@@ -6,7 +6,7 @@ enum JPEGCodec {
         extensions: ["jpg", "jpeg"], mediaType: "image/jpeg",
         capabilities: FormatCapabilities(
             alpha: false, depths: [.eight], grey: true,
-            metadata: [.icc, .exif, .xmp, .extendedXMP, .comments, .resolution],
+            metadata: [.icc, .exif, .xmp, .extendedXMP, .comments, .resolution, .gainMap],
             exifOrientation: true, maxSide: 65500, cmyk: true),
         options: [
             EncodeOption("quality", .integer(1...100), default: .integer(EncodeOptions.defaultQuality),

@@ -13,8 +13,8 @@ final class JPEGDecoder: StoredDecoder {
     let readsWholeImageOnly = false
     let inks: Bool
     /// The HDR gain map an MPF index points at, looked for only when the primary image has
-    /// one (a phone's photo; a stereo pair's second image is not a map). Not carried through
-    /// a chain yet: its presence is a notice.
+    /// one (a phone's photo; a stereo pair's second image is not a map). A found map goes on
+    /// the metadata; a damaged one is a notice.
     let gainMap: GainMap.Search
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
@@ -49,8 +49,10 @@ final class JPEGDecoder: StoredDecoder {
         }
         format = inks ? PixelFormat(.rgba, .eight) : PixelFormat(header.output_channels == 1 ? .grey : .rgb, .eight)
         let hasMPF = JPEGDecoder.readMarkers(d, into: &metadata)
+        let found = hasMPF ? input.allBytesAside().map { GainMap.read(jpeg: $0) } : nil
+        gainMap = found?.search ?? .none
+        if case .found(let map)? = found?.search, let jpeg = found?.jpeg { metadata.gainMap = GainMapImage(map: map, jpeg: jpeg) }
         self.metadata = metadata
-        gainMap = hasMPF ? input.allBytesAside().map { GainMap.search(jpeg: $0) } ?? .none : .none
         try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }
 
@@ -173,10 +175,7 @@ final class JPEGDecoder: StoredDecoder {
         if flags & FC_JPEG_BAD_EXIF.rawValue != 0 { notices.append("a damaged EXIF block was dropped") }
         if flags & FC_JPEG_DUPLICATE_EXIF.rawValue != 0 { notices.append("a second EXIF block was dropped (the first is kept)") }
         switch gainMap {
-        case .none: break
-        case .found(let map):
-            notices.append("its HDR gain map (\(map.source.title), \(map.width)x\(map.height)) is not kept: the output is the SDR image only "
-                + "(filterchain does not carry gain maps through a chain yet)")
+        case .none, .found: break
         case .damaged(let why):
             notices.append("an HDR gain map was left out: \(why) (harmless damage: the SDR image is whole)")
         }

@@ -1,4 +1,9 @@
 import CJPEG
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// libjpeg(-turbo) through the fc_jpeg shim; rows are 8-bit grey or RGB.
 final class JPEGEncoder: RowEncoder {
@@ -6,6 +11,8 @@ final class JPEGEncoder: RowEncoder {
     private let output: OutputFile
     /// Metadata that has no place in a JPEG.
     private(set) var notes: [String] = []
+    /// Written after the primary image, with an MPF index (Ultra HDR).
+    private let gainMap: GainMapImage?
 
     /// `metadata` is what is written (stripped or not).
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, progressive: Bool,
@@ -13,6 +20,7 @@ final class JPEGEncoder: RowEncoder {
         guard let e = fc_jpeg_encoder_new() else { throw CodecError(output.name, .outOfMemory) }
         self.e = e
         self.output = output
+        gainMap = metadata.gainMap
         let icc = metadata.iccProfile ?? []
         let exif = metadata.exif ?? []
         let payloads = markers(metadata)
@@ -73,6 +81,11 @@ final class JPEGEncoder: RowEncoder {
                 notes.append("a comment of \(comment.count) bytes is too large for a JPEG segment and was not written")
             }
         }
+        if let gainMap = metadata.gainMap {
+            // ISO 21496-1's version box in the primary says that the map's metadata is ISO's.
+            if gainMap.map.source == .iso21496 { list.append((0xE2, Array("urn:iso:std:iso:ts:21496:-1\0".utf8) + [0, 0, 0, 0])) }
+            list.append((0xE2, UltraHDR.mpfIndex(primarySize: 0, mapSize: 0, mapOffset: 0)))
+        }
         return list
     }
 
@@ -111,5 +124,48 @@ final class JPEGEncoder: RowEncoder {
     func finish() throws {
         let status = fc_jpeg_encoder_finish(e)
         if status != FC_OK { throw failure(status) }
+        if let gainMap { try appendGainMap(gainMap) }
+    }
+
+    /// Ultra HDR: the map's JPEG, bytes for bytes, after the primary image, and the primary's
+    /// MPF index (written with zero sizes) filled in now that the primary's size is known.
+    private func appendGainMap(_ gainMap: GainMapImage) throws {
+        guard let file = output.file, fflush(file) == 0 else { throw CodecError.writing(output, FC_WRITE_FAILED, message: "", format: .jpeg) }
+        let fd = fileno(file)
+        let primarySize = Int(ftell(file))
+        var head = [UInt8](repeating: 0, count: min(primarySize, 1 << 20))
+        guard pread(fd, &head, head.count, 0) == head.count,
+              let mpf = JPEGSegments(head, from: 0).payload(app: 0xe2, prefix: Array("MPF\0".utf8)) else {
+            throw CodecError.writing(output, FC_FAILED, message: "the MPF index of the primary image was not found to complete", format: .jpeg)
+        }
+        let index = UltraHDR.mpfIndex(primarySize: primarySize, mapSize: gainMap.jpeg.count, mapOffset: primarySize - mpf.offset)
+        let patch = Array(index.dropFirst(4))   // after "MPF\0": from the TIFF header on
+        guard pwrite(fd, patch, patch.count, off_t(mpf.offset)) == patch.count,
+              pwrite(fd, gainMap.jpeg, gainMap.jpeg.count, off_t(primarySize)) == gainMap.jpeg.count,
+              fseek(file, 0, SEEK_END) == 0 else {
+            throw CodecError.writing(output, FC_WRITE_FAILED, message: String(cString: strerror(errno)), format: .jpeg)
+        }
+    }
+}
+
+/// The container of an Ultra HDR JPEG (CIPA DC-007 Multi-Picture Format, as libultrahdr
+/// writes it).
+enum UltraHDR {
+    /// The APP2 payload of an MPF index of two images: the primary (attribute 0x030000,
+    /// "baseline MP primary image", at offset 0) and the gain map (attribute 0: no MP type,
+    /// which is what tells a map from a stereo pair's other eye), each with its size; offsets
+    /// count from the TIFF header that follows "MPF\0". Big-endian, 86 bytes.
+    static func mpfIndex(primarySize: Int, mapSize: Int, mapOffset: Int) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        func u32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        var b = Array("MPF\0".utf8) + Array("MM".utf8) + u16(42) + u32(8)
+        b += u16(3)
+        b += u16(0xB000) + u16(7) + u32(4) + Array("0100".utf8)          // MPFVersion
+        b += u16(0xB001) + u16(4) + u32(1) + u32(2)                       // NumberOfImages
+        b += u16(0xB002) + u16(7) + u32(32) + u32(8 + 2 + 3 * 12 + 4)     // MPEntry, after the IFD
+        b += u32(0)                                                       // no next IFD
+        b += u32(0x0003_0000) + u32(primarySize) + u32(0) + u16(0) + u16(0)
+        b += u32(0) + u32(mapSize) + u32(mapOffset) + u16(0) + u16(0)
+        return b
     }
 }

@@ -64,6 +64,20 @@ extension GainMap {
     /// primary (of no MP type: a stereo pair's "disparity" image is not a map), whose own
     /// segments say it is one (ISO 21496-1 APP2, else `hdrgm` XMP, else Apple's XMP).
     public static func search(jpeg bytes: [UInt8]) -> Search {
+        var range: Range<Int>?
+        return find(bytes, map: &range)
+    }
+
+    /// `search(jpeg:)`, with the map's JPEG as the file holds it when one is found.
+    static func read(jpeg bytes: [UInt8]) -> (search: Search, jpeg: [UInt8]?) {
+        var range: Range<Int>?
+        let search = find(bytes, map: &range)
+        guard case .found = search, let range else { return (search, nil) }
+        return (search, Array(bytes[range]))
+    }
+
+    /// The search; `map` is set to where the map's JPEG lies in `bytes`.
+    private static func find(_ bytes: [UInt8], map range: inout Range<Int>?) -> Search {
         let primary = JPEGSegments(bytes, from: 0)
         guard let mpf = primary.payload(app: 0xe2, prefix: Array("MPF\0".utf8)) else { return .none }
         let tiff = mpf.offset
@@ -79,6 +93,7 @@ extension GainMap {
             return .damaged("the gain map (\(entry.size) bytes from byte \(start)) runs past the end of the file (\(bytes.count) bytes)")
         }
         let map = Array(bytes[start..<(start + entry.size)])
+        range = start..<(start + entry.size)
         guard map.starts(with: [0xff, 0xd8]) else { return .damaged("the MPF index points at byte \(start), where no JPEG starts") }
         let segments = JPEGSegments(map, from: 0)
         guard let frame = segments.frame else { return .damaged("the gain map's JPEG has no frame header") }

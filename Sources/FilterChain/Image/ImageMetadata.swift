@@ -25,6 +25,9 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// characteristics, matrix coefficients and range, as ITU-T H.273 numbers them), kept for
     /// colour management; formats without nclx get the nearest ICC description instead.
     public var nclx: NCLXColor?
+    /// An HDR gain map beside the image (a JPEG's Ultra HDR, ISO 21496-1 or Apple's map), kept
+    /// to outputs while every step leaves it as it is (see README, "HDR gain maps").
+    public var gainMap: GainMapImage?
 
     public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, pngColor: PNGColorChunks? = nil,
                 xmp: [UInt8]? = nil, extendedXMP: ExtendedXMP? = nil, comments: [[UInt8]] = [],
@@ -73,6 +76,7 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
         if let resolution { parts.append("\(resolution)") }
         if !pngChunks.isEmpty { parts.append(pngChunks.map(\.type).joined(separator: " ")) }
         if let nclx { parts.append("\(nclx)") }
+        if let gainMap { parts.append("HDR gain map (\(gainMap.map.source.title), \(gainMap.map.width)x\(gainMap.map.height), \(gainMap.jpeg.count) bytes)") }
         if let c = pngColor {
             if let intent = c.srgbIntent { parts.append("sRGB (intent \(intent))") }
             if let g = c.gamma { parts.append("gAMA \(g)") }
@@ -85,6 +89,18 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     public var iccColorSpace: String? {
         guard let icc = iccProfile, icc.count >= 20 else { return nil }
         return String(decoding: icc[16..<20], as: UTF8.self)
+    }
+}
+
+/// An HDR gain map as a file holds it: its JPEG, bytes for bytes, and what it says.
+public struct GainMapImage: Hashable, Sendable {
+    public var map: GainMap
+    /// The map's JPEG (its own segments: the ISO 21496-1 or hdrgm metadata, Apple's XMP).
+    public var jpeg: [UInt8]
+
+    public init(map: GainMap, jpeg: [UInt8]) {
+        self.map = map
+        self.jpeg = jpeg
     }
 }
 

@@ -400,8 +400,8 @@ public final class Renderer: Sendable {
         let budget = JobBudget(limit: 2 * pool.threadCount)
         do {
             for i in outputs.indices {
-                let (sink, note) = try makeSink(i, job: job, budget: budget, formats: formats, outputs: outputs)
-                if let note { colourNotes.append("\(reader.name): \(note)") }
+                let (sink, notes) = try makeSink(i, job: job, budget: budget, formats: formats, outputs: outputs)
+                colourNotes += notes.map { "\(reader.name): \($0)" }
                 sinks.append(sink)
             }
             let run = ImageRun(plan: job.plan, source: reader, images: job.images, sinks: sinks,
@@ -424,12 +424,14 @@ public final class Renderer: Sendable {
                             warnings: reader.warnings, values: job.values)
     }
 
-    /// Output `i`'s sink: a file's encoder, or an image in memory; and the colour note it has.
+    /// Output `i`'s sink: a file's encoder, or an image in memory; and the notes it has (its
+    /// colour's, its gain map's).
     private func makeSink(_ i: Int, job: Job, budget: JobBudget, formats: [ImageFormat?], outputs: [RenderOutput])
-        throws -> (Sink, String?) {
+        throws -> (Sink, [String]) {
         let plan = job.plan
         let size = plan.size(ofOutput: i)
-        let out = try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs)
+        var out = try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs)
+        let notes = [out.note, gainMapFate(i, metadata: &out.metadata, job: job, formats: formats, outputs: outputs)].compactMap { $0 }
         let rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                             stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
                             colour: (out.leg, job.chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
@@ -440,7 +442,7 @@ public final class Renderer: Sendable {
                                                               format: rows.layout.format, metadata: out.metadata,
                                                               inks: out.inks),
                                          options: options, optionsChecked: true)
-            return (FileSink(writer: writer, rows: rows, budget: budget), out.note)
+            return (FileSink(writer: writer, rows: rows, budget: budget), notes)
         case .memory:
             // Turned grey at the end if neutral, unless its profile describes colour only.
             var greyLayout = out.layout
@@ -448,8 +450,31 @@ public final class Renderer: Sendable {
             let greyAllowed = try outputColour(i, layout: greyLayout, job: job, formats: formats, outputs: outputs)
                 .layout.format.channels.isGrey
             return (MemorySink(rows: rows, greyIfNeutral: job.policies[i].greyIfNeutral && greyAllowed,
-                               metadata: out.metadata), out.note)
+                               metadata: out.metadata), notes)
         }
+    }
+
+    /// What becomes of the source's HDR gain map at output `i`: kept as it is while every
+    /// step before it leaves the map so (`ResolvedChain.gainMapBlocker`) and the output's
+    /// format holds one; otherwise left out, with the note that says why. An image in memory
+    /// holds no map.
+    private func gainMapFate(_ i: Int, metadata: inout ImageMetadata, job: Job, formats: [ImageFormat?],
+                             outputs: [RenderOutput]) -> String? {
+        guard metadata.gainMap != nil else { return nil }
+        defer { if case .memory = outputs[i].target { metadata.gainMap = nil } }
+        guard case .file = outputs[i].target, let format = formats[i] else { return nil }
+        let why: String
+        if job.info.appliedOrientation != nil {
+            why = "the EXIF orientation turned the image, and gain maps do not follow geometry yet"
+        } else if let blocker = job.chain.gainMapBlocker(upTo: outputs[i].step) {
+            why = blocker
+        } else if !format.declaration.capabilities.metadata.contains(.gainMap) {
+            why = "\(format.declaration.name) has no place for one"
+        } else {
+            return nil
+        }
+        metadata.gainMap = nil
+        return "its HDR gain map is not kept (\(why)); the output is the SDR image only"
     }
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would

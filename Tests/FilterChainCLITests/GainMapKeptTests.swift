@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import FilterChain
+
+/// A JPEG's HDR gain map through a render: kept, bytes for bytes, beside a JPEG output while
+/// every step leaves it as it is (colour and tone), with the MPF index that points at it;
+/// left out, with a note that says why, for geometry, layers and formats without a place for
+/// one; a damaged map is harmless damage with its reason. The container is read back here by
+/// hand (CIPA DC-007's MPF), not by the library's reader. Files from ../shared/conformance/hdr
+/// (manifest.tsv says what each holds).
+@Suite struct GainMapKeptTests {
+    let folder = CLI.temporaryFolder()
+    static let hdr = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance/hdr/files")
+
+    func apply(_ name: String, chain: String = #"{"version": 1, "filters": []}"#, output: String = "out.jpg",
+               extra: [String] = []) throws -> (CLI.Result, [UInt8]?) {
+        let input = Self.hdr.appendingPathComponent(name).path
+        let path = folder + "/" + output
+        try? FileManager.default.removeItem(atPath: path)
+        try Data(chain.utf8).write(to: URL(fileURLWithPath: folder + "/chain.json"))
+        let r = try CLI.run(["apply", folder + "/chain.json", input, path] + extra, in: folder)
+        return (r, FileManager.default.contents(atPath: path).map { Array($0) })
+    }
+
+    static func be16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
+    static func be32(_ b: [UInt8], _ i: Int) -> Int { be16(b, i) << 16 | be16(b, i + 2) }
+    static func le16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i + 1]) << 8 | Int(b[i]) }
+    static func le32(_ b: [UInt8], _ i: Int) -> Int { le16(b, i + 2) << 16 | le16(b, i) }
+
+    /// The images an MPF index lists (attribute, size, absolute start), read by hand: the
+    /// primary's APP2 "MPF\0", its TIFF header (either byte order), tag 0xB002's entries.
+    static func mpfImages(_ b: [UInt8]) -> [(attribute: Int, size: Int, start: Int)] {
+        var i = 2
+        while i + 4 <= b.count, b[i] == 0xff, b[i + 1] != 0xda {
+            let length = be16(b, i + 2)
+            if b[i + 1] == 0xe2, Array(b[(i + 4)..<(i + 8)]) == Array("MPF\0".utf8) {
+                let t = i + 8
+                let big = b[t] == 0x4d
+                let u16 = { (k: Int) in big ? be16(b, t + k) : le16(b, t + k) }
+                let u32 = { (k: Int) in big ? be32(b, t + k) : le32(b, t + k) }
+                let ifd = u32(4)
+                for e in 0..<u16(ifd) where u16(ifd + 2 + 12 * e) == 0xB002 {
+                    let at = u32(ifd + 2 + 12 * e + 8)
+                    return (0..<(u32(ifd + 2 + 12 * e + 4) / 16)).map { n in
+                        let entry = at + 16 * n
+                        let offset = u32(entry + 8)
+                        return (u32(entry), u32(entry + 4), n == 0 ? 0 : t + offset)
+                    }
+                }
+            }
+            i += 2 + length
+        }
+        return []
+    }
+
+    /// The map's JPEG, as the MPF index places it.
+    static func mapBytes(_ b: [UInt8]) -> [UInt8]? {
+        let images = mpfImages(b)
+        guard images.count == 2, images[1].start + images[1].size <= b.count else { return nil }
+        return Array(b[images[1].start..<(images[1].start + images[1].size)])
+    }
+
+    @Test(arguments: ["gen_chelsea_300x451_s2.jpg", "gen_chelsea_xmp_only_s2.jpg", "gen_astronaut_rgbmap_255x341_s2.jpg",
+                      "libultrahdr_apple_gainmap_new.jpg", "pillow_frame_size.mpo"])
+    func aColourChainKeepsTheMapBytesForBytes(file: String) throws {
+        let source = try Array(Data(contentsOf: Self.hdr.appendingPathComponent(file)))
+        let (r, out) = try apply(file, chain: #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "exposure", "parameters": {"ev": 0.5}}]}"#)
+        let bytes = try #require(out, "\(r.stderr)")
+        #expect(r.status == 0 && !r.stderr.contains("gain map"), "\(r.stderr)")
+        let images = Self.mpfImages(bytes)
+        #expect(images.count == 2)
+        #expect(images.first?.attribute == 0x030000 && images.last?.attribute == 0)
+        // The primary's size, and the map right after it.
+        #expect(images.first?.size == images.last?.start, "\(images)")
+        #expect(images.last.map { $0.start + $0.size } == bytes.count)
+        let map = try #require(Self.mapBytes(bytes))
+        #expect(map == Self.mapBytes(source))
+        // The library's reader finds the same map in the output as in the source.
+        #expect(GainMap.search(jpeg: bytes) == GainMap.search(jpeg: source))
+        // The primary is the chain's SDR image: brighter than the source's.
+        let decoded = try RasterImage(decoding: bytes)
+        let original = try RasterImage(decoding: source)
+        #expect(decoded.width == original.width && decoded.height == original.height)
+        let mean = { (image: RasterImage) in Double(image.samples.reduce(0, +)) / Double(image.samples.count) }
+        #expect(mean(decoded) > mean(original) * 1.15)
+    }
+
+    @Test func aGeometryStepOrAnotherFormatLeavesTheMapOutAndSaysWhy() throws {
+        let resize = #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize", "parameters": {"width": 100}}]}"#
+        let (r, out) = try apply("gen_chelsea_300x451_s2.jpg", chain: resize)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("gen_chelsea_300x451_s2.jpg: its HDR gain map is not kept (step 1 (resize) changes the geometry, which gain maps do not follow yet); the output is the SDR image only"), "\(r.stderr)")
+        #expect(Self.mpfImages(try #require(out)).isEmpty)
+        let (png, written) = try apply("gen_chelsea_300x451_s2.jpg", output: "out.png")
+        #expect(png.status == 0 && written != nil)
+        #expect(png.stderr.contains("its HDR gain map is not kept (PNG has no place for one); the output is the SDR image only"), "\(png.stderr)")
+        let (stripped, plain) = try apply("gen_chelsea_300x451_s2.jpg", extra: ["--strip"])
+        #expect(stripped.stderr.contains("--strip leaves out the HDR gain map"), "\(stripped.stderr)")
+        #expect(Self.mpfImages(try #require(plain)).isEmpty)
+    }
+
+    @Test func aDamagedGainMapIsHarmlessDamageWithItsReason() throws {
+        let (r, out) = try apply("bad_mpf_offset_past_eof.jpg")
+        #expect(r.status == 0 && out != nil, "\(r.stderr)")
+        #expect(r.stderr.contains("bad_mpf_offset_past_eof.jpg: an HDR gain map was left out: the gain map's offset in the MPF index (386288) lies past the end of the file"),
+                "\(r.stderr)")
+        #expect(Self.mpfImages(try #require(out)).isEmpty)
+    }
+
+    @Test(arguments: ["pillow_sugarshack.mpo", "pillow_ignore_frame_size.mpo"])
+    func aStereoPairsSecondImageIsNoGainMap(file: String) throws {
+        let (r, out) = try apply(file)
+        #expect(r.status == 0 && out != nil, "\(r.stderr)")
+        #expect(!r.stderr.contains("gain map"), "\(r.stderr)")
+        #expect(Self.mpfImages(try #require(out)).isEmpty)
+    }
+}

@@ -1,0 +1,103 @@
+"""HDR gain maps kept through a chain, read back by the field's reference decoder.
+
+The oracle is libultrahdr, through the newest libvips on PyPI (pyvips-binary 8.18:
+`uhdrload`, `uhdr2scRGB`). For each Ultra HDR / ISO 21496-1 / Apple JPEG of
+../shared/conformance/hdr, filterchain applies a tone step (exposure +0.5, which leaves a map
+as it is) and writes a JPEG. libultrahdr must find the same map (its bytes and metadata) in
+the output, and the output's HDR rendition must be what the rule says: HDR = edited SDR x
+the input's gain, per ISO 21496-1 (hdr = (sdr + offset_sdr) G - offset_hdr), with G taken
+from the input's own reconstruction, so a decoder defect cancels out. Compared in log2
+luminance over 8x8 blocks, where the SDR image is not clipped.
+
+Run from the package root after `swift build`: python3 -m pytest Tests/Oracle -q
+(FILTERCHAIN_BIN: the folder of the built programs, default .build/debug).
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+pyvips = pytest.importorskip("pyvips") if not os.environ.get("CI") else __import__("pyvips")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("FILTERCHAIN_BIN", os.path.join(ROOT, ".build", "debug"))
+HDR = os.path.join(os.path.dirname(ROOT), "shared", "conformance", "hdr", "files")
+CHAIN = {"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "exposure",
+                                    "parameters": {"ev": 0.5}}]}
+FILES = ["gen_chelsea_300x451_s2.jpg", "gen_chelsea_xmp_only_s2.jpg", "gen_astronaut_rgbmap_255x341_s2.jpg",
+         "gen_coffee_333x251_s4.jpg", "libultrahdr_apple_gainmap_new.jpg", "libultrahdr_apple_gainmap_old.jpg"]
+
+
+def array(image):
+    return np.ndarray(buffer=image.write_to_memory(), dtype=np.float32 if image.format == "float" else np.uint8,
+                      shape=[image.height, image.width, image.bands])
+
+
+def srgb_to_linear(v):
+    v = v / 255.0
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def renditions(path):
+    """The SDR primary (linear) and libultrahdr's HDR reconstruction (scRGB), and the metadata."""
+    image = pyvips.Image.uhdrload(path)
+    meta = {k: image.get(k) for k in image.get_fields() if k.startswith("gainmap-") and k != "gainmap-data"}
+    sdr = srgb_to_linear(array(image.extract_band(0, n=3)).astype(np.float64))
+    hdr = array(image.uhdr2scRGB()).astype(np.float64)[:, :, :3]
+    return sdr, hdr, meta, image.get("gainmap-data")
+
+
+def blocks(v, n=8):
+    h, w = (v.shape[0] // n) * n, (v.shape[1] // n) * n
+    return v[:h, :w].reshape(h // n, n, w // n, n).mean(axis=(1, 3))
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_tone_step_keeps_the_map_and_hdr_is_edited_sdr_times_gain(name):
+    with tempfile.TemporaryDirectory() as folder:
+        chain = os.path.join(folder, "chain.json")
+        with open(chain, "w") as f:
+            json.dump(CHAIN, f)
+        out = os.path.join(folder, "out.jpg")
+        r = subprocess.run([os.path.join(BIN, "filterchain"), "apply", chain, os.path.join(HDR, name), out],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert "gain map" not in r.stderr, r.stderr
+        sdr_in, hdr_in, meta_in, map_in = renditions(os.path.join(HDR, name))
+        sdr_out, hdr_out, meta_out, map_out = renditions(out)
+    assert map_out == map_in
+    assert meta_out == meta_in
+    o_sdr = np.array(meta_in["gainmap-offset-sdr"])
+    o_hdr = np.array(meta_in["gainmap-offset-hdr"])
+    # Black pixels (sdr + offset = 0, an Apple map has no offsets) say nothing of the gain.
+    base = sdr_in + o_sdr
+    gain = np.where(base > 1e-6, (hdr_in + o_hdr) / np.maximum(base, 1e-6), 1.0)
+    predicted = (sdr_out + o_sdr) * gain - o_hdr
+    weights = np.array([0.2126, 0.7152, 0.0722])
+    lum = lambda v: np.log2(np.maximum(blocks(v @ weights), 1e-4))
+    # Where neither SDR image clips (the tone step pushes highlights to 1.0, where the edit is lost).
+    usable = (blocks(sdr_out.max(axis=2)) < 0.95) & (blocks(sdr_in.max(axis=2)) < 0.95) & (blocks(sdr_in.min(axis=2)) > 1e-3)
+    assert usable.mean() > 0.3
+    error = np.abs(lum(hdr_out) - lum(predicted))[usable]
+    assert np.percentile(error, 99) < 0.1, (np.percentile(error, 50), np.percentile(error, 99), error.max())
+    # And the edit shows in the HDR rendition: brighter than the input's.
+    assert np.median((lum(hdr_out) - lum(hdr_in))[usable]) > 0.4
+
+
+def test_a_geometry_step_writes_sdr_without_a_map():
+    with tempfile.TemporaryDirectory() as folder:
+        chain = os.path.join(folder, "chain.json")
+        with open(chain, "w") as f:
+            json.dump({"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize",
+                                                  "parameters": {"width": 120}}]}, f)
+        out = os.path.join(folder, "out.jpg")
+        r = subprocess.run([os.path.join(BIN, "filterchain"), "apply", chain, os.path.join(HDR, FILES[0]), out],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert "its HDR gain map is not kept" in r.stderr
+        image = pyvips.Image.new_from_file(out)
+        assert "gainmap-data" not in image.get_fields()
