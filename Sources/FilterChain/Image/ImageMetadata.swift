@@ -97,11 +97,6 @@ public struct GainMapImage: Hashable, Sendable {
     public var map: GainMap
     /// The map's JPEG (its own segments: the ISO 21496-1 or hdrgm metadata, Apple's XMP).
     public var jpeg: [UInt8]
-
-    public init(map: GainMap, jpeg: [UInt8]) {
-        self.map = map
-        self.jpeg = jpeg
-    }
 }
 
 /// sRGB, gAMA and cHRM, as stored (fixed point, times 100000).
