@@ -4,8 +4,9 @@ import FilterChain
 
 /// A JPEG's HDR gain map through a render: kept, bytes for bytes, beside a JPEG output while
 /// every step leaves it as it is (colour and tone), with the MPF index that points at it;
-/// left out, with a note that says why, for geometry, layers and formats without a place for
-/// one; a damaged map is harmless damage with its reason. The container is read back here by
+/// moved with the image by geometry, at its own scale; left out, with a note that says why,
+/// for layers and formats without a place for one; a damaged map is harmless damage with
+/// its reason. The container is read back here by
 /// hand (CIPA DC-007's MPF), not by the library's reader. Files from ../shared/conformance/hdr
 /// (manifest.tsv says what each holds).
 @Suite struct GainMapKeptTests {
@@ -85,11 +86,45 @@ import FilterChain
         #expect(mean(decoded) > mean(original) * 1.15)
     }
 
-    @Test func aGeometryStepOrAnotherFormatLeavesTheMapOutAndSaysWhy() throws {
+    /// A JPEG's frame size (SOF), read by hand.
+    static func frameSize(_ b: [UInt8]) -> (width: Int, height: Int)? {
+        var i = 2
+        while i + 9 < b.count, b[i] == 0xff {
+            if [0xc0, 0xc1, 0xc2].contains(b[i + 1]) { return (be16(b, i + 7), be16(b, i + 5)) }
+            i += 2 + be16(b, i + 2)
+        }
+        return nil
+    }
+
+    @Test func geometryMovesTheMapWithTheImageAtItsOwnScale() throws {
+        // chelsea: 300x451, its map 150x225 (half). Width 100: 100x150, the map 50x75.
         let resize = #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize", "parameters": {"width": 100}}]}"#
         let (r, out) = try apply("gen_chelsea_300x451_s2.jpg", chain: resize)
+        let bytes = try #require(out, "\(r.stderr)")
+        #expect(r.status == 0 && !r.stderr.contains("gain map"), "\(r.stderr)")
+        #expect(Self.frameSize(bytes)! == (100, 150))
+        let map = try #require(Self.mapBytes(bytes))
+        #expect(Self.frameSize(map)! == (50, 75))
+        // Its metadata is the source's: the ISO 21496-1 segment first, as libultrahdr places it.
+        #expect(Array(map[2..<4]) == [0xff, 0xe2] && Array(map[6..<(6 + 28)]) == Array("urn:iso:std:iso:ts:21496:-1\0".utf8))
+        guard case .found(let moved) = GainMap.search(jpeg: bytes),
+              case .found(let original) = GainMap.search(jpeg: try Array(Data(contentsOf: Self.hdr.appendingPathComponent("gen_chelsea_300x451_s2.jpg")))) else {
+            Issue.record("no gain map found"); return
+        }
+        #expect(moved.gainMapMax == original.gainMapMax && moved.alternateHeadroom == original.alternateHeadroom && moved.width == 50)
+        // A crop of 201x150 at (37, 51), turned: the map's crop rounded outward (18..119 x 25..101), turned.
+        let crop = #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "crop", "parameters": {"x": 37, "y": 51, "width": 201, "height": 150}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "rotate", "parameters": {"angle": 90}}]}"#
+        let (c, cropped) = try apply("gen_chelsea_300x451_s2.jpg", chain: crop)
+        let cropBytes = try #require(cropped, "\(c.stderr)")
+        #expect(Self.frameSize(cropBytes)! == (150, 201))
+        #expect(Self.frameSize(try #require(Self.mapBytes(cropBytes)))! == (76, 101))
+    }
+
+    @Test func aLayerOrAnotherFormatLeavesTheMapOutAndSaysWhy() throws {
+        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "gaussianBlur", "name": "soft", "parameters": {"sigma": 3}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "parameters": {"layer": "soft"}}]}"#
+        let (r, out) = try apply("gen_chelsea_300x451_s2.jpg", chain: blend)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("gen_chelsea_300x451_s2.jpg: its HDR gain map is not kept (step 1 (resize) changes the geometry, which gain maps do not follow yet); the output is the SDR image only"), "\(r.stderr)")
+        #expect(r.stderr.contains("gen_chelsea_300x451_s2.jpg: its HDR gain map is not kept (step 2 (blend) lays another image over it, which gain maps do not follow yet); the output is the SDR image only"), "\(r.stderr)")
         #expect(Self.mpfImages(try #require(out)).isEmpty)
         let (png, written) = try apply("gen_chelsea_300x451_s2.jpg", output: "out.png")
         #expect(png.status == 0 && written != nil)

@@ -76,19 +76,6 @@ public struct ResolvedChain: StepGraph {
         file = chain.file
     }
 
-    /// Why a source's HDR gain map cannot stay as it is through the steps before output
-    /// position `position` (nil: it can). Colour, tone, blurs, sharpening and masks leave it
-    /// (HDR = edited SDR x gain, the Ultra HDR editing guideline); a step that changes the
-    /// geometry or lays another image over does not, until the map follows them (issue 37).
-    func gainMapBlocker(upTo position: Int) -> String? {
-        for i in 0..<min(position, steps.count) where steps[i].enabled {
-            let title = "step \(i + 1) (\(steps[i].label))"
-            if steps[i].filter.isGeometry { return "\(title) changes the geometry, which gain maps do not follow yet" }
-            if !steps[i].filter.layerReferences.isEmpty { return "\(title) lays another image over it, which gain maps do not follow yet" }
-        }
-        return nil
-    }
-
     /// Steps `range` of the chain, with its images and working space.
     func slice(_ range: Range<Int>, images: [ChainImage]) -> ResolvedChain {
         var copy = self

@@ -83,7 +83,7 @@ final class JPEGEncoder: RowEncoder {
         }
         if let gainMap = metadata.gainMap {
             // ISO 21496-1's version box in the primary says that the map's metadata is ISO's.
-            if gainMap.map.source == .iso21496 { list.append((0xE2, Array("urn:iso:std:iso:ts:21496:-1\0".utf8) + [0, 0, 0, 0])) }
+            if gainMap.map.source == .iso21496 { list.append((0xE2, GainMap.isoPrefix + [0, 0, 0, 0])) }
             list.append((0xE2, UltraHDR.mpfIndex(primarySize: 0, mapSize: 0, mapOffset: 0)))
         }
         return list

@@ -101,7 +101,7 @@ extension GainMap {
                             byteCount: map.count, gainMapMin: [0, 0, 0], gainMapMax: [0, 0, 0], gamma: [1, 1, 1],
                             baseOffset: [0, 0, 0], alternateOffset: [0, 0, 0], baseHeadroom: 0, alternateHeadroom: 0,
                             baseIsHDR: false, usesBaseColourSpace: true)
-        let iso = segments.payload(app: 0xe2, prefix: Array("urn:iso:std:iso:ts:21496:-1\0".utf8))
+        let iso = segments.payload(app: 0xe2, prefix: isoPrefix)
         let xmp = segments.payload(app: 0xe1, prefix: Array("http://ns.adobe.com/xap/1.0/\0".utf8))
             .map { String(decoding: $0.bytes, as: UTF8.self) }
         if let iso {
@@ -130,6 +130,9 @@ extension GainMap {
             return .damaged("the file cannot be read again to find its gain map: \(error.why)")
         }
     }
+
+    /// The start of ISO 21496-1's APP2 segment.
+    static let isoPrefix = Array("urn:iso:std:iso:ts:21496:-1\0".utf8)
 
     /// What makes the values unusable, or nil.
     var problem: String? {

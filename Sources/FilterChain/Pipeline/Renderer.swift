@@ -454,26 +454,31 @@ public final class Renderer: Sendable {
         }
     }
 
-    /// What becomes of the source's HDR gain map at output `i`: kept as it is while every
-    /// step before it leaves the map so (`ResolvedChain.gainMapBlocker`) and the output's
-    /// format holds one; otherwise left out, with the note that says why. An image in memory
-    /// holds no map.
+    /// What becomes of the source's HDR gain map at output `i`: written where the output's
+    /// format holds one, as it is or moved by the geometry before the output
+    /// (`ResolvedChain.gainMapPath`, GainMap+Geometry.swift); otherwise left out, with the note
+    /// that says why. An image in memory holds no map.
     private func gainMapFate(_ i: Int, metadata: inout ImageMetadata, job: Job, formats: [ImageFormat?],
                              outputs: [RenderOutput]) -> String? {
-        guard metadata.gainMap != nil else { return nil }
-        defer { if case .memory = outputs[i].target { metadata.gainMap = nil } }
+        guard let gainMap = metadata.gainMap else { return nil }
+        metadata.gainMap = nil
         guard case .file = outputs[i].target, let format = formats[i] else { return nil }
         let why: String
-        if job.info.appliedOrientation != nil {
-            why = "the EXIF orientation turned the image, and gain maps do not follow geometry yet"
-        } else if let blocker = job.chain.gainMapBlocker(upTo: outputs[i].step) {
-            why = blocker
-        } else if !format.declaration.capabilities.metadata.contains(.gainMap) {
+        if !format.declaration.capabilities.metadata.contains(.gainMap) {
             why = "\(format.declaration.name) has no place for one"
         } else {
-            return nil
+            switch job.chain.gainMapPath(upTo: outputs[i].step, source: ImageSize(width: job.info.width, height: job.info.height)) {
+            case .blocked(let reason):
+                why = reason
+            case .follows(let layouts):
+                do {
+                    metadata.gainMap = try gainMap.following(layouts, orientation: job.info.appliedOrientation)
+                    return nil
+                } catch {
+                    why = "it could not be moved with the image: \(error)"
+                }
+            }
         }
-        metadata.gainMap = nil
         return "its HDR gain map is not kept (\(why)); the output is the SDR image only"
     }
 
