@@ -162,6 +162,31 @@ def test_the_map_follows_a_resize(name):
             held_to_rule(out, gain[:h, :width], meta, 0.15)
 
 
+def test_the_map_follows_an_exif_orientation():
+    """The primary's EXIF Orientation set to 6 (turn 90 degrees clockwise) in a copy: the
+    output is upright, and so is its map."""
+    source = os.path.join(HDR, "gen_chelsea_300x451_s2.jpg")
+    with open(source, "rb") as f:
+        data = f.read()
+    tag = bytes([0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00])   # little-endian Orientation = 1
+    assert data.count(tag) == 1
+    gain, _, _, meta = gain_of(source)
+    with tempfile.TemporaryDirectory() as folder:
+        turned = os.path.join(folder, "turned.jpg")
+        with open(turned, "wb") as f:
+            f.write(data.replace(tag, tag[:8] + bytes([0x06, 0x00])))
+        chain = os.path.join(folder, "chain.json")
+        with open(chain, "w") as f:
+            json.dump({"version": 1, "filters": []}, f)
+        out = os.path.join(folder, "out.jpg")
+        r = subprocess.run([os.path.join(BIN, "filterchain"), "apply", chain, turned, out], capture_output=True, text=True)
+        assert r.returncode == 0 and "gain map" not in r.stderr, r.stderr
+        assert pyvips.Image.new_from_file(out).width == 451
+        held_to_rule(out, np.rot90(gain, k=-1), meta, 0.15)
+        with pytest.raises(AssertionError):
+            held_to_rule(out, np.ascontiguousarray(np.resize(gain, (300, 451, 3))), meta, 0.15)
+
+
 def test_a_step_that_lays_an_image_over_writes_sdr_without_a_map():
     with tempfile.TemporaryDirectory() as folder:
         chain = os.path.join(folder, "chain.json")
