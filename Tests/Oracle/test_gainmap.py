@@ -101,7 +101,7 @@ def apply(chain_steps, name, folder):
                                              for k, s in enumerate(chain_steps)]}, f)
     out = os.path.join(folder, "out.jpg")
     r = subprocess.run([os.path.join(BIN, "filterchain"), "apply", chain, os.path.join(HDR, name), out],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True)   # an absolute `name` is taken as it is
     assert r.returncode == 0, r.stderr
     assert "gain map" not in r.stderr, r.stderr
     return out
@@ -185,6 +185,34 @@ def test_the_map_follows_an_exif_orientation():
         held_to_rule(out, np.rot90(gain, k=-1), meta, 0.15)
         with pytest.raises(AssertionError):
             held_to_rule(out, np.ascontiguousarray(np.resize(gain, (300, 451, 3))), meta, 0.15)
+
+
+def test_a_map_libultrahdr_writes_is_read_and_kept():
+    """An Ultra HDR JPEG written by libultrahdr itself (uhdrsave: its ISO 21496-1 metadata
+    with one common denominator) is read, its map kept through a tone step and a resize."""
+    with tempfile.TemporaryDirectory() as folder:
+        base = pyvips.Image.new_from_file(os.path.join(ROOT, "samples", "coffee.png"))[0:3].resize(0.5)
+        ramp = (pyvips.Image.xyz(base.width // 4, base.height // 4)[0] * (255 / (base.width // 4))).cast("uchar")
+        for n, v in (("gainmap-max-content-boost", [8.0] * 3), ("gainmap-min-content-boost", [1.0] * 3),
+                     ("gainmap-gamma", [1.0] * 3), ("gainmap-offset-sdr", [0.0] * 3), ("gainmap-offset-hdr", [0.0] * 3)):
+            base.set_type(pyvips.GValue.array_double_type, n, v)
+        base.set_type(pyvips.GValue.gdouble_type, "gainmap-hdr-capacity-min", 1.0)
+        base.set_type(pyvips.GValue.gdouble_type, "gainmap-hdr-capacity-max", 8.0)
+        base.set_type(pyvips.GValue.gint_type, "gainmap-use-base-cg", 1)
+        base.set_type(pyvips.GValue.image_type, "gainmap", ramp)
+        made = os.path.join(folder, "made.jpg")
+        base.uhdrsave(made, Q=92)
+        info = subprocess.run([os.path.join(BIN, "filterchain"), "info", made, "--json"], capture_output=True, text=True)
+        assert info.returncode == 0, info.stderr
+        assert '"gainMap"' in info.stdout and "not usable" not in info.stdout, info.stdout
+        gain, _, _, meta = gain_of(made)
+        out = apply([{"type": "exposure", "parameters": {"ev": 0.5}}, {"type": "resize", "parameters": {"width": base.width // 2}}],
+                    made, folder)
+        h = pyvips.Image.new_from_file(out).height
+        g = pyvips.Image.new_from_memory(np.ascontiguousarray(gain.astype(np.float32)).tobytes(),
+                                         gain.shape[1], gain.shape[0], 3, "float")
+        resized = array(g.resize((base.width // 2) / gain.shape[1], vscale=h / gain.shape[0], kernel="linear")).astype(np.float64)
+        held_to_rule(out, resized, meta, 0.15)
 
 
 def test_a_step_that_lays_an_image_over_writes_sdr_without_a_map():

@@ -150,7 +150,8 @@ extension GainMap {
     }
 
     /// ISO 21496-1's binary metadata: minimum and writer version (16 bits each), flags (bit 7
-    /// several channels, bit 6 the base colour space), then fractions (32-bit numerator,
+    /// several channels, bit 6 the base colour space, bit 3 one common denominator, bit 2 the
+    /// base is HDR), then fractions (32-bit numerator,
     /// signed where the value may be negative, over a 32-bit denominator): base and alternate
     /// headroom, then per channel gain map min, max, gamma, base offset, alternate offset.
     /// The reason it cannot be read, or nil.
@@ -159,13 +160,20 @@ extension GainMap {
         guard b[0] == 0, b[1] == 0 else { return "needs version \(Int(b[0]) << 8 | Int(b[1])) to be read" }
         let channels = b[4] & 0x80 != 0 ? 3 : 1
         usesBaseColourSpace = b[4] & 0x40 != 0
-        let needed = 5 + 16 + channels * 40
+        // Bit 3: one denominator, written once first, for every value (libultrahdr writes so
+        // when they share one); else each value has its own.
+        let common = b[4] & 0x08 != 0
+        let needed = common ? 5 + 4 + 8 + channels * 20 : 5 + 16 + channels * 40
         guard b.count >= needed else { return "is cut short (\(b.count) of \(needed) bytes)" }
         var at = 5
+        func u32() -> UInt32 {
+            defer { at += 4 }
+            return UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+        }
+        let shared: UInt32? = common ? u32() : nil
         func fraction(signed: Bool) -> Double? {
-            let n = UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
-            let d = UInt32(b[at + 4]) << 24 | UInt32(b[at + 5]) << 16 | UInt32(b[at + 6]) << 8 | UInt32(b[at + 7])
-            at += 8
+            let n = u32()
+            let d = shared ?? u32()
             guard d != 0 else { return nil }
             return (signed ? Double(Int32(bitPattern: n)) : Double(n)) / Double(d)
         }
@@ -178,8 +186,9 @@ extension GainMap {
             (gainMapMin[c], gainMapMax[c], gamma[c], baseOffset[c], alternateOffset[c]) = (lo, hi, g, bo, ao)
         }
         if channels == 1 { spreadFirstChannel() }
-        // The direction: a base above the alternate's headroom is the HDR one.
-        baseIsHDR = baseHeadroom > alternateHeadroom
+        // The direction: bit 2 says the base is the HDR rendition; so does a base above the
+        // alternate's headroom.
+        baseIsHDR = b[4] & 0x04 != 0 || baseHeadroom > alternateHeadroom
         return nil
     }
 

@@ -92,4 +92,28 @@ import Testing
         #expect(map.readISO([0, 1, 0, 0, 0]) == "needs version 1 to be read")
         #expect(map.readISO(Array(iso.prefix(20)))?.contains("cut short") == true)
     }
+
+    /// ISO 21496-1 with one common denominator (flag bit 3), as libultrahdr writes values that
+    /// share one: the denominator once, then the numerators. Here d = 4: headrooms 0 and 3
+    /// stops (0/4, 12/4), min -0.5 (-2/4), max 3 (12/4), gamma 1 (4/4), offsets 0 and 0.25
+    /// (0/4, 1/4); flags 0x48 (one channel, base colour space, common denominator).
+    @Test func oneCommonDenominatorIsRead() {
+        var map = GainMap(width: 1, height: 1, channels: 1, source: .iso21496, byteCount: 0, gainMapMin: [0, 0, 0],
+                          gainMapMax: [0, 0, 0], gamma: [1, 1, 1], baseOffset: [0, 0, 0], alternateOffset: [0, 0, 0],
+                          baseHeadroom: 0, alternateHeadroom: 0, baseIsHDR: false, usesBaseColourSpace: false)
+        var iso: [UInt8] = [0, 0, 0, 0, 0x48]
+        for v in [4, 0, 12, -2, 12, 4, 0, 1] as [Int32] {
+            let u = UInt32(bitPattern: v)
+            iso += [UInt8(u >> 24), UInt8(u >> 16 & 255), UInt8(u >> 8 & 255), UInt8(u & 255)]
+        }
+        #expect(iso.count == 37)
+        #expect(map.readISO(iso) == nil)
+        #expect(map.baseHeadroom == 0 && map.alternateHeadroom == 3 && map.usesBaseColourSpace && !map.baseIsHDR)
+        #expect(map.gainMapMin == [-0.5, -0.5, -0.5] && map.gainMapMax == [3, 3, 3] && map.gamma == [1, 1, 1])
+        #expect(map.baseOffset == [0, 0, 0] && map.alternateOffset == [0.25, 0.25, 0.25])
+        #expect(map.readISO(Array(iso.prefix(36)))?.contains("cut short (36 of 37 bytes)") == true)
+        // Bit 2: the base is the HDR rendition.
+        iso[4] = 0x4c
+        #expect(map.readISO(iso) == nil && map.baseIsHDR)
+    }
 }
