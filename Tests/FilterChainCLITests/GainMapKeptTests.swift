@@ -112,6 +112,13 @@ import FilterChain
             Issue.record("no gain map found"); return
         }
         #expect(moved.gainMapMax == original.gainMapMax && moved.alternateHeadroom == original.alternateHeadroom && moved.width == 50)
+        // A fast resize, which decodes the base shrunk on load (1/4 here): the map (as large as
+        // its base in this file) is still sized by the image the chain sees.
+        let fast = #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize", "parameters": {"width": 100, "fast": true}}]}"#
+        let (f, quick) = try apply("gen_rocket_641x427_s1.jpg", chain: fast)
+        let quickBytes = try #require(quick, "\(f.stderr)")
+        #expect(Self.frameSize(quickBytes)! == (100, 67))
+        #expect(Self.frameSize(try #require(Self.mapBytes(quickBytes)))! == (100, 67))
         // A crop of 201x150 at (37, 51), turned: the map's crop rounded outward (18..119 x 25..101), turned.
         let crop = #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "crop", "parameters": {"x": 37, "y": 51, "width": 201, "height": 150}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "rotate", "parameters": {"angle": 90}}]}"#
         let (c, cropped) = try apply("gen_chelsea_300x451_s2.jpg", chain: crop)

@@ -264,6 +264,9 @@ public final class Renderer: Sendable {
         var values: ChainValues
         /// The source as first opened (a second reading gives the same).
         var info: ImageInfo
+        /// The source's size as the chain sees it: `info`'s, or the size before the decoder
+        /// shrank it on load.
+        var sourceSize: ImageSize
         var name: String
         var images: [RasterImage]
         var colour: InputColour
@@ -328,8 +331,9 @@ public final class Renderer: Sendable {
             if case .file = outputs[i].target { return policies[i].greyIfNeutral }
             return false
         }
-        return Job(chain: chain, values: values, info: info, name: reader.name, images: images, colour: colour, plan: plan,
-                   policies: policies, undecided: undecided)
+        return Job(chain: chain, values: values, info: info,
+                   sourceSize: opened.logicalSize ?? ImageSize(width: info.width, height: info.height),
+                   name: reader.name, images: images, colour: colour, plan: plan, policies: policies, undecided: undecided)
     }
 
     /// The plan for the resolved chain; a step that cannot apply names itself and the file.
@@ -467,7 +471,7 @@ public final class Renderer: Sendable {
         if !format.declaration.capabilities.metadata.contains(.gainMap) {
             why = "\(format.declaration.name) has no place for one"
         } else {
-            switch job.chain.gainMapPath(upTo: outputs[i].step, source: ImageSize(width: job.info.width, height: job.info.height)) {
+            switch job.chain.gainMapPath(upTo: outputs[i].step, source: job.sourceSize) {
             case .blocked(let reason):
                 why = reason
             case .follows(let layouts):
