@@ -10,7 +10,7 @@ import CAVIF
 /// the end: 8-bit rows as 8-bit AVIF, 16-bit rows as 10-bit AVIF. ICC, EXIF and XMP go in as
 /// libavif places them; an nclx box describes the colour too (see `colour`). What AVIF has no
 /// place for (comments, text, resolution) is said in a note.
-final class AVIFEncoder: RowEncoder {
+final class AVIFEncoder: WholeImageEncoder {
     private let output: OutputFile
     private let header: EncodeHeader
     private let metadata: ImageMetadata
@@ -18,7 +18,7 @@ final class AVIFEncoder: RowEncoder {
     private let effort: Int
     private let chroma: ChromaSubsampling
     private let alphaQuality: Int
-    private let pixels: WholeImageRows
+    let pixels: WholeImageRows
     private(set) var notes: [String] = []
 
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, effort: Int,
@@ -38,18 +38,8 @@ final class AVIFEncoder: RowEncoder {
         self.chroma = chroma
         self.alphaQuality = alphaQuality
         pixels = try WholeImageRows(header, file: output.name)
-        let dropped = metadata.withoutPlaceInBinaryFormats
-        if !dropped.isEmpty {
-            notes.append("AVIF has no place for \(dropped.joined(separator: ", ")); not written")
-        }
+        notes += metadata.notWritten(in: "AVIF")
     }
-
-    func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
-        pixels.append(source, stride: stride, count: count)
-        return []
-    }
-
-    func flush() throws {}
 
     /// libavif's quantizer for a quality, 0 (lossless) to 63, as libavif 1.x and libheif map it.
     static func quantizer(quality: Int) -> Int32 { Int32(((100 - quality) * 63 + 50) / 100) }

@@ -130,10 +130,7 @@ final class TIFFEncoder: RowEncoder {
             let tags = placement.dropped.map { "0x" + String($0, radix: 16, uppercase: true) }
             notes.append("EXIF IFD0 tag\(tags.count == 1 ? "" : "s") \(CodecRegistry.list(tags)) ha\(tags.count == 1 ? "s" : "ve") no place in a TIFF's IFD0; not written")
         }
-        let dropped = metadata.withoutPlaceInBinaryFormats
-        if !dropped.isEmpty {
-            notes.append("TIFF has no place for \(CodecRegistry.list(dropped)); not written")
-        }
+        notes += metadata.notWritten(in: "TIFF")
     }
 
     func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {

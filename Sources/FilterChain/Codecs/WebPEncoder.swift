@@ -3,7 +3,7 @@ import CWebP
 /// libwebp through the fc_webp shim. libwebp encodes a whole picture, so the rows are
 /// gathered (8-bit RGB or RGBA) and encoded at the end; ICC, EXIF and XMP go in through the
 /// muxer. What WebP has no place for (comments, text, resolution) is said in a note.
-final class WebPEncoder: RowEncoder {
+final class WebPEncoder: WholeImageEncoder {
     private let output: OutputFile
     private let header: EncodeHeader
     private let metadata: ImageMetadata
@@ -11,7 +11,7 @@ final class WebPEncoder: RowEncoder {
     private let lossless: Bool
     private let effort: Int
     private let alphaQuality: Int
-    private let pixels: WholeImageRows
+    let pixels: WholeImageRows
     private(set) var notes: [String] = []
 
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, lossless: Bool,
@@ -25,18 +25,8 @@ final class WebPEncoder: RowEncoder {
         self.effort = effort
         self.alphaQuality = alphaQuality
         pixels = try WholeImageRows(header, file: output.name)
-        let dropped = metadata.withoutPlaceInBinaryFormats
-        if !dropped.isEmpty {
-            notes.append("WebP has no place for \(dropped.joined(separator: ", ")); not written")
-        }
+        notes += metadata.notWritten(in: "WebP")
     }
-
-    func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
-        pixels.append(source, stride: stride, count: count)
-        return []
-    }
-
-    func flush() throws {}
 
     func finish() throws {
         var report = fc_webp_report()

@@ -49,3 +49,18 @@ extension ImageMetadata {
         }
     }
 }
+
+/// An encoder whose library takes the picture at once (libwebp, libavif): the rows are
+/// gathered in `pixels` as they are handed over and encoded in `finish()`.
+protocol WholeImageEncoder: RowEncoder {
+    var pixels: WholeImageRows { get }
+}
+
+extension WholeImageEncoder {
+    func write(rows source: UnsafeRawPointer, stride: Int, count: Int) throws -> [EncoderJob] {
+        pixels.append(source, stride: stride, count: count)
+        return []
+    }
+
+    func flush() throws {}
+}

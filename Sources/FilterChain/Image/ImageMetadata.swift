@@ -63,6 +63,13 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
         return dropped
     }
 
+    /// The note a format that holds neither comments nor text nor extended XMP writes for
+    /// what it leaves out ("WebP has no place for comments and text; not written"), or none.
+    func notWritten(in format: String) -> [String] {
+        let dropped = withoutPlaceInBinaryFormats
+        return dropped.isEmpty ? [] : ["\(format) has no place for \(CodecRegistry.list(dropped)); not written"]
+    }
+
     /// What is present, with sizes, never the bytes: "ICC profile (RGB, 3144 bytes), EXIF (220 bytes)".
     public var description: String {
         var parts: [String] = []
