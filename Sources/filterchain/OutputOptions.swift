@@ -66,6 +66,9 @@ struct CodecOptions: ParsableArguments {
     @Flag(help: "Decode damaged images as far as possible (the damage is reported as a warning) instead of refusing them.")
     var lenient = false
 
+    @Flag(help: "Refuse images with harmless damage too (a damaged EXIF block, stray bytes, a gain map that cannot be read), which are otherwise read without what was damaged and a warning; the opposite of --lenient.")
+    var strict = false
+
     /// The format options given, by their registry names: their own flags, then `--encode`.
     var settings: [String: EncodeOptionValue] {
         var s = flagSettings
@@ -176,6 +179,7 @@ struct CodecOptions: ParsableArguments {
     static var formatIDs: String { listText(CodecRegistry.writable.map(\.format.id), and: "or") }
 
     func validate() throws {
+        if strict && lenient { throw ValidationError("--strict and --lenient contradict each other; give one") }
         if let format, ImageFormat(rawValue: format)?.declaration.writes != true {
             throw ValidationError("--format: '\(format)' is not a format filterchain writes; use \(CodecOptions.formatIDs)")
         }
@@ -277,7 +281,7 @@ struct CodecOptions: ParsableArguments {
     }
 
     var decodeOptions: DecodeOptions {
-        DecodeOptions(maxPixels: maxPixels, autoOrient: !noAutoOrient, lenient: lenient)
+        DecodeOptions(maxPixels: maxPixels, autoOrient: !noAutoOrient, lenient: lenient, strict: strict)
     }
 
     /// The destination for a path ("-" is stdout), checked for a format it can be written in.

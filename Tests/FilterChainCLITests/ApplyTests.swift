@@ -186,6 +186,33 @@ import FilterChain
         #expect(same)
     }
 
+    /// `--strict` makes that harmless damage an error: exit status 1, one message naming the
+    /// file and the damage, nothing written and an existing output untouched; the clean file
+    /// passes. `--strict` with `--lenient` is a usage error.
+    @Test func strictRefusesHarmlessDamage() throws {
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/rocket.jpg")))
+        let second = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5]))
+        jpeg.insert(contentsOf: [UInt8](repeating: 0, count: 16), at: second)
+        try Data(jpeg).write(to: URL(fileURLWithPath: folder + "/stray.jpg"))
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: folder + "/kept.png"))
+        for command in [["apply", CLI.lookChain, "stray.jpg", "kept.png", "--strict"],
+                        ["apply", CLI.lookChain, "stray.jpg", "--output-dir", "out", "--strict"],
+                        ["steps", CLI.lookChain, "stray.jpg", "--output-dir", "s", "--strict"]] {
+            let r = try CLI.run(command, in: folder)
+            #expect(r.status == 1, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("stray.jpg: damaged JPEG data: stray bytes between JPEG segments were skipped (harmless damage) (refused: strict decoding)"),
+                    "\(command): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/kept.png")) == Data("keep".utf8))
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/out")) ?? []
+        let steps = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/s")) ?? []
+        #expect(written.isEmpty && steps.isEmpty, "\(written) \(steps)")
+        let clean = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/rocket.jpg", "clean.png", "--strict"], in: folder)
+        #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        let both = try CLI.run(["apply", CLI.lookChain, "stray.jpg", "o.png", "--strict", "--lenient"], in: folder)
+        #expect(both.status == 64 && both.stderr.contains("--strict and --lenient contradict each other"), "\(both.status) \(both.stderr)")
+    }
+
     @Test func pipesThroughStandardInputAndOutput() throws {
         let input = try Data(contentsOf: URL(fileURLWithPath: CLI.samples + "/chelsea.png"))
         let r = try CLI.run(["apply", CLI.lookChain, "-", "-", "--format", "png"], stdin: input)

@@ -147,6 +147,10 @@ import FilterChain
         #expect(r.stderr.contains("bad_mpf_offset_past_eof.jpg: an HDR gain map was left out: the gain map's offset in the MPF index (386288) lies past the end of the file"),
                 "\(r.stderr)")
         #expect(Self.mpfImages(try #require(out)).isEmpty)
+        // --strict: the same damage refuses the file, and nothing is written.
+        let (strict, none) = try apply("bad_mpf_offset_past_eof.jpg", extra: ["--strict"])
+        #expect(strict.status == 1 && none == nil, "\(strict.stderr)")
+        #expect(strict.stderr.contains("bad_mpf_offset_past_eof.jpg: damaged JPEG data: an HDR gain map was left out"), "\(strict.stderr)")
     }
 
     @Test(arguments: ["pillow_sugarshack.mpo", "pillow_ignore_frame_size.mpo"])

@@ -18,6 +18,7 @@ final class AVIFDecoder: StoredDecoder {
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
     let notices: [String]
+    let harmlessDamage: [String]
     let warnings: [String] = []
     /// What the container said (sizes before the transformations, bits, layout).
     let info: fc_avif_info
@@ -52,7 +53,7 @@ final class AVIFDecoder: StoredDecoder {
         format = PixelFormat(channels, info.sample_bytes == 2 ? .sixteen : .eight)
 
         var metadata = ImageMetadata()
-        var notices: [String] = []
+        var notices: [String] = [], damage: [String] = []
         func item(_ kind: fc_avif_metadata) -> [UInt8]? {
             var length = 0
             guard let p = fc_avif_decoder_metadata(d, kind, &length), length > 0 else { return nil }
@@ -62,7 +63,7 @@ final class AVIFDecoder: StoredDecoder {
         if var exif = item(FC_AVIF_EXIF) {
             // Some writers keep JPEG's "Exif\0\0" before the TIFF data.
             if exif.starts(with: WebPDecoder.exifPrefix) { exif.removeFirst(WebPDecoder.exifPrefix.count) }
-            if Exif.isTIFF(exif) { metadata.exif = Exif.withOrientationReset(exif) } else { notices.append("a damaged EXIF item was dropped") }
+            if Exif.isTIFF(exif) { metadata.exif = Exif.withOrientationReset(exif) } else { damage.append("a damaged EXIF item was dropped") }
         }
         metadata.xmp = item(FC_AVIF_XMP).map(XMP.withOrientationReset)
         if info.has_nclx != 0 {
@@ -77,6 +78,7 @@ final class AVIFDecoder: StoredDecoder {
         }
         self.metadata = metadata
         self.notices = notices
+        harmlessDamage = damage
         // The coded size is what is decoded and held.
         try ImageReader.checkLimit(input.name, width: Int(info.stored_width), height: Int(info.stored_height), options: options)
     }

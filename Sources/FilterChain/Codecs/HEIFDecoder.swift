@@ -19,6 +19,7 @@ final class HEIFDecoder: StoredDecoder {
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
     let notices: [String]
+    let harmlessDamage: [String]
     private var started = false
     private var parallel = false
 
@@ -35,7 +36,7 @@ final class HEIFDecoder: StoredDecoder {
         guard status == FC_OK else { throw HEIFDecoder.failure(d, status, input.name) }
 
         var metadata = ImageMetadata()
-        var notices: [String] = []
+        var notices: [String] = [], damage: [String] = []
         var length = 0
         if let p = fc_heif_decoder_icc(d, &length), length > 0 {
             metadata.iccProfile = Array(UnsafeBufferPointer(start: p, count: length))
@@ -44,7 +45,7 @@ final class HEIFDecoder: StoredDecoder {
         if let p = fc_heif_decoder_exif(d, &length, &damaged), length > 0 {
             metadata.exif = Exif.withOrientationReset(Array(UnsafeBufferPointer(start: p, count: length)))
         } else if damaged != 0 {
-            notices.append("a damaged EXIF block was dropped")
+            damage.append("a damaged EXIF block was dropped")
         }
         if let p = fc_heif_decoder_xmp(d, &length), length > 0 {
             metadata.xmp = XMP.withOrientationReset(Array(UnsafeBufferPointer(start: p, count: length)))
@@ -76,6 +77,7 @@ final class HEIFDecoder: StoredDecoder {
         format = PixelFormat(channels, layout.depth == 16 ? .sixteen : .eight)
         self.metadata = metadata
         self.notices = notices
+        harmlessDamage = damage
     }
 
     static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {

@@ -11,6 +11,11 @@ public struct DecodeOptions: Sendable, Hashable {
     public var autoOrient: Bool
     /// Decode damaged data as far as possible; the damage becomes warnings instead of errors.
     public var lenient: Bool
+    /// Refuse a file for harmless damage too (`ImageReader.harmlessDamage`: a damaged EXIF
+    /// block, stray bytes, a gain map that cannot be read, ...), which is otherwise dropped
+    /// with a notice: for pipelines that must not accept a partial result. The opposite of
+    /// `lenient`; the two cannot be set together.
+    public var strict = false
     /// For a CMYK image that carries a CMYK ICC profile: deliver the ink amounts as stored
     /// (`ImageInfo.inks`) for a colour engine to convert with the profile, instead of RGB by
     /// the naive formula. The renderer sets it; its colour management converts them.
@@ -19,10 +24,11 @@ public struct DecodeOptions: Sendable, Hashable {
     public static let defaultMaxPixels = 178_956_970
 
     public init(maxPixels: Int = DecodeOptions.defaultMaxPixels, autoOrient: Bool = true,
-                lenient: Bool = false) {
+                lenient: Bool = false, strict: Bool = false) {
         self.maxPixels = maxPixels
         self.autoOrient = autoOrient
         self.lenient = lenient
+        self.strict = strict
     }
 }
 
@@ -80,8 +86,11 @@ protocol StoredDecoder: AnyObject {
     func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
     func finish() throws
     var warnings: [String] { get }
-    /// Harmless damage the decoder went past, strict or not (what was dropped).
+    /// What a reader should know that is no damage (only the first frame or page was read).
     var notices: [String] { get }
+    /// Harmless damage the decoder went past, whether lenient or not: damage that touches no
+    /// pixel, and what it damaged was dropped. Strict decoding refuses the file for it.
+    var harmlessDamage: [String] { get }
     /// True when the decoder can still deliver the image smaller (before the first read).
     var canShrink: Bool { get }
     /// An orientation the format stores outside EXIF (TIFF's Orientation tag), applied as an
@@ -100,6 +109,8 @@ protocol StoredDecoder: AnyObject {
 }
 
 extension StoredDecoder {
+    var notices: [String] { [] }
+    var harmlessDamage: [String] { [] }
     var inks: Bool { false }
     var canShrink: Bool { false }
     var orientationTag: Orientation? { nil }
@@ -149,6 +160,7 @@ public final class ImageReader: @unchecked Sendable {
     private let decoder: StoredDecoder
     private let orientation: Orientation
     private let lenient: Bool
+    private let strict: Bool
     private var whole: [UInt8]?
     private var nextRow = 0
 
@@ -156,6 +168,7 @@ public final class ImageReader: @unchecked Sendable {
         self.name = name
         self.decoder = decoder
         self.lenient = options.lenient
+        self.strict = options.strict
         var metadata = decoder.metadata
         var orientation = Orientation.up
         if options.autoOrient, sourceFormat.capabilities.exifOrientation {
@@ -180,6 +193,9 @@ public final class ImageReader: @unchecked Sendable {
     public static func open(_ source: ImageSource, options: DecodeOptions = .init()) throws -> ImageReader {
         guard options.maxPixels >= 0 else {
             throw RenderError(.badOption("maxPixels \(options.maxPixels) is negative; 0 means no limit"))
+        }
+        guard !(options.lenient && options.strict) else {
+            throw RenderError(.badOption("lenient and strict decoding cannot both be set"))
         }
         let input = try OpenedInput.open(source)
         guard let makeDecoder = input.format.declaration.decoder else {
@@ -289,11 +305,16 @@ public final class ImageReader: @unchecked Sendable {
     }
 
     /// Reads to the end of the file, so that damage after the last row is found too.
-    /// Leniently, damage there becomes a warning.
+    /// Leniently, damage there becomes a warning; strictly, harmless damage anywhere in the
+    /// file is an error.
     public func finish() throws {
         do { try decoder.finish() } catch {
             if !lenient { throw error }
             extraWarnings.append((error as? CodecError)?.message ?? "\(error)")
+        }
+        let damage = decoder.harmlessDamage
+        if strict, !damage.isEmpty, let format = info.sourceFormat {
+            throw CodecError(name, .corrupt(format: format, damage.joined(separator: "; ") + " (refused: strict decoding)"))
         }
     }
 
@@ -302,10 +323,11 @@ public final class ImageReader: @unchecked Sendable {
     /// Problems the library reported that did not stop decoding (lenient mode).
     public var warnings: [String] { decoder.warnings + extraWarnings }
 
-    /// Harmless damage, strict or not: damage that touches no pixel (stray bytes between
+    /// Harmless damage, unless strict: damage that touches no pixel (stray bytes between
     /// JPEG segments, a bad or duplicated ICC or EXIF block, an ancillary PNG chunk with a
-    /// bad CRC), each once, naming the file. What it damaged was dropped.
-    public var notices: [String] { decoder.notices.map { "\(name): \($0)" } }
+    /// bad CRC, a gain map that cannot be read), each once, naming the file; what it damaged
+    /// was dropped. Then what is no damage but worth knowing (only the first page was read).
+    public var notices: [String] { (decoder.harmlessDamage + decoder.notices).map { "\(name): \($0)" } }
 
     /// Reads the whole image into memory.
     public func readAll() throws -> [UInt8] {

@@ -167,7 +167,7 @@ final class JPEGDecoder: StoredDecoder {
         if status != FC_OK { throw JPEGDecoder.failure(d, status, input.name) }
     }
 
-    var notices: [String] {
+    var harmlessDamage: [String] {
         let flags = fc_jpeg_decoder_report(d).pointee.harmless
         var notices: [String] = []
         if flags & FC_JPEG_STRAY_BYTES.rawValue != 0 { notices.append("stray bytes between JPEG segments were skipped (harmless damage)") }

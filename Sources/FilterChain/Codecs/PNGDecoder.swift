@@ -107,7 +107,7 @@ final class PNGDecoder: StoredDecoder {
         if status != FC_OK { throw PNGDecoder.failure(d, status, input.name) }
     }
 
-    var notices: [String] {
+    var harmlessDamage: [String] {
         let report = fc_png_decoder_report(d).pointee
         var notices: [String] = []
         let iccProblem = reportString(report.icc_problem)

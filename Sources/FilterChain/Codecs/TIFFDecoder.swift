@@ -18,6 +18,7 @@ final class TIFFDecoder: StoredDecoder {
     let readsWholeImageOnly = false
     let inks: Bool
     let notices: [String]
+    let harmlessDamage: [String]
     private(set) var warnings: [String] = []
     let orientationTag: Orientation?
 
@@ -59,17 +60,18 @@ final class TIFFDecoder: StoredDecoder {
         // EXIF: IFD0's descriptive tags and the Exif and GPS sub-IFDs, gathered into EXIF data.
         metadata.exif = TIFFExif.exifData(fromTIFF: bytes)
         metadata.resolution = TIFFExif.resolution(fromTIFF: bytes)
-        var notices: [String] = []
+        var notices: [String] = [], damage: [String] = []
         if info.pages > 1 {
             notices.append("a file of \(info.pages) pages: only the first page was read")
         }
         if info.loop != 0 {
-            notices.append("the directory chain loops back after \(info.pages) page\(info.pages == 1 ? "" : "s"); the rest was ignored")
+            damage.append("the directory chain loops back after \(info.pages) page\(info.pages == 1 ? "" : "s"); the rest was ignored")
         } else if info.chain_damaged != 0 {
-            notices.append("the directory chain points outside the file after \(info.pages) page\(info.pages == 1 ? "" : "s"); the rest was ignored")
+            damage.append("the directory chain points outside the file after \(info.pages) page\(info.pages == 1 ? "" : "s"); the rest was ignored")
         }
         self.metadata = metadata
         self.notices = notices
+        harmlessDamage = damage
         collectWarnings()
         try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }

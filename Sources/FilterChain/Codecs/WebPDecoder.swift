@@ -15,6 +15,7 @@ final class WebPDecoder: StoredDecoder {
     let metadata: ImageMetadata
     let readsWholeImageOnly = false
     let notices: [String]
+    let harmlessDamage: [String]
     let warnings: [String] = []
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
@@ -36,12 +37,12 @@ final class WebPDecoder: StoredDecoder {
             guard let p = fc_webp_decoder_chunk(d, fourcc, &length), length > 0 else { return nil }
             return Array(UnsafeBufferPointer(start: p, count: length))
         }
-        var notices: [String] = []
+        var notices: [String] = [], damage: [String] = []
         metadata.iccProfile = chunk("ICCP")
         if var exif = chunk("EXIF") {
             // Some writers keep JPEG's "Exif\0\0" before the TIFF data.
             if exif.starts(with: WebPDecoder.exifPrefix) { exif.removeFirst(WebPDecoder.exifPrefix.count) }
-            if Exif.isTIFF(exif) { metadata.exif = exif } else { notices.append("a damaged EXIF chunk was dropped") }
+            if Exif.isTIFF(exif) { metadata.exif = exif } else { damage.append("a damaged EXIF chunk was dropped") }
         }
         metadata.xmp = chunk("XMP ")
         if info.animated != 0 {
@@ -49,6 +50,7 @@ final class WebPDecoder: StoredDecoder {
         }
         self.metadata = metadata
         self.notices = notices
+        harmlessDamage = damage
         try ImageReader.checkLimit(input.name, width: width, height: height, options: options)
     }
 

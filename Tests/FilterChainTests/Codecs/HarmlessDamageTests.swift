@@ -51,6 +51,39 @@ import Testing
         #expect(reader.warnings.isEmpty)
     }
 
+    /// Strict decoding refuses a file for the harmless damage that is otherwise a notice (in
+    /// JPEG and PNG, the same two kinds as above), naming the damage; the clean file and a
+    /// notice that is no damage (an AVIF sequence read for its first frame) still decode.
+    @Test func strictDecodingRefusesHarmlessDamage() throws {
+        let jpeg = try Self.clean(.jpeg)
+        var stray = jpeg
+        stray.insert(contentsOf: [UInt8](repeating: 0x20, count: 16), at: try #require(Self.segments(jpeg).last).offset)
+        let png = try Self.clean(.png, metadata: ImageMetadata(iccProfile: Self.icc))
+        let iccp = try #require(Self.chunks(png).first { $0.type == "iCCP" })
+        var badCRC = png
+        badCRC[iccp.offset + iccp.length - 1] ^= 0x55
+        let strict = DecodeOptions(strict: true)
+        for (bytes, damage) in [(stray, "stray bytes between JPEG segments were skipped"),
+                                (badCRC, "ancillary chunks with a bad CRC were dropped: iCCP")] {
+            #expect(try Self.decode(bytes).0.notices.count == 1)
+            let error = try #require(throws: CodecError.self) {
+                _ = try ImageReader.open(.bytes(bytes, name: "damaged.x"), options: strict).readAll()
+            }
+            #expect(error.file == "damaged.x")
+            #expect(error.message.contains(damage) && error.message.hasSuffix("(refused: strict decoding)"), "\(error)")
+        }
+        for clean in [jpeg, png] {
+            #expect(try ImageReader.open(.bytes(clean, name: "clean.x"), options: strict).readAll().count == 48 * 40 * 3)
+        }
+        let sequence = try ImageReader.open(.file(AVIFTests.fixture("sequence-3.avif")), options: strict)
+        _ = try sequence.readAll()
+        #expect(sequence.notices.count == 1)
+        let both = try #require(throws: RenderError.self) {
+            _ = try ImageReader.open(.bytes(jpeg, name: "clean.x"), options: DecodeOptions(lenient: true, strict: true))
+        }
+        #expect("\(both)".contains("lenient and strict decoding cannot both be set"), "\(both)")
+    }
+
     @Test func strayBytesInsideTheScanStayAnError() throws {
         let jpeg = try Self.clean(.jpeg)
         #expect(Array(jpeg.suffix(2)) == [0xFF, 0xD9])
