@@ -254,7 +254,8 @@ final class BatchState: @unchecked Sendable {
 
 extension BatchRun {
     /// A written image's fields of its JSON line (`--json`): status, size, the values its
-    /// variables and expressions took, and the format and options it was written with.
+    /// variables and expressions took, the format and options it was written with, and what
+    /// became of an HDR gain map.
     static func addWritten(_ result: RenderResult, chain: Chain, encode: EncodeOptions, destination: ImageDestination,
                            to line: inout JSONLine) {
         line.add("status", "written")
@@ -273,5 +274,7 @@ extension BatchRun {
             if let quality = used.first(where: { $0.name == "quality" }) { line.add("quality", quality.value.integer) }
             line.addRaw("options", JSONWriter.compact(JSONNode(.object(used.map { ($0.name, $0.value.jsonNode) }))))
         }
+        // What became of an HDR source's gain map: "kept" or "dropped"; null for an SDR source.
+        line.add("gainMap", result.gainMaps.first.flatMap { $0?.rawValue })
     }
 }

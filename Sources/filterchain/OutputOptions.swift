@@ -33,6 +33,12 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("tiff-compression"), help: CodecOptions.help("tiffCompression"))
     var tiffCompression: String?
 
+    @Option(name: .customLong("gain-map"), help: CodecOptions.help("gainMap"))
+    var gainMap: String?
+
+    @Option(name: .customLong("gain-map-quality"), help: CodecOptions.help("gainMapQuality"))
+    var gainMapQuality: Int?
+
     // `--encode NAME=VALUE`: every option of every format by its registry name, no flag of
     // its own needed: a new codec's options work here, in `formats` and in validation with
     // no edit to the tool.
@@ -87,6 +93,8 @@ struct CodecOptions: ParsableArguments {
         if let effort { s["effort"] = .integer(effort) }
         if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
         if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
+        if let gainMap { s["gainMap"] = .choice(gainMap) }
+        if let gainMapQuality { s["gainMapQuality"] = .integer(gainMapQuality) }
         return s
     }
 

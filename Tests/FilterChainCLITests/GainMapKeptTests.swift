@@ -141,6 +141,55 @@ import FilterChain
         #expect(Self.mpfImages(try #require(plain)).isEmpty)
     }
 
+    /// `--gain-map drop` writes the SDR image only, with no note (it was asked for);
+    /// `--gain-map-quality` re-encodes the map at that quality even where nothing moves it,
+    /// which is otherwise copied byte for byte; `--json` says what became of the map.
+    @Test func theGainMapOptionsAndWhatJSONSays() throws {
+        let file = "gen_chelsea_300x451_s2.jpg"
+        let source = try Array(Data(contentsOf: Self.hdr.appendingPathComponent(file)))
+        let sourceMap = try #require(Self.mapBytes(source))
+        let (dropped, plain) = try apply(file, extra: ["--gain-map", "drop"])
+        #expect(dropped.status == 0 && dropped.stderr.isEmpty, "\(dropped.stderr)")
+        let plainBytes = try #require(plain)
+        #expect(Self.mpfImages(plainBytes).isEmpty)
+        #expect(GainMap.search(jpeg: plainBytes) == .none)
+        // The map's quality: the default copies it; a quality given re-encodes it at that
+        // quality (as the map's own quantisation tables say), smaller at a lower one.
+        var maps: [Int: [UInt8]] = [:]
+        for quality in [40, 95] {
+            let (r, out) = try apply(file, extra: ["--gain-map-quality", String(quality)])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+            let bytes = try #require(out)
+            let map = try #require(Self.mapBytes(bytes))
+            #expect(map != sourceMap)
+            let decoded = try RasterImage(decoding: map)
+            #expect(decoded.metadata.sourceJPEG?.quality == quality)
+            #expect(decoded.width == 150 && decoded.height == 225)
+            maps[quality] = map
+            // The same metadata, in the new map's JPEG.
+            let sizeless = { (search: GainMap.Search) -> GainMap? in
+                guard case .found(var map) = search else { return nil }
+                map.byteCount = 0
+                return map
+            }
+            #expect(sizeless(GainMap.search(jpeg: bytes)) == sizeless(GainMap.search(jpeg: source)))
+        }
+        #expect(try #require(maps[40]).count < maps[95]!.count)
+        // --json: kept, dropped (asked, or a format without a place for one), null for SDR.
+        let json = { (input: String, output: String, extra: [String]) throws -> Any? in
+            let r = try CLI.run(["apply", self.folder + "/chain.json", input, output, "--json"] + extra, in: self.folder)
+            #expect(r.status == 0, "\(r.stderr)")
+            let line = try JSONSerialization.jsonObject(with: Data(r.stdout.split(separator: UInt8(ascii: "\n")).last ?? [])) as? [String: Any]
+            return line?["gainMap"]
+        }
+        let input = Self.hdr.appendingPathComponent(file).path
+        #expect(try json(input, "k.jpg", []) as? String == "kept")
+        #expect(try json(input, "d.jpg", ["--gain-map", "drop"]) as? String == "dropped")
+        #expect(try json(input, "p.png", []) as? String == "dropped")
+        #expect(try json(input, "s.jpg", ["--strip"]) as? String == "dropped")
+        #expect(try json(CLI.samples + "/rocket.jpg", "sdr.jpg", []) is NSNull)
+    }
+
     @Test func aDamagedGainMapIsHarmlessDamageWithItsReason() throws {
         let (r, out) = try apply("bad_mpf_offset_past_eof.jpg")
         #expect(r.status == 0 && out != nil, "\(r.stderr)")

@@ -149,6 +149,23 @@ public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// An HDR gain map beside the image (JPEG: Ultra HDR, MPF with ISO 21496-1 metadata).
     case gainMap
 
+    /// Whether `metadata` has something of this kind.
+    func present(in metadata: ImageMetadata) -> Bool {
+        switch self {
+        case .icc: metadata.iccProfile != nil
+        case .exif: metadata.exif != nil
+        case .xmp: metadata.xmp != nil
+        case .extendedXMP: metadata.extendedXMP != nil
+        case .comments: !metadata.comments.isEmpty
+        case .resolution: metadata.resolution != nil
+        case .text: metadata.pngChunks.contains { $0.text != nil }
+        case .time: metadata.pngChunks.contains { $0.type == "tIME" }
+        case .colourChunks: metadata.pngColor.map { !$0.isEmpty } ?? false
+        case .nclx: metadata.nclx != nil
+        case .gainMap: metadata.gainMap != nil
+        }
+    }
+
     public var displayName: String {
         switch self {
         case .icc: "ICC profile"
@@ -213,14 +230,18 @@ public struct EncodeOption: Sendable {
     /// Where the default comes from when not only from `defaultValue` ("a JPEG input's own").
     public let defaultNote: String?
     public let help: String
+    /// The kind of metadata the option is about, when it is about one a source may lack
+    /// (the HDR gain map's options): it is reported for sources that have it only.
+    public let about: MetadataKind?
 
     public init(_ name: String, _ kind: ParameterKind, default defaultValue: EncodeOptionValue,
-                defaultNote: String? = nil, help: String) {
+                defaultNote: String? = nil, help: String, about: MetadataKind? = nil) {
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue
         self.defaultNote = defaultNote
         self.help = help
+        self.about = about
     }
 
     /// The command line's flag: `--alpha-quality` for alphaQuality.
@@ -273,8 +294,9 @@ struct EncodeSettings {
     func boolean(_ name: String) -> Bool { value(name).boolean! }
     func choice(_ name: String) -> String { value(name).choice! }
 
-    /// Every option of the format with the value used, in declaration order.
+    /// Every option of the format with the value used, in declaration order; an option about
+    /// a kind of metadata only when the source has it.
     var all: [(name: String, value: EncodeOptionValue)] {
-        declaration.options.map { ($0.name, value($0.name)) }
+        declaration.options.filter { $0.about?.present(in: source) ?? true }.map { ($0.name, value($0.name)) }
     }
 }

@@ -48,6 +48,8 @@ public final class ImageWriter: @unchecked Sendable {
     /// Metadata that could not be written (an ICC profile for another colour space, ...).
     public private(set) var notes: [String] = []
 
+    static let stripLeavesOutGainMap = "--strip leaves out the HDR gain map; the output is the SDR image only"
+
     public convenience init(_ destination: ImageDestination, format: ImageFormat, header: EncodeHeader,
                 options: EncodeOptions = .init()) throws {
         try self.init(destination, format: format, header: header, options: options, optionsChecked: false)
@@ -83,9 +85,8 @@ public final class ImageWriter: @unchecked Sendable {
         let output = try OutputFile(destination)
         self.output = output
         var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
-        if options.stripMetadata, header.metadata.gainMap != nil {
-            notes.append("--strip leaves out the HDR gain map; the output is the SDR image only")
-        }
+        if options.stripMetadata, header.metadata.gainMap != nil { notes.append(Self.stripLeavesOutGainMap) }
+        if options.gainMapChoice(for: format, source: header.metadata) == .drop { metadata.gainMap = nil }
         if options.stripColorProfile {
             metadata.iccProfile = nil
             metadata.pngColor = nil

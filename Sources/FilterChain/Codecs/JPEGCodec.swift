@@ -16,6 +16,11 @@ enum JPEGCodec {
             EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
                          default: .choice(EncodeOptions.defaultChroma.rawValue),
                          defaultNote: "a JPEG input's own", help: "chroma subsampling"),
+            EncodeOption("gainMap", .choice(GainMapChoice.allCases.map(\.rawValue)), default: .choice(GainMapChoice.keep.rawValue),
+                         help: "an HDR input's gain map: keep it (Ultra HDR JPEG) or drop it (SDR only)", about: .gainMap),
+            EncodeOption("gainMapQuality", .integer(1...100), default: .integer(GainMapImage.quality),
+                         defaultNote: "a map the chain does not move is copied as it is",
+                         help: "quality of the gain map's JPEG, 1 to 100", about: .gainMap),
         ],
         signature: { FormatDeclaration.starts($0, with: [0xFF, 0xD8, 0xFF]) },
         // A JPEG source's own quality and subsampling are the defaults for JPEG outputs only.
@@ -40,5 +45,29 @@ extension EncodeOptions {
     public func jpegSettings(for metadata: ImageMetadata) -> (quality: Int, chroma: ChromaSubsampling) {
         let s = EncodeSettings(declaration: JPEGCodec.declaration, options: self, source: metadata)
         return (s.integer("quality"), ChromaSubsampling(rawValue: s.choice("chroma"))!)
+    }
+}
+
+/// What an output does with the source's HDR gain map (the `gainMap` option).
+public enum GainMapChoice: String, CaseIterable, Sendable {
+    /// Written beside the image where the format holds one (Ultra HDR JPEG), moved with it.
+    case keep
+    /// Left out: the output is the SDR image only.
+    case drop
+}
+
+/// What became of the source's HDR gain map at an output (`RenderResult.gainMaps`).
+public enum GainMapOutcome: String, Sendable {
+    /// Written beside the image.
+    case kept
+    /// Left out, as asked or because the output cannot hold it (the notes say which).
+    case dropped
+}
+
+extension EncodeOptions {
+    /// The `gainMap` setting for an output of `format` (nil: the format holds no map).
+    func gainMapChoice(for format: ImageFormat, source: ImageMetadata) -> GainMapChoice? {
+        guard format.declaration.option(named: "gainMap") != nil else { return nil }
+        return GainMapChoice(rawValue: EncodeSettings(declaration: format.declaration, options: self, source: source).choice("gainMap"))
     }
 }

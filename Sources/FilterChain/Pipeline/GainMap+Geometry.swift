@@ -97,9 +97,11 @@ extension GainMapImage {
 
     /// The map after `layouts` (each with the base's size before it), after the orientation
     /// applied to the base at decoding: rendered by the same kernels on its stored values and
-    /// written as a JPEG again, quality 85, with its own metadata (XMP, and the ISO 21496-1
-    /// segment put back first, as libultrahdr places it).
-    func following(_ layouts: [(layout: GeometryLayout, base: ImageSize)], orientation: Orientation?) throws -> GainMapImage {
+    /// written as a JPEG again, at `quality` (default 85), with its own metadata (XMP, and
+    /// the ISO 21496-1 segment put back first, as libultrahdr places it). A map nothing moves
+    /// is kept byte for byte, unless a quality is given.
+    func following(_ layouts: [(layout: GeometryLayout, base: ImageSize)], orientation: Orientation?,
+                   quality: Int? = nil) throws -> GainMapImage {
         var steps: [GeometryLayout] = orientation.map { [.turn($0)] } ?? []
         var size = ImageSize(width: map.width, height: map.height)
         if let orientation, orientation.swapsAxes { size = ImageSize(width: size.height, height: size.width) }
@@ -108,14 +110,14 @@ extension GainMapImage {
             steps.append(own)
             size = own.outputSize(from: size)
         }
-        guard !steps.isEmpty else { return self }
+        guard !steps.isEmpty || quality != nil else { return self }
         var image = try RasterImage(decoding: jpeg, name: "its gain map")
         image.metadata.iccProfile = nil   // the map's values are not colours: no conversion
         let renderer = Renderer(threads: 1)
         let moved = try renderer.apply(Chain(steps.map(GainMapGeometry.init)), to: image, depth: .eight)
         let buffer = OutputBuffer(name: "its gain map")
         _ = try renderer.render(Chain(), image: moved, outputs: [RenderOutput(step: 0, .file(.memory(buffer), EncodeOptions(
-            format: .jpeg, quality: Self.quality, chroma: .yuv444)))])
+            format: .jpeg, quality: quality ?? Self.quality, chroma: .yuv444)))])
         var written = buffer.bytes
         if let iso = JPEGSegments(jpeg, from: 0).payload(app: 0xe2, prefix: GainMap.isoPrefix) {
             let payload = GainMap.isoPrefix + iso.bytes

@@ -39,6 +39,9 @@ public struct RenderResult: Sendable {
     public var warnings: [String]
     /// What the chain's variables and expressions took for this image.
     public var values = ChainValues()
+    /// For each output in order: what became of the source's HDR gain map (nil: the source
+    /// had none, or the output is in memory).
+    public var gainMaps: [GainMapOutcome?] = []
 }
 
 /// Runs chains on images. One renderer's threads serve every image given to it, from any
@@ -400,13 +403,15 @@ public final class Renderer: Sendable {
     private func run(_ job: Job, reader: PixelSource, formats: [ImageFormat?], outputs: [RenderOutput],
                      cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var sinks: [Sink] = []
+        var gainMaps: [GainMapOutcome?] = []
         var colourNotes = job.colour.notes
         let budget = JobBudget(limit: 2 * pool.threadCount)
         do {
             for i in outputs.indices {
-                let (sink, notes) = try makeSink(i, job: job, budget: budget, formats: formats, outputs: outputs)
+                let (sink, notes, gainMap) = try makeSink(i, job: job, budget: budget, formats: formats, outputs: outputs)
                 colourNotes += notes.map { "\(reader.name): \($0)" }
                 sinks.append(sink)
+                gainMaps.append(gainMap)
             }
             let run = ImageRun(plan: job.plan, source: reader, images: job.images, sinks: sinks,
                                colour: (job.colour.sourceLeg, job.colour.imageLegs),
@@ -425,17 +430,18 @@ public final class Renderer: Sendable {
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(job.plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
-                            warnings: reader.warnings, values: job.values)
+                            warnings: reader.warnings, values: job.values, gainMaps: gainMaps)
     }
 
     /// Output `i`'s sink: a file's encoder, or an image in memory; and the notes it has (its
     /// colour's, its gain map's).
     private func makeSink(_ i: Int, job: Job, budget: JobBudget, formats: [ImageFormat?], outputs: [RenderOutput])
-        throws -> (Sink, [String]) {
+        throws -> (Sink, [String], GainMapOutcome?) {
         let plan = job.plan
         let size = plan.size(ofOutput: i)
         var out = try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs)
-        let notes = [out.note, gainMapFate(i, metadata: &out.metadata, job: job, formats: formats, outputs: outputs)].compactMap { $0 }
+        let gainMap = gainMapFate(i, metadata: &out.metadata, job: job, formats: formats, outputs: outputs)
+        let notes = [out.note, gainMap.note].compactMap { $0 }
         let rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                             stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
                             colour: (out.leg, job.chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
@@ -446,7 +452,7 @@ public final class Renderer: Sendable {
                                                               format: rows.layout.format, metadata: out.metadata,
                                                               inks: out.inks),
                                          options: options, optionsChecked: true)
-            return (FileSink(writer: writer, rows: rows, budget: budget), notes)
+            return (FileSink(writer: writer, rows: rows, budget: budget), notes, gainMap.outcome)
         case .memory:
             // Turned grey at the end if neutral, unless its profile describes colour only.
             var greyLayout = out.layout
@@ -454,7 +460,7 @@ public final class Renderer: Sendable {
             let greyAllowed = try outputColour(i, layout: greyLayout, job: job, formats: formats, outputs: outputs)
                 .layout.format.channels.isGrey
             return (MemorySink(rows: rows, greyIfNeutral: job.policies[i].greyIfNeutral && greyAllowed,
-                               metadata: out.metadata), notes)
+                               metadata: out.metadata), notes, nil)
         }
     }
 
@@ -463,10 +469,12 @@ public final class Renderer: Sendable {
     /// (`ResolvedChain.gainMapPath`, GainMap+Geometry.swift); otherwise left out, with the note
     /// that says why. An image in memory holds no map.
     private func gainMapFate(_ i: Int, metadata: inout ImageMetadata, job: Job, formats: [ImageFormat?],
-                             outputs: [RenderOutput]) -> String? {
-        guard let gainMap = metadata.gainMap else { return nil }
+                             outputs: [RenderOutput]) -> (note: String?, outcome: GainMapOutcome?) {
+        guard let gainMap = metadata.gainMap else { return (nil, nil) }
         metadata.gainMap = nil
-        guard case .file = outputs[i].target, let format = formats[i] else { return nil }
+        guard case .file(_, let options) = outputs[i].target, let format = formats[i] else { return (nil, nil) }
+        if options.stripMetadata { return (ImageWriter.stripLeavesOutGainMap, .dropped) }
+        if options.gainMapChoice(for: format, source: job.info.metadata) == .drop { return (nil, .dropped) }   // as asked
         let why: String
         if !format.declaration.capabilities.metadata.contains(.gainMap) {
             why = "\(format.declaration.name) has no place for one"
@@ -476,14 +484,15 @@ public final class Renderer: Sendable {
                 why = reason
             case .follows(let layouts):
                 do {
-                    metadata.gainMap = try gainMap.following(layouts, orientation: job.info.appliedOrientation)
-                    return nil
+                    metadata.gainMap = try gainMap.following(layouts, orientation: job.info.appliedOrientation,
+                                                             quality: options.settings["gainMapQuality"]?.integer)
+                    return (nil, .kept)
                 } catch {
                     why = "it could not be moved with the image: \(error)"
                 }
             }
         }
-        return "its HDR gain map is not kept (\(why)); the output is the SDR image only"
+        return ("its HDR gain map is not kept (\(why)); the output is the SDR image only", .dropped)
     }
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would
