@@ -20,6 +20,7 @@ let package = Package(
         .executableTarget(name: "FuzzHEIF", dependencies: ["FuzzSupport", .product(name: "FilterChain", package: "filterchain")]),
         .executableTarget(name: "FuzzStepReference", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
         .executableTarget(name: "FuzzCube", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
+        .executableTarget(name: "FuzzGainMap", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
         .executableTarget(name: "FuzzExpression", dependencies: [.product(name: "FilterChain", package: "filterchain")]),
         // RandomChain.swift is the tests' generator (a link to Tests/FilterChainTests/Support/).
         .executableTarget(name: "FuzzRender", dependencies: [.product(name: "FilterChain", package: "filterchain")]),

@@ -97,6 +97,13 @@ extension GainMap {
         guard map.starts(with: [0xff, 0xd8]) else { return .damaged("the MPF index points at byte \(start), where no JPEG starts") }
         let segments = JPEGSegments(map, from: 0)
         guard let frame = segments.frame else { return .damaged("the gain map's JPEG has no frame header") }
+        // (Found by fuzzing: a map's frame of four components, which no gain map has.)
+        guard [1, 3].contains(frame.components) else {
+            return .damaged("the gain map's JPEG has \(frame.components) components (a gain map has 1 or 3)")
+        }
+        guard frame.width > 0, frame.height > 0 else {
+            return .damaged("the gain map's JPEG is \(frame.width) x \(frame.height) pixels")
+        }
         var found = GainMap(width: frame.width, height: frame.height, channels: frame.components, source: .iso21496,
                             byteCount: map.count, gainMapMin: [0, 0, 0], gainMapMax: [0, 0, 0], gamma: [1, 1, 1],
                             baseOffset: [0, 0, 0], alternateOffset: [0, 0, 0], baseHeadroom: 0, alternateHeadroom: 0,

@@ -93,6 +93,13 @@ import Testing
         #expect(map.readISO(Array(iso.prefix(20)))?.contains("cut short") == true)
     }
 
+    /// A map whose JPEG has four components (a file the fuzzer made from a conformance file)
+    /// is damage, not a map of four channels.
+    @Test func aMapOfFourComponentsIsDamage() throws {
+        let bytes = Array(try Data(contentsOf: TestData.fixtures.appendingPathComponent("fuzz/gainmap/four-component-map.jpg")))
+        #expect(GainMap.search(jpeg: bytes) == .damaged("the gain map's JPEG has 4 components (a gain map has 1 or 3)"))
+    }
+
     /// ISO 21496-1 with one common denominator (flag bit 3), as libultrahdr writes values that
     /// share one: the denominator once, then the numerators. Here d = 4: headrooms 0 and 3
     /// stops (0/4, 12/4), min -0.5 (-2/4), max 3 (12/4), gamma 1 (4/4), offsets 0 and 0.25
