@@ -48,6 +48,12 @@ struct CodecOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
+    @Option(help: ArgumentHelp("Write the HDR rendition: an HDR input's gain map applied (moved with the image), BT.2020, PQ or HLG (a 1,000 cd/m² display), SDR white at 203 cd/m², 16-bit samples (10-bit AVIF), in \(listText(CodecRegistry.writable.filter { $0.capabilities.hdr != nil }.map(\.name), and: "or")). An input without a map is placed with its white at 203 cd/m².", valueName: "pq|hlg"))
+    var hdr: String?
+
+    @Option(name: .customLong("hdr-headroom"), help: ArgumentHelp("With --hdr: the headroom to render, in stops above SDR white (the display's peak over 203 cd/m²; default: the gain map's full capacity).", valueName: "stops"))
+    var hdrHeadroom: Double?
+
     @Flag(help: "Drop metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour profile (ICC, PNG sRGB/gAMA/cHRM), which changes how the image looks.")
     var strip = false
 
@@ -187,6 +193,10 @@ struct CodecOptions: ParsableArguments {
     static var formatIDs: String { listText(CodecRegistry.writable.map(\.format.id), and: "or") }
 
     func validate() throws {
+        if let hdr, HDRTransfer(rawValue: hdr) == nil { throw ValidationError("--hdr: '\(hdr)' is not pq or hlg") }
+        if hdrHeadroom != nil && hdr == nil { throw ValidationError("--hdr-headroom goes with --hdr pq or --hdr hlg") }
+        if let h = hdrHeadroom, !(h.isFinite && (0...16).contains(h)) { throw ValidationError("--hdr-headroom \(h) is out of range; allowed 0...16 stops") }
+        if hdr != nil && depth == 8 { throw ValidationError("--hdr writes 16-bit samples (10-bit AVIF); --depth 8 cannot hold them") }
         if strict && lenient { throw ValidationError("--strict and --lenient contradict each other; give one") }
         if let format, ImageFormat(rawValue: format)?.declaration.writes != true {
             throw ValidationError("--format: '\(format)' is not a format filterchain writes; use \(CodecOptions.formatIDs)")
@@ -281,11 +291,13 @@ struct CodecOptions: ParsableArguments {
     }
 
     var encodeOptions: EncodeOptions {
-        EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, settings: settings,
-                      stripMetadata: strip || stripAll, stripColorProfile: stripAll,
-                      background: RGBColor(parsing: background) ?? .white,
-                      outputProfile: (try? resolvedOutputProfile()) ?? .source,
-                      intent: CodecOptions.intents[intent] ?? .relative)
+        var options = EncodeOptions(format: imageFormat, depth: depth.map { $0 == 16 ? .sixteen : .eight }, settings: settings,
+                                    stripMetadata: strip || stripAll, stripColorProfile: stripAll,
+                                    background: RGBColor(parsing: background) ?? .white,
+                                    outputProfile: (try? resolvedOutputProfile()) ?? .source,
+                                    intent: CodecOptions.intents[intent] ?? .relative)
+        options.hdr = hdr.flatMap(HDRTransfer.init(rawValue:)).map { HDROutput($0, headroom: hdrHeadroom) }
+        return options
     }
 
     var decodeOptions: DecodeOptions {

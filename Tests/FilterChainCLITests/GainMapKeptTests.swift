@@ -15,7 +15,7 @@ import FilterChain
 
     func apply(_ name: String, chain: String = #"{"version": 1, "filters": []}"#, output: String = "out.jpg",
                extra: [String] = []) throws -> (CLI.Result, [UInt8]?) {
-        let input = Self.hdr.appendingPathComponent(name).path
+        let input = name.hasPrefix("/") ? name : Self.hdr.appendingPathComponent(name).path
         let path = folder + "/" + output
         try? FileManager.default.removeItem(atPath: path)
         try Data(chain.utf8).write(to: URL(fileURLWithPath: folder + "/chain.json"))
@@ -188,6 +188,42 @@ import FilterChain
         #expect(try json(input, "p.png", []) as? String == "dropped")
         #expect(try json(input, "s.jpg", ["--strip"]) as? String == "dropped")
         #expect(try json(CLI.samples + "/rocket.jpg", "sdr.jpg", []) is NSNull)
+    }
+
+    /// `--hdr pq|hlg`: 16-bit samples in PNG and AVIF, nothing of the map or of the input's
+    /// ICC profile left (the maths is Tests/Oracle's, against libultrahdr); the options'
+    /// usage errors; a map that cannot follow the chain fails the image (exit 1, nothing
+    /// written), since what was asked for cannot be made.
+    @Test func hdrOutputsAndTheirErrors() throws {
+        let file = "gen_chelsea_300x451_s2.jpg"
+        for output in ["pq.png", "pq.avif"] {
+            let (r, out) = try apply(file, output: output, extra: ["--hdr", "pq"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(output): \(r.stderr)")
+            let image = try RasterImage(decoding: try #require(out))
+            #expect(image.format == PixelFormat(.rgb, .sixteen) && image.width == 300 && image.height == 451)
+            #expect(image.metadata.iccProfile == nil && image.metadata.gainMap == nil)
+            if output.hasSuffix(".avif") {
+                #expect(image.metadata.nclx == NCLXColor(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true))
+            }
+        }
+        for (extra, message) in [(["--hdr", "pq"], "JPEG cannot say that its samples are HDR; HDR is written as PNG or AVIF"),
+                                 (["--hdr", "hdr10"], "--hdr: 'hdr10' is not pq or hlg"),
+                                 (["--hdr-headroom", "2"], "--hdr-headroom goes with --hdr pq or --hdr hlg"),
+                                 (["--hdr", "pq", "--hdr-headroom", "30"], "--hdr-headroom 30.0 is out of range; allowed 0...16 stops"),
+                                 (["--hdr", "pq", "--depth", "8"], "--depth 8 cannot hold them")] {
+            let output = extra.contains("pq") && message.hasPrefix("JPEG") ? "out.jpg" : "out.png"
+            let (r, out) = try apply(file, output: output, extra: extra)
+            #expect(r.status == 64 && out == nil, "\(extra): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains(message), "\(extra): \(r.stderr)")
+        }
+        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "gaussianBlur", "name": "soft", "parameters": {"sigma": 3}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "parameters": {"layer": "soft"}}]}"#
+        let (blocked, none) = try apply(file, chain: blend, output: "out.png", extra: ["--hdr", "pq"])
+        #expect(blocked.status == 1 && none == nil, "\(blocked.stderr)")
+        #expect(blocked.stderr.contains("cannot render HDR: its gain map cannot follow the chain (step 2 (blend) lays another image over it"), "\(blocked.stderr)")
+        // An SDR input: its white at 203 cd/m² (PQ 0.5806 of full scale).
+        let (sdr, written) = try apply(CLI.samples + "/rocket.jpg", output: "sdr.png", extra: ["--hdr", "pq"])
+        #expect(sdr.status == 0, "\(sdr.stderr)")
+        #expect(try RasterImage(decoding: try #require(written)).format.depth == .sixteen)
     }
 
     @Test func aDamagedGainMapIsHarmlessDamageWithItsReason() throws {

@@ -10,7 +10,7 @@ enum AVIFCodec {
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .nclx],
             // irot/imir are applied by the decoder itself; an EXIF Orientation is not (HEIF's rule).
-            animation: true, exifOrientation: false, maxSide: AVIFCodec.maxSide),
+            animation: true, exifOrientation: false, maxSide: AVIFCodec.maxSide, hdr: .nclx),
         options: [
             EncodeOption("quality", .integer(0...100), default: 50,
                          help: "quality, 0 to 100 (100: lossless, with 4:4:4); libavif's quantizer (100 - quality) * 63 / 100"),

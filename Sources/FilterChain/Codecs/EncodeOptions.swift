@@ -24,6 +24,9 @@ public struct EncodeOptions: Sendable, Hashable {
     /// How colours the output's profile cannot hold are mapped (default: relative
     /// colorimetric, with black-point compensation).
     public var intent: RenderingIntent = .relative
+    /// Write the HDR rendition (the source's gain map applied) as PQ or HLG, BT.2020, 16-bit
+    /// samples, in a format that can say so (`FormatCapabilities.hdr`: AVIF, PNG); nil: SDR.
+    public var hdr: HDROutput?
 
     /// JPEG's declared default quality (90) and chroma subsampling (4:2:0).
     public static let defaultQuality = 90
@@ -90,6 +93,13 @@ public struct EncodeOptions: Sendable, Hashable {
         for (name, v) in [("red", background.red), ("green", background.green), ("blue", background.blue)] where !(v.isFinite && (0...1).contains(v)) {
             throw RenderError(.badOption("background \(name) \(v) is out of range; allowed 0...1"))
         }
+        if let headroom = hdr?.headroom, !(headroom.isFinite && (0...16).contains(headroom)) {
+            throw RenderError(.badOption("HDR headroom \(headroom) stops is out of range; allowed 0...16"))
+        }
+        if hdr != nil, depth == .eight { throw RenderError(.badOption("an HDR output has 16-bit samples (10-bit in AVIF); depth 8 cannot hold it")) }
+        if hdr != nil, outputProfile != .source {
+            throw RenderError(.badOption("an HDR output is BT.2020 with its own transfer; it takes no output profile"))
+        }
     }
 
     /// Like `validate()`, and each setting `format` takes is checked against its declaration,
@@ -103,6 +113,10 @@ public struct EncodeOptions: Sendable, Hashable {
     /// declaration, then the settings together.
     func validate(settingsFor format: ImageFormat, depth: BitDepth?) throws(RenderError) {
         let declaration = format.declaration
+        if hdr != nil, declaration.capabilities.hdr == nil {
+            let holders = CodecRegistry.writable.filter { $0.capabilities.hdr != nil }.map(\.name)
+            throw RenderError(.badOption("\(declaration.name) cannot say that its samples are HDR; HDR is written as \(CodecRegistry.list(holders, and: "or"))"))
+        }
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             if let problem = declaration.option(named: name)?.problem(with: value) {
                 throw RenderError(.badOption("\(declaration.name) \(problem)"))

@@ -107,9 +107,13 @@ public struct FormatCapabilities: Sendable, Hashable {
     public var maxSide: Int?
     /// Holds CMYK images (an output whose profile is a CMYK one is written as its inks).
     public var cmyk: Bool
+    /// How it says that its samples are HDR (PQ or HLG, BT.2020), when it can.
+    public var hdr: HDRSignalling?
 
     public init(alpha: Bool, depths: [BitDepth], grey: Bool, metadata: Set<MetadataKind>,
-                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil, cmyk: Bool = false) {
+                animation: Bool = false, exifOrientation: Bool = false, maxSide: Int? = nil, cmyk: Bool = false,
+                hdr: HDRSignalling? = nil) {
+        self.hdr = hdr
         self.alpha = alpha
         self.depths = depths
         self.grey = grey

@@ -62,6 +62,8 @@ public enum GainMapOutcome: String, Sendable {
     case kept
     /// Left out, as asked or because the output cannot hold it (the notes say which).
     case dropped
+    /// Applied: the output is the HDR rendition it makes (`EncodeOptions.hdr`).
+    case applied
 }
 
 extension EncodeOptions {

@@ -6,7 +6,7 @@ enum PNGCodec {
         extensions: ["png"], mediaType: "image/png",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true,
-            metadata: [.icc, .exif, .xmp, .comments, .resolution, .text, .time, .colourChunks]),
+            metadata: [.icc, .exif, .xmp, .comments, .resolution, .text, .time, .colourChunks], hdr: .cicp),
         options: [
             EncodeOption("compression", .integer(0...9), default: 6,
                          help: "zlib level, 0 (none) to 9 (smallest); levels 3-6 cut the match search to 16 candidates (about 6% larger, twice as fast on photographs)"),

@@ -95,13 +95,10 @@ extension GainMapImage {
     /// The quality its JPEG is written with when the map is rendered again.
     static let quality = 85
 
-    /// The map after `layouts` (each with the base's size before it), after the orientation
-    /// applied to the base at decoding: rendered by the same kernels on its stored values and
-    /// written as a JPEG again, at `quality` (default 85), with its own metadata (XMP, and
-    /// the ISO 21496-1 segment put back first, as libultrahdr places it). A map nothing moves
-    /// is kept byte for byte, unless a quality is given.
-    func following(_ layouts: [(layout: GeometryLayout, base: ImageSize)], orientation: Orientation?,
-                   quality: Int? = nil) throws -> GainMapImage {
+    /// The map's pixels after `layouts` (each with the base's size before it), after the
+    /// orientation applied to the base at decoding: rendered by the same kernels on its stored
+    /// values (no colour conversion: they are not colours).
+    func movedPixels(_ layouts: [(layout: GeometryLayout, base: ImageSize)], orientation: Orientation?) throws -> RasterImage {
         var steps: [GeometryLayout] = orientation.map { [.turn($0)] } ?? []
         var size = ImageSize(width: map.width, height: map.height)
         if let orientation, orientation.swapsAxes { size = ImageSize(width: size.height, height: size.width) }
@@ -110,11 +107,21 @@ extension GainMapImage {
             steps.append(own)
             size = own.outputSize(from: size)
         }
-        guard !steps.isEmpty || quality != nil else { return self }
         var image = try RasterImage(decoding: jpeg, name: "its gain map")
         image.metadata.iccProfile = nil   // the map's values are not colours: no conversion
+        guard !steps.isEmpty else { return image }
+        return try Renderer(threads: 1).apply(Chain(steps.map(GainMapGeometry.init)), to: image, depth: .eight)
+    }
+
+    /// The map after `layouts` and `orientation` (see `movedPixels`), written as a JPEG
+    /// again, at `quality` (default 85), with its own metadata (XMP, and the ISO 21496-1
+    /// segment put back first, as libultrahdr places it). A map nothing moves is kept byte
+    /// for byte, unless a quality is given.
+    func following(_ layouts: [(layout: GeometryLayout, base: ImageSize)], orientation: Orientation?,
+                   quality: Int? = nil) throws -> GainMapImage {
+        guard !layouts.isEmpty || orientation != nil || quality != nil else { return self }
+        let moved = try movedPixels(layouts, orientation: orientation)
         let renderer = Renderer(threads: 1)
-        let moved = try renderer.apply(Chain(steps.map(GainMapGeometry.init)), to: image, depth: .eight)
         let buffer = OutputBuffer(name: "its gain map")
         _ = try renderer.render(Chain(), image: moved, outputs: [RenderOutput(step: 0, .file(.memory(buffer), EncodeOptions(
             format: .jpeg, quality: quality ?? Self.quality, chroma: .yuv444)))])

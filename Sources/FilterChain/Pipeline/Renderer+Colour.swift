@@ -199,3 +199,23 @@ extension Renderer {
         return out
     }
 }
+
+extension Renderer {
+    /// `metadata` described as an HDR output's: no ICC profile or PNG colour chunks, and
+    /// BT.2020 with `transfer`, full range, as `signalling` says it (an nclx box, or a cICP
+    /// chunk).
+    static func hdrDescribed(_ metadata: ImageMetadata, transfer: HDRTransfer, by signalling: HDRSignalling) -> ImageMetadata {
+        var out = metadata
+        out.iccProfile = nil
+        out.pngColor = nil
+        out.nclx = nil
+        out.pngChunks.removeAll { $0.type == "cICP" }
+        switch signalling {
+        case .nclx:
+            out.nclx = NCLXColor(colourPrimaries: 9, transferCharacteristics: transfer.codePoint, matrixCoefficients: 9, fullRange: true)
+        case .cicp:
+            out.pngChunks.append(PNGChunk(type: "cICP", data: [9, UInt8(transfer.codePoint), 0, 1]))
+        }
+        return out
+    }
+}

@@ -207,6 +207,12 @@ public final class Renderer: Sendable {
         }
         let isGrey = info.imageFormat.channels.isGrey
         switch output.target {
+        case .file(_, let options) where options.hdr != nil:
+            // HDR: colour, 16-bit samples (BT.2020 with its transfer; AVIF stores 10 bits).
+            let alpha = input.channels.hasAlpha && format?.capabilities.alpha != false
+            return OutputPolicy(layout: OutputLayout(format: PixelFormat(Channels(grey: false, alpha: alpha), .sixteen),
+                                                     background: input.channels.hasAlpha && !alpha ? options.background : nil),
+                                greyIfNeutral: false)
         case .file(_, let options):
             let bg = options.background
             let neutralKnown = keepsNeutral
@@ -357,6 +363,11 @@ public final class Renderer: Sendable {
     private func outputColour(_ i: Int, layout: OutputLayout, job: Job, formats: [ImageFormat?], outputs: [RenderOutput])
         throws(RenderError) -> (leg: OutputLeg, metadata: ImageMetadata, layout: OutputLayout, note: String?, inks: Bool) {
         switch outputs[i].target {
+        case .file(_, let options) where options.hdr != nil:
+            // The HDR rendition makes the samples (GainMapRendition); the format says what they are.
+            return (.stored, Self.hdrDescribed(job.info.metadata, transfer: options.hdr!.transfer,
+                                               by: formats[i]!.declaration.capabilities.hdr ?? .nclx),
+                    layout, nil, false)
         case .file(_, let options):
             let declaration = formats[i]!.declaration
             let caps = declaration.capabilities
@@ -440,11 +451,20 @@ public final class Renderer: Sendable {
         let plan = job.plan
         let size = plan.size(ofOutput: i)
         var out = try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs)
-        let gainMap = gainMapFate(i, metadata: &out.metadata, job: job, formats: formats, outputs: outputs)
+        var hdr: GainMapRendition?
+        var gainMap: (note: String?, outcome: GainMapOutcome?) = (nil, nil)
+        if case .file(_, let options) = outputs[i].target, let wanted = options.hdr {
+            hdr = try hdrRendition(wanted, output: i, size: size, job: job, outputs: outputs)
+            if job.info.metadata.gainMap != nil { gainMap.outcome = .applied }
+            out.metadata.gainMap = nil
+        } else {
+            gainMap = gainMapFate(i, metadata: &out.metadata, job: job, formats: formats, outputs: outputs)
+        }
         let notes = [out.note, gainMap.note].compactMap { $0 }
-        let rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
+        var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                             stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
                             colour: (out.leg, job.chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
+        rows.hdr = hdr
         switch outputs[i].target {
         case .file(let destination, let options):
             let writer = try ImageWriter(destination, format: formats[i]!,
@@ -493,6 +513,24 @@ public final class Renderer: Sendable {
             }
         }
         return ("its HDR gain map is not kept (\(why)); the output is the SDR image only", .dropped)
+    }
+
+    /// Output `i`'s HDR rendition: the source's gain map moved as the image was up to the
+    /// output's step, at its own scale. A map that cannot follow the chain fails the output:
+    /// what was asked for cannot be made.
+    private func hdrRendition(_ wanted: HDROutput, output i: Int, size: ImageSize, job: Job, outputs: [RenderOutput])
+        throws -> GainMapRendition {
+        guard let gainMap = job.info.metadata.gainMap else {
+            return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height, map: nil)
+        }
+        switch job.chain.gainMapPath(upTo: outputs[i].step, source: job.sourceSize) {
+        case .blocked(let reason):
+            throw RenderError(.colour("cannot render HDR: its gain map cannot follow the chain (\(reason))"), file: job.name)
+        case .follows(let layouts):
+            let pixels = try gainMap.movedPixels(layouts, orientation: job.info.appliedOrientation)
+            return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height,
+                                    map: (gainMap.map, pixels))
+        }
     }
 
     /// The first pass for grey inputs: for each of `outputs`, whether every pixel it would

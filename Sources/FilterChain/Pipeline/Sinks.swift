@@ -14,6 +14,9 @@ struct SinkRows {
     let height: Int
     let stripHeight: Int
     let imageHasAlpha: Bool
+    /// An HDR output's rendition, made from the working-space values before `conversion`
+    /// (whose leg is then `.stored`).
+    var hdr: GainMapRendition?
 
     /// `colour`: the output leg, and the working space (the background is converted into it).
     init(layout: OutputLayout, width: Int, height: Int, stripHeight: Int, colour: (leg: OutputLeg, space: WorkingSpace),
@@ -54,8 +57,18 @@ protocol Sink: AnyObject {
 
 extension Sink {
     func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
-        rows.conversion.convert(pixels, hasAlpha: rows.imageHasAlpha, width: rows.width,
-                                into: destination(strip: strip, row: row))
+        let destination = destination(strip: strip, row: row)
+        guard let hdr = rows.hdr else {
+            rows.conversion.convert(pixels, hasAlpha: rows.imageHasAlpha, width: rows.width, into: destination)
+            return
+        }
+        let width = rows.width
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * max(width, 1)) { scratch in
+            let p = scratch.baseAddress!
+            let rendered = PlanarPixels(red: p, green: p + width, blue: p + 2 * width, alpha: pixels.alpha)
+            hdr.render(pixels, row: strip * rows.stripHeight + row, width: width, into: rendered)
+            rows.conversion.convert(rendered, hasAlpha: rows.imageHasAlpha, width: width, into: destination)
+        }
     }
 }
 
