@@ -208,6 +208,25 @@ mask, in linear light), `samples/chains/blend.json` and `samples/chains/blend-mo
 (below, under blend).
 
 GRAPH
+cat <<'HDR'
+## HDR gain maps: what each kind of step does to one
+
+An Ultra HDR / ISO 21496-1 / Apple JPEG carries a gain map beside its SDR image: per pixel,
+HDR = (SDR + baseOffset) 2^(log2 G) - alternateOffset, log2 G = mix(gainMapMin, gainMapMax,
+g^(1/gamma)) (see README, "HDR gain maps"). The rule a chain keeps: the output's HDR
+rendition is what the input's HDR rendition would have become. Per kind of step:
+
+| kind of step | what happens to the map |
+|---|---|
+| colour and tone (colorControls, toneCurve, exposure, gamma, levels, hueAdjust, vibrance, colorMatrix, sepia, monochrome, invert, lut, vignette), blurs and sharpening (gaussianBlur, unsharpMask), and any step's mask | nothing: HDR = edited SDR x gain (the Ultra HDR editing guideline), so an exposure or a curve shows in both renditions; the map is copied byte for byte |
+| geometry (resize, crop, rotate, flip), and the EXIF orientation applied at decoding | the same layout made for the map in its own coordinates: sizes scaled and rounded, crop rectangles scaled and rounded outward, the same Lanczos3 kernel on its stored values, so it keeps its scale to its base within rounding; written again as JPEG quality 85 (`--gain-map-quality`) |
+| blend (an image or a step laid over another) | not yet: the output is the SDR image, with a note; `--hdr` fails that image |
+| a graph whose geometry reads other than the step above | not yet: as for blend |
+
+A preview (`--preview N`) carries the map as it stands after step N. `--gain-map drop` leaves
+it out; `--hdr pq|hlg` writes the HDR rendition itself (README).
+
+HDR
 cat <<'EXPRESSIONS'
 ## Expressions: variables and computed parameters
 

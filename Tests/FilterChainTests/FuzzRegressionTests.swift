@@ -31,6 +31,19 @@ import Testing
         }
     }
 
+    /// The gain map harness's crashes (whole files): the search ends, and a map it accepts is
+    /// one a render can use (1 or 3 channels, a size, finite values, min <= max, gamma > 0).
+    @Test(arguments: files("gainmap"))
+    func gainMapSearchesEndWithAUsableMapOrAReason(_ path: String) throws {
+        switch GainMap.search(jpeg: try Self.bytes(path)) {
+        case .none: break
+        case .damaged(let why): #expect(!why.isEmpty)
+        case .found(let m):
+            #expect([1, 3].contains(m.channels) && m.width > 0 && m.height > 0)
+            #expect(m.problem == nil && m.baseHeadroom.isFinite && m.alternateHeadroom.isFinite)
+        }
+    }
+
     /// What the tiff harness does next: a small decoded image written back as TIFF with its
     /// metadata, and read again.
     @Test(arguments: files("tiff"))
@@ -179,7 +192,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).
