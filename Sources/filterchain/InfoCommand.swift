@@ -67,7 +67,8 @@ struct ImageFacts {
             let name = profile?.profileDescription.map { "\"\($0)\" " } ?? ""
             return "ICC profile \(name)(" + (m.iccColorSpace.map { $0.trimmingWhitespace + ", " } ?? "") + "\(icc.count) bytes)"
         }
-        if let nclx = m.nclx { return "\(nclx)" }
+        // PNG's cICP chunk holds the same four code points as an nclx box.
+        if let nclx = m.nclx { return info.sourceFormat == .png ? "cICP" + "\(nclx)".dropFirst(4) : "\(nclx)" }
         if let c = m.pngColor {
             if let intent = c.srgbIntent { return "sRGB chunk (intent \(intent))" }
             if let g = c.gamma { return "gAMA \(g)" + (c.chromaticities != nil ? " with cHRM" : "") }
@@ -128,7 +129,7 @@ struct ImageFacts {
             line.addRaw("colour", colour.text)
         } else if let nclx = m.nclx {
             var colour = JSONLine()
-            colour.add("kind", "nclx")
+            colour.add("kind", info.sourceFormat == .png ? "cICP" : "nclx")
             colour.add("primaries", Int(nclx.colourPrimaries))
             colour.add("transfer", Int(nclx.transferCharacteristics))
             colour.add("matrix", Int(nclx.matrixCoefficients))

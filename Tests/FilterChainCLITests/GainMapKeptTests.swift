@@ -202,10 +202,16 @@ import FilterChain
             let image = try RasterImage(decoding: try #require(out))
             #expect(image.format == PixelFormat(.rgb, .sixteen) && image.width == 300 && image.height == 451)
             #expect(image.metadata.iccProfile == nil && image.metadata.gainMap == nil)
-            if output.hasSuffix(".avif") {
-                #expect(image.metadata.nclx == NCLXColor(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true))
-            }
+            // AVIF's nclx box, and PNG's cICP chunk, read as the nclx it is.
+            let matrix: UInt16 = output.hasSuffix(".avif") ? 9 : 0
+            #expect(image.metadata.nclx == NCLXColor(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: matrix, fullRange: true))
         }
+        let info = try CLI.run(["info", "pq.png"], in: folder)
+        #expect(info.out.contains("colour: cICP 9/16/0 full"), "\(info.out)")
+        // Read back as an input, PQ is not converted yet: said, not silent.
+        let again = try CLI.run(["apply", folder + "/chain.json", "pq.png", "again.jpg"], in: folder)
+        #expect(again.status == 0 && again.stderr.contains("names transfer characteristics 16 (16 is PQ, 18 HLG: high dynamic range), which filterchain does not convert"),
+                "\(again.stderr)")
         for (extra, message) in [(["--hdr", "pq"], "JPEG cannot say that its samples are HDR; HDR is written as PNG or AVIF"),
                                  (["--hdr", "hdr10"], "--hdr: 'hdr10' is not pq or hlg"),
                                  (["--hdr-headroom", "2"], "--hdr-headroom goes with --hdr pq or --hdr hlg"),

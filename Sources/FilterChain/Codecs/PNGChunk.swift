@@ -68,13 +68,13 @@ public struct PNGChunk: Sendable, Hashable {
 }
 
 /// The metadata chunks of a PNG that libpng does not hand over as stored: text (before and
-/// after the image data), tIME, pHYs, and which colour chunks were really there (libpng
+/// after the image data), tIME, pHYs, cICP (PNG third edition), and which colour chunks were really there (libpng
 /// reports gAMA and cHRM values implied by sRGB too). Chunks with a bad CRC are left out.
 struct PNGChunkScan {
     var chunks: [PNGChunk] = []
     var present: Set<String> = []
 
-    static let kept: Set<String> = ["tEXt", "zTXt", "iTXt", "tIME", "pHYs"]
+    static let kept: Set<String> = ["tEXt", "zTXt", "iTXt", "tIME", "pHYs", "cICP"]
 
     /// Walks the chunk list of `input` without reading image data (a file is read with
     /// pread, so its position does not move).

@@ -57,10 +57,16 @@ final class PNGDecoder: StoredDecoder {
     }
 
 
-    /// XMP (iTXt "XML:com.adobe.xmp"), pHYs, and the other text and time chunks as stored.
+    /// XMP (iTXt "XML:com.adobe.xmp"), pHYs, cICP (as the nclx it is: primaries, transfer,
+    /// matrix, full range), and the other text and time chunks as stored.
     static func readTextAndResolution(_ chunks: [PNGChunk], into metadata: inout ImageMetadata) {
         for chunk in chunks {
-            if chunk.type == "pHYs" {
+            if chunk.type == "cICP" {
+                guard chunk.data.count == 4, metadata.nclx == nil else { continue }
+                let d = chunk.data
+                metadata.nclx = NCLXColor(colourPrimaries: UInt16(d[0]), transferCharacteristics: UInt16(d[1]),
+                                          matrixCoefficients: UInt16(d[2]), fullRange: d[3] == 1)
+            } else if chunk.type == "pHYs" {
                 guard chunk.data.count == 9, metadata.resolution == nil else { continue }
                 let x = Double(XMP.read32(chunk.data, 0)), y = Double(XMP.read32(chunk.data, 4))
                 guard x > 0, y > 0 else { continue }
