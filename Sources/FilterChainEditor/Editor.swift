@@ -13,6 +13,9 @@ public final class Editor: @unchecked Sendable {
     public let outputPath: String?
     /// The image as decoded, full size.
     public let image: RasterImage
+    /// The image's HDR gain map, as its file describes it (nil: none). Previews show the SDR
+    /// image; Export keeps the map.
+    public let gainMap: GainMap?
     public let renderer: Renderer
     /// The preview size the page asks for unless told otherwise.
     public static let defaultPreviewSize = 1024
@@ -45,9 +48,10 @@ public final class Editor: @unchecked Sendable {
     /// invalid one is kept as text with its error) and decodes IMAGE once. `variables`
     /// (`--set`) are set in the chain as loaded: a name it does not declare, or a value out
     /// of its variable's range, is a `VariableError` (while the file is invalid they wait).
+    /// `exportOptions`: how Export writes `outputPath` (`--hdr`, say).
     public init(chainPath: String, imagePath: String, outputPath: String? = nil,
                 renderer: Renderer = Renderer(), decode: DecodeOptions = .init(),
-                variables: [(name: String, value: Double)] = []) throws {
+                variables: [(name: String, value: Double)] = [], exportOptions: EncodeOptions = EncodeOptions()) throws {
         overrides = variables
         self.chainPath = chainPath
         self.imagePath = imagePath
@@ -59,12 +63,14 @@ public final class Editor: @unchecked Sendable {
         let decoded = try renderer.render(Chain(), source: .file(imagePath), decode: decode,
                                           outputs: [RenderOutput(step: 0, .memory())])
         image = decoded.images[0]!
+        gainMap = decoded.info.metadata.gainMap?.map
+        let upright = try decoded.info.metadata.gainMap.map { try $0.upright(from: decoded.info.appliedOrientation) }
         var template = Array((NSTemporaryDirectory() + "/filterchain-edit-XXXXXX").utf8CString)
         guard let dir = mkdtemp(&template) else {
             throw EditorError(status: 500, "cannot create a temporary folder: \(String(cString: strerror(errno)))")
         }
         scratch = String(cString: dir)
-        export = outputPath.map { ExportJob(path: $0) }
+        export = outputPath.map { ExportJob(path: $0, options: exportOptions, gainMap: upright) }
         reloadFromDisk()
         if let chain = current, !variables.isEmpty {
             do { current = try chain.settingVariables(variables, file: chainPath) } catch {
@@ -322,6 +328,12 @@ public final class Editor: @unchecked Sendable {
             ("width", JSONNode(.number(Double(image.width)))),
             ("height", JSONNode(.number(Double(image.height)))),
             ("output", outputPath.map { JSONNode(.string($0)) } ?? JSONNode(.null)),
+            ("gainMap", gainMap.map { m in JSONNode(.object([
+                ("width", JSONNode(.number(Double(m.width)))), ("height", JSONNode(.number(Double(m.height)))),
+                ("channels", JSONNode(.number(Double(m.channels)))), ("metadata", JSONNode(.string(m.source.title))),
+                ("headroom", JSONNode(.number(max(m.baseHeadroom, m.alternateHeadroom)))),
+            ])) } ?? JSONNode(.null)),
+            ("hdr", export?.options.hdr.map { JSONNode(.string($0.transfer.rawValue)) } ?? JSONNode(.null)),
             ("overrides", JSONNode(.object(overrides.map { ($0.name, JSONNode(.number($0.value))) }))),
         ] + preview))
     }

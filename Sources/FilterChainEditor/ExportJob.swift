@@ -14,16 +14,27 @@ public final class ExportJob: @unchecked Sendable {
     }
 
     public let path: String
+    /// How the export is written (`--hdr`, for one).
+    public let options: EncodeOptions
+    /// The source's HDR gain map, upright as the image is: rendered with it, so that the
+    /// export keeps the HDR (an Ultra HDR JPEG, or `--hdr`'s rendition) as `apply` does.
+    let gainMap: GainMapImage?
     private let lock = NSLock()
     private var state = State.idle
     private var source: CountingSource?
     private var flag: CancellationFlag?
 
-    init(path: String) { self.path = path }
+    init(path: String, options: EncodeOptions = EncodeOptions(), gainMap: GainMapImage? = nil) {
+        self.path = path
+        self.options = options
+        self.gainMap = gainMap
+    }
 
     /// Starts a render unless one is running (409).
     func start(_ chain: Chain, image: RasterImage, renderer: Renderer) throws {
-        let counting = CountingSource(RasterSource(image, name: "<image>"))
+        var withMap = image
+        withMap.metadata.gainMap = gainMap
+        let counting = CountingSource(RasterSource(withMap, name: "<image>"))
         let cancel = CancellationFlag()
         lock.lock()
         defer { lock.unlock() }
@@ -31,7 +42,7 @@ public final class ExportJob: @unchecked Sendable {
         state = .running
         source = counting
         flag = cancel
-        let output = RenderOutput(step: chain.steps.count, .file(.file(path), EncodeOptions()))
+        let output = RenderOutput(step: chain.steps.count, .file(.file(path), options))
         Thread.detachNewThread { [self] in
             run(chain, counting, output, renderer, cancel)
         }

@@ -34,6 +34,9 @@ struct EditCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where Export writes the full-size image, in the format its extension names (\(CodecRegistry.writable.flatMap(\.extensions).map { "." + $0 }.joined(separator: ", "))).", valueName: "path"))
     var output: String?
 
+    @Option(help: ArgumentHelp("With --output: Export writes the HDR rendition of an image with a gain map, as `apply --hdr` does (PNG or AVIF).", valueName: "pq|hlg"))
+    var hdr: String?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads that render the previews and the export, 1 or more (default: the number of cores).", valueName: "n"))
     var threads: Int?
 
@@ -77,14 +80,21 @@ for text in command.assignments {
     }
     overrides.append(assignment)
 }
+var exportOptions = EncodeOptions()
+if let hdr = command.hdr {
+    guard let transfer = HDRTransfer(rawValue: hdr) else { fail("--hdr: '\(hdr)' is not pq or hlg", 64) }
+    guard command.output != nil else { fail("--hdr goes with --output (it is how Export writes)", 64) }
+    exportOptions.hdr = HDROutput(transfer)
+}
 if let output = command.output {
-    do { _ = try EncodeOptions().resolvedFormat(for: .file(output)) } catch { fail("\(error)", 64) }
+    do { try exportOptions.validate(for: try exportOptions.resolvedFormat(for: .file(output))) } catch { fail("\(error)", 64) }
 }
 
 let editor: Editor
 do {
     editor = try Editor(chainPath: command.chain, imagePath: command.image, outputPath: command.output,
-                        renderer: Renderer(threads: command.threads ?? WorkerPool.availableCores), variables: overrides)
+                        renderer: Renderer(threads: command.threads ?? WorkerPool.availableCores), variables: overrides,
+                        exportOptions: exportOptions)
 } catch let error as VariableError {
     fail("--set: \(error)", 64)
 } catch {

@@ -47,13 +47,14 @@ return c.width + 'x' + c.height + ':' + h;
 """
 
 
-def running_editor(chain_name):
+def running_editor(chain_name, image_name="coffee.png", extra=()):
     folder = tempfile.mkdtemp(prefix="filterchain-browser-")
     chain = os.path.join(folder, "look.json")
     shutil.copy(os.path.join(ROOT, "samples", "chains", chain_name), chain)
-    image = os.path.join(ROOT, "samples", "coffee.png")
+    image = os.path.join(ROOT, "samples", image_name)
     process = subprocess.Popen(
-        [os.path.join(BIN, "filterchain"), "edit", chain, image, "--no-browser"],
+        [os.path.join(BIN, "filterchain"), "edit", chain, image, "--no-browser",
+         *[a.replace("FOLDER", folder) for a in extra]],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = process.stdout.readline().strip()
     assert url.startswith("http://127.0.0.1:") and "?token=" in url, (url, process.stderr.read())
@@ -516,3 +517,25 @@ def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browse
     assert after["variables"][0]["value"] == pytest.approx(0.6, abs=1e-12)
     assert after["filters"] == before["filters"]
     assert_left_preview_is_step_1_of_the_saved_chain(browser, editor)
+
+
+def test_a_source_with_a_gain_map_is_marked_and_says_what_export_does(browser):
+    """samples/rocket-ultrahdr.jpg (an Ultra HDR JPEG) with Export to a PQ AVIF: the header's
+    HDR badge says the previews are SDR and what Export writes; coffee.png has no badge."""
+    for image, extra, expected in [("rocket-ultrahdr.jpg", ("--output", "FOLDER/out.avif", "--hdr", "pq"), "(PQ)"),
+                                   ("coffee.png", (), None)]:
+        running = running_editor("hdr-edit.json", image, extra)
+        session = next(running)
+        try:
+            browser.get(session["url"])
+            wait(browser, lambda d: d.find_element(By.ID, "file").text, "the header was not filled")
+            badge = browser.find_element(By.ID, "hdr-badge")
+            if expected is None:
+                assert not badge.is_displayed()
+                continue
+            wait(browser, lambda d: badge.is_displayed(), "no HDR badge")
+            title = badge.get_attribute("title")
+            assert badge.text == "HDR" and "ISO 21496-1" in title and "previews show the SDR image" in title, title
+            assert expected in title, title
+        finally:
+            next(running, None)

@@ -113,6 +113,13 @@ extension GainMapImage {
         return try Renderer(threads: 1).apply(Chain(steps.map(GainMapGeometry.init)), to: image, depth: .eight)
     }
 
+    /// The map turned as its base was at decoding (`ImageInfo.appliedOrientation`): the map
+    /// of an image decoded to memory, which is upright, to render it again with (as the
+    /// editor's export does). The same map when `orientation` is nil.
+    public func upright(from orientation: Orientation?) throws -> GainMapImage {
+        try following([], orientation: orientation)
+    }
+
     /// The map after `layouts` and `orientation` (see `movedPixels`), written as a JPEG
     /// again, at `quality` (default 85), with its own metadata (XMP, and the ISO 21496-1
     /// segment put back first, as libultrahdr places it). A map nothing moves is kept byte

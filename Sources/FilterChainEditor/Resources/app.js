@@ -643,6 +643,15 @@ async function start() {
   state.info = await infoResponse.json();
   state.filters = await filtersResponse.json();
   $("file").textContent = `${state.info.chain} · ${state.info.image} (${state.info.width}×${state.info.height})`;
+  // A source with an HDR gain map: the previews are its SDR image; Export keeps the map.
+  const map = state.info.gainMap;
+  $("hdr-badge").hidden = !map;
+  if (map) {
+    $("hdr-badge").textContent = "HDR";
+    $("hdr-badge").title = `HDR gain map (${map.metadata}, ${map.width}×${map.height}, up to ${map.headroom.toFixed(1)} stops): `
+      + "the previews show the SDR image; Export keeps the map"
+      + (state.info.hdr ? ` and writes the HDR rendition (${state.info.hdr.toUpperCase()})` : " (an Ultra HDR JPEG)");
+  }
   $("export").hidden = state.info.output === null;
   if (state.info.output) $("export").title = "Render the full-size image to " + state.info.output;
   renderCatalogue();
