@@ -232,6 +232,39 @@ import FilterChain
         #expect(try RasterImage(decoding: try #require(written)).format.depth == .sixteen)
     }
 
+    /// The primary's XMP in an Ultra HDR v1 file (hdrgm:Version and a Container directory
+    /// giving the map's length) is made true for what is written: a map moved with the image
+    /// has its new length there (it had the old one, which readers that locate the map by
+    /// the directory take); an output without a map has neither, so no reader looks for one.
+    @Test func theUltraHDRDirectoryIsKeptTrue() throws {
+        let file = "gen_chelsea_xmp_only_s2.jpg"
+        let resize = #"{"version": 1, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize", "parameters": {"width": 150}}]}"#
+        let xmp = { (bytes: [UInt8]) -> String in
+            var i = 2
+            while i + 4 <= bytes.count, bytes[i] == 0xff, bytes[i + 1] != 0xda {
+                let length = Self.be16(bytes, i + 2)
+                let payload = Array(bytes[(i + 4)..<(i + 2 + length)])
+                if bytes[i + 1] == 0xe1, payload.starts(with: Array("http://ns.adobe.com/xap/1.0/\0".utf8)) {
+                    return String(decoding: payload.dropFirst(29), as: UTF8.self)
+                }
+                i += 2 + length
+            }
+            return ""
+        }
+        let source = try Array(Data(contentsOf: Self.hdr.appendingPathComponent(file)))
+        #expect(xmp(source).contains("Item:Length=\"\(try #require(Self.mapBytes(source)).count)\""))
+        let (r, out) = try apply(file, chain: resize)
+        #expect(r.status == 0, "\(r.stderr)")
+        let bytes = try #require(out)
+        let map = try #require(Self.mapBytes(bytes))
+        #expect(map.count != Self.mapBytes(source)!.count)
+        #expect(xmp(bytes).contains("Item:Length=\"\(map.count)\"") && xmp(bytes).contains("hdrgm:Version=\"1.0\""), "\(xmp(bytes))")
+        let (dropped, plain) = try apply(file, chain: resize, extra: ["--gain-map", "drop"])
+        #expect(dropped.status == 0)
+        let text = xmp(try #require(plain))
+        #expect(!text.isEmpty && !text.contains("hdrgm:Version") && !text.contains("Container:Directory") && text.contains("rdf:Description"), "\(text)")
+    }
+
     @Test func aDamagedGainMapIsHarmlessDamageWithItsReason() throws {
         let (r, out) = try apply("bad_mpf_offset_past_eof.jpg")
         #expect(r.status == 0 && out != nil, "\(r.stderr)")

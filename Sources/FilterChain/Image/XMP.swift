@@ -89,3 +89,51 @@ public struct ExtendedXMP: Sendable, Hashable {
         self.packet = packet
     }
 }
+
+extension XMP {
+    /// A primary image's XMP as Ultra HDR version 1 describes its gain map (`hdrgm:Version`
+    /// and a Google `Container:Directory` whose `GainMap` item gives the map's length), made
+    /// true for what is written: with `mapLength`, that item's `Item:Length` says it (a map
+    /// moved with the image has another length); with nil (no map written), the version and
+    /// the directory are taken out, so that no reader looks for a map that is not there.
+    /// A packet without them is returned as it is.
+    static func withGainMapDirectory(_ packet: [UInt8], mapLength: Int?) -> [UInt8] {
+        var bytes = packet
+        if let mapLength {
+            guard let semantic = find(Array("Item:Semantic=\"GainMap\"".utf8), in: bytes, from: 0) else { return bytes }
+            // The item's element: from its start before the semantic to the next end of element.
+            let start = lastIndex(of: Array("<Container:Item".utf8), in: bytes, before: semantic) ?? semantic
+            let end = find(Array("</Container:Item>".utf8), in: bytes, from: semantic)
+                ?? find(Array("/>".utf8), in: bytes, from: semantic) ?? bytes.count
+            for opening in [Array("Item:Length=\"".utf8), Array("<Item:Length>".utf8)] {
+                guard let found = find(opening, in: bytes, from: start), found < end else { continue }
+                var j = found + opening.count
+                while j < bytes.count, (0x30...0x39).contains(bytes[j]) { j += 1 }
+                bytes.replaceSubrange((found + opening.count)..<j, with: Array(String(mapLength).utf8))
+                return bytes
+            }
+            return bytes
+        }
+        if let open = find(Array("<Container:Directory".utf8), in: bytes, from: 0),
+           let close = find(Array("</Container:Directory>".utf8), in: bytes, from: open) {
+            bytes.removeSubrange(open..<(close + "</Container:Directory>".utf8.count))
+        }
+        for quote in ["\"", "'"] {
+            let opening = Array(" hdrgm:Version=\(quote)".utf8)
+            if let found = find(opening, in: bytes, from: 0),
+               let closing = bytes[(found + opening.count)...].firstIndex(of: UInt8(ascii: quote == "\"" ? "\"" : "'")) {
+                bytes.removeSubrange(found...closing)
+            }
+        }
+        return bytes
+    }
+
+    static func lastIndex(of needle: [UInt8], in haystack: [UInt8], before end: Int) -> Int? {
+        var i = min(end, haystack.count) - needle.count
+        while i >= 0 {
+            if haystack[i] == needle[0] && Array(haystack[i..<i + needle.count]) == needle { return i }
+            i -= 1
+        }
+        return nil
+    }
+}
