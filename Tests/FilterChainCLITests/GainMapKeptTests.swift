@@ -75,9 +75,18 @@ import FilterChain
         #expect(images.first?.size == images.last?.start, "\(images)")
         #expect(images.last.map { $0.start + $0.size } == bytes.count)
         let map = try #require(Self.mapBytes(bytes))
-        #expect(map == Self.mapBytes(source))
+        let sourceMap = try #require(Self.mapBytes(source))
+        if map != sourceMap {
+            // An ISO 21496-1 map without XMP gains Ultra HDR v1's hdrgm XMP after SOI, as
+            // libultrahdr 1.x writes both; its own bytes follow unchanged.
+            let length = Self.be16(map, 4) + 2
+            #expect(Array(map[2..<4]) == [0xff, 0xe1] && Array(map[6..<35]) == Array("http://ns.adobe.com/xap/1.0/\0".utf8))
+            #expect(String(decoding: map[35..<(2 + length)], as: UTF8.self).contains("hdrgm:Version=\"1.0\""))
+            #expect(Array(map[0..<2]) + Array(map[(2 + length)...]) == sourceMap)
+            #expect(GainMap.search(jpeg: source).found?.source == .iso21496)
+        }
         // The library's reader finds the same map in the output as in the source.
-        #expect(GainMap.search(jpeg: bytes) == GainMap.search(jpeg: source))
+        #expect(GainMap.search(jpeg: bytes).sizeless == GainMap.search(jpeg: source).sizeless)
         // The primary is the chain's SDR image: brighter than the source's.
         let decoded = try RasterImage(decoding: bytes)
         let original = try RasterImage(decoding: source)
@@ -105,8 +114,11 @@ import FilterChain
         #expect(Self.frameSize(bytes)! == (100, 150))
         let map = try #require(Self.mapBytes(bytes))
         #expect(Self.frameSize(map)! == (50, 75))
-        // Its metadata is the source's: the ISO 21496-1 segment first, as libultrahdr places it.
-        #expect(Array(map[2..<4]) == [0xff, 0xe2] && Array(map[6..<(6 + 28)]) == Array("urn:iso:std:iso:ts:21496:-1\0".utf8))
+        // Its metadata is the source's, as libultrahdr 1.x places it: Ultra HDR v1's hdrgm XMP,
+        // then the ISO 21496-1 segment.
+        let xmpEnd = 2 + Self.be16(map, 4) + 2
+        #expect(Array(map[2..<4]) == [0xff, 0xe1])
+        #expect(Array(map[xmpEnd..<(xmpEnd + 2)]) == [0xff, 0xe2] && Array(map[(xmpEnd + 4)..<(xmpEnd + 32)]) == Array("urn:iso:std:iso:ts:21496:-1\0".utf8))
         guard case .found(let moved) = GainMap.search(jpeg: bytes),
               case .found(let original) = GainMap.search(jpeg: try Array(Data(contentsOf: Self.hdr.appendingPathComponent("gen_chelsea_300x451_s2.jpg")))) else {
             Issue.record("no gain map found"); return
@@ -265,6 +277,35 @@ import FilterChain
         #expect(!text.isEmpty && !text.contains("hdrgm:Version") && !text.contains("Container:Directory") && text.contains("rdf:Description"), "\(text)")
     }
 
+    /// An Ultra HDR JPEG written from an ISO 21496-1-only source carries Ultra HDR v1's
+    /// metadata too (for Android 14 and older readers): with the ISO segments taken out of the
+    /// output, the hdrgm XMP alone gives the same values (to the 6 decimals written), and the
+    /// primary's directory gives the map's length.
+    @Test func theHDRGMMetadataAloneReadsTheSame() throws {
+        let (r, out) = try apply("gen_astronaut_rgbmap_255x341_s2.jpg")
+        #expect(r.status == 0, "\(r.stderr)")
+        var bytes = try #require(out)
+        let map = try #require(Self.mapBytes(bytes))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("Item:Semantic=\"GainMap\" Item:Mime=\"image/jpeg\" Item:Length=\"\(map.count)\""))
+        guard case .found(let iso) = GainMap.search(jpeg: bytes) else { Issue.record("no map"); return }
+        // The ISO segment of the map, blanked to an APP15 of the same length (offsets stay).
+        let start = try #require(Self.mpfImages(bytes).last?.start)
+        var i = start + 2
+        while i + 4 <= bytes.count, bytes[i] == 0xff, bytes[i + 1] != 0xda {
+            let length = Self.be16(bytes, i + 2)
+            if bytes[i + 1] == 0xe2, Array(bytes[(i + 4)..<(i + 8)]) == Array("urn:".utf8) { bytes[i + 1] = 0xef }
+            i += 2 + length
+        }
+        guard case .found(let hdrgm) = GainMap.search(jpeg: bytes) else { Issue.record("no hdrgm map"); return }
+        #expect(hdrgm.source == .hdrgm)
+        for (a, b) in [(hdrgm.gainMapMin, iso.gainMapMin), (hdrgm.gainMapMax, iso.gainMapMax), (hdrgm.gamma, iso.gamma),
+                       (hdrgm.baseOffset, iso.baseOffset), (hdrgm.alternateOffset, iso.alternateOffset)] {
+            #expect(zip(a, b).allSatisfy { abs($0 - $1) <= 1e-6 }, "\(a) \(b)")
+        }
+        #expect(abs(hdrgm.alternateHeadroom - iso.alternateHeadroom) <= 1e-6 && hdrgm.baseIsHDR == iso.baseIsHDR)
+    }
+
     @Test func aDamagedGainMapIsHarmlessDamageWithItsReason() throws {
         let (r, out) = try apply("bad_mpf_offset_past_eof.jpg")
         #expect(r.status == 0 && out != nil, "\(r.stderr)")
@@ -283,5 +324,16 @@ import FilterChain
         #expect(r.status == 0 && out != nil, "\(r.stderr)")
         #expect(!r.stderr.contains("gain map"), "\(r.stderr)")
         #expect(Self.mpfImages(try #require(out)).isEmpty)
+    }
+}
+
+extension GainMap.Search {
+    /// The map found, if any.
+    var found: GainMap? { if case .found(let m) = self { m } else { nil } }
+    /// The search with the map's byte count left out (a written map may gain its XMP).
+    var sizeless: GainMap.Search {
+        guard case .found(var m) = self else { return self }
+        m.byteCount = 0
+        return .found(m)
     }
 }

@@ -20,6 +20,16 @@ final class JPEGEncoder: RowEncoder {
         guard let e = fc_jpeg_encoder_new() else { throw CodecError(output.name, .outOfMemory) }
         self.e = e
         self.output = output
+        var metadata = metadata
+        // Ultra HDR: the map with hdrgm XMP beside ISO 21496-1's, and the primary's
+        // directory for it, as libultrahdr 1.x writes them.
+        if let map = metadata.gainMap.map(UltraHDR.withHDRGM) {
+            metadata.gainMap = map
+            if JPEGSegments(map.jpeg, from: 0).payload(app: 0xe1, prefix: XMP.jpegPrefix)
+                .map({ XMP.find(Array(UltraHDR.hdrgmNamespace.utf8), in: Array($0.bytes), from: 0) != nil }) == true {
+                metadata.xmp = UltraHDR.primaryXMP(metadata.xmp, mapLength: map.jpeg.count)
+            }
+        }
         gainMap = metadata.gainMap
         let icc = metadata.iccProfile ?? []
         let exif = metadata.exif ?? []
