@@ -218,6 +218,15 @@ import FilterChain
             let matrix: UInt16 = output.hasSuffix(".avif") ? 9 : 0
             #expect(image.metadata.nclx == NCLXColor(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: matrix, fullRange: true))
         }
+        // --strip and --strip-all keep what says the samples are HDR.
+        for output in ["s.png", "s.avif"] {
+            for strip in ["--strip", "--strip-all"] {
+                let (r, out) = try apply(file, output: output, extra: ["--hdr", "hlg", strip])
+                #expect(r.status == 0, "\(r.stderr)")
+                let image = try RasterImage(decoding: try #require(out))
+                #expect(image.metadata.nclx?.transferCharacteristics == 18 && image.metadata.exif == nil, "\(output) \(strip)")
+            }
+        }
         let info = try CLI.run(["info", "pq.png"], in: folder)
         #expect(info.out.contains("colour: cICP 9/16/0 full"), "\(info.out)")
         // Read back as an input, PQ is not converted yet: said, not silent.

@@ -87,7 +87,9 @@ public final class ImageWriter: @unchecked Sendable {
         var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
         if options.stripMetadata, header.metadata.gainMap != nil { notes.append(Self.stripLeavesOutGainMap) }
         if options.gainMapChoice(for: format, source: header.metadata) == .drop { metadata.gainMap = nil }
-        if options.stripColorProfile {
+        // An HDR output keeps what says its samples are PQ or HLG (nclx, cICP): without it
+        // they would be read as SDR.
+        if options.stripColorProfile && options.hdr == nil {
             metadata.iccProfile = nil
             metadata.pngColor = nil
             metadata.nclx = nil

@@ -47,6 +47,8 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     public var keepingColourOnly: ImageMetadata {
         var kept = ImageMetadata(iccProfile: iccProfile, pngColor: pngColor)
         kept.nclx = nclx
+        // PNG's cICP chunk (an HDR output's) is a colour description too.
+        kept.pngChunks = pngChunks.filter { $0.type == "cICP" }
         return kept
     }
 
