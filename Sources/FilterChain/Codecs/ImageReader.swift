@@ -312,8 +312,7 @@ public final class ImageReader: @unchecked Sendable {
             if !lenient { throw error }
             extraWarnings.append((error as? CodecError)?.message ?? "\(error)")
         }
-        let damage = decoder.harmlessDamage
-        if strict, !damage.isEmpty, let format = info.sourceFormat {
+        if strict, case let damage = decoder.harmlessDamage, !damage.isEmpty, let format = info.sourceFormat {
             throw CodecError(name, .corrupt(format: format, damage.joined(separator: "; ") + " (refused: strict decoding)"))
         }
     }
