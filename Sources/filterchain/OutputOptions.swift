@@ -195,7 +195,10 @@ struct CodecOptions: ParsableArguments {
     func validate() throws {
         if let hdr, HDRTransfer(rawValue: hdr) == nil { throw ValidationError("--hdr: '\(hdr)' is not pq or hlg") }
         if hdrHeadroom != nil && hdr == nil { throw ValidationError("--hdr-headroom goes with --hdr pq or --hdr hlg") }
-        if let h = hdrHeadroom, !(h.isFinite && (0...16).contains(h)) { throw ValidationError("--hdr-headroom \(h) is out of range; allowed 0...16 stops") }
+        if let h = hdrHeadroom, !(h.isFinite && HDROutput.headroomRange.contains(h)) {
+            let r = HDROutput.headroomRange
+            throw ValidationError("--hdr-headroom \(h) is out of range; allowed \(Int(r.lowerBound))...\(Int(r.upperBound)) stops")
+        }
         if hdr != nil && depth == 8 { throw ValidationError("--hdr writes 16-bit samples (10-bit AVIF); --depth 8 cannot hold them") }
         if strict && lenient { throw ValidationError("--strict and --lenient contradict each other; give one") }
         if let format, ImageFormat(rawValue: format)?.declaration.writes != true {

@@ -93,8 +93,9 @@ public struct EncodeOptions: Sendable, Hashable {
         for (name, v) in [("red", background.red), ("green", background.green), ("blue", background.blue)] where !(v.isFinite && (0...1).contains(v)) {
             throw RenderError(.badOption("background \(name) \(v) is out of range; allowed 0...1"))
         }
-        if let headroom = hdr?.headroom, !(headroom.isFinite && (0...16).contains(headroom)) {
-            throw RenderError(.badOption("HDR headroom \(headroom) stops is out of range; allowed 0...16"))
+        if let headroom = hdr?.headroom, !(headroom.isFinite && HDROutput.headroomRange.contains(headroom)) {
+            let r = HDROutput.headroomRange
+            throw RenderError(.badOption("HDR headroom \(headroom) stops is out of range; allowed \(Int(r.lowerBound))...\(Int(r.upperBound))"))
         }
         if hdr != nil, depth == .eight { throw RenderError(.badOption("an HDR output has 16-bit samples (10-bit in AVIF); depth 8 cannot hold it")) }
         if hdr != nil, outputProfile != .source {

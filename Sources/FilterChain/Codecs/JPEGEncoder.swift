@@ -22,13 +22,11 @@ final class JPEGEncoder: RowEncoder {
         self.output = output
         var metadata = metadata
         // Ultra HDR: the map with hdrgm XMP beside ISO 21496-1's, and the primary's
-        // directory for it, as libultrahdr 1.x writes them.
+        // directory for it with the map's length as written, as libultrahdr 1.x writes them.
         if let map = metadata.gainMap.map(UltraHDR.withHDRGM) {
             metadata.gainMap = map
-            if JPEGSegments(map.jpeg, from: 0).payload(app: 0xe1, prefix: XMP.jpegPrefix)
-                .map({ XMP.find(Array(UltraHDR.hdrgmNamespace.utf8), in: Array($0.bytes), from: 0) != nil }) == true {
-                metadata.xmp = UltraHDR.primaryXMP(metadata.xmp, mapLength: map.jpeg.count)
-            }
+            metadata.xmp = UltraHDR.primaryXMP(metadata.xmp, mapLength: map.jpeg.count,
+                                               addingDirectory: UltraHDR.hasHDRGM(map.jpeg))
         }
         gainMap = metadata.gainMap
         let icc = metadata.iccProfile ?? []

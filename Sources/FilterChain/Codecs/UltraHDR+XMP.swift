@@ -65,14 +65,22 @@ extension UltraHDR {
             + description + "</rdf:RDF></x:xmpmeta>"
     }
 
-    /// The primary's XMP for a map of `length` bytes with Ultra HDR v1 metadata: its
-    /// directory made true (`XMP.withGainMapDirectory`), or added as a description of its own
-    /// (a new packet when there was none). A packet without `</rdf:RDF>` is left as it is.
-    static func primaryXMP(_ xmp: [UInt8]?, mapLength: Int) -> [UInt8]? {
-        guard let xmp else { return Array(packet(primaryDescription(mapLength: mapLength)).utf8) }
-        if XMP.find(Array("hdrgm:Version".utf8), in: xmp, from: 0) != nil {
+    /// Whether a map's JPEG has Ultra HDR v1 (hdrgm) metadata in its XMP.
+    static func hasHDRGM(_ jpeg: [UInt8]) -> Bool {
+        guard let xmp = JPEGSegments(jpeg, from: 0).payload(app: 0xe1, prefix: XMP.jpegPrefix) else { return false }
+        return XMP.find(Array(hdrgmNamespace.utf8), in: xmp.bytes, from: 0) != nil
+    }
+
+    /// The primary's XMP for a map of `length` bytes: a directory it has made true
+    /// (`XMP.withGainMapDirectory`); with `addingDirectory` (the map has Ultra HDR v1
+    /// metadata), one added where it has none, as a description of its own (a new packet when
+    /// there was none). A packet without `</rdf:RDF>` gets none.
+    static func primaryXMP(_ xmp: [UInt8]?, mapLength: Int, addingDirectory: Bool) -> [UInt8]? {
+        if let xmp, XMP.find(Array("hdrgm:Version".utf8), in: xmp, from: 0) != nil {
             return XMP.withGainMapDirectory(xmp, mapLength: mapLength)
         }
+        guard addingDirectory else { return xmp }
+        guard let xmp else { return Array(packet(primaryDescription(mapLength: mapLength)).utf8) }
         guard let end = XMP.lastIndex(of: Array("</rdf:RDF>".utf8), in: xmp, before: xmp.count) else { return xmp }
         var out = xmp
         out.insert(contentsOf: Array(primaryDescription(mapLength: mapLength).utf8), at: end)

@@ -23,6 +23,9 @@ public struct HDROutput: Sendable, Hashable {
     /// nil: the gain map's full capacity for PQ, a 1,000 cd/m² display's (2.3 stops) for HLG.
     public var headroom: Double?
 
+    /// The headrooms an output may ask for, in stops.
+    public static let headroomRange: ClosedRange<Double> = 0...16
+
     public init(_ transfer: HDRTransfer, headroom: Double? = nil) {
         self.transfer = transfer
         self.headroom = headroom
@@ -69,13 +72,6 @@ enum HDRSignal {
         return v <= 1.0 / 12 ? sqrt(3 * v) : a * log(12 * v - b) + c
     }
 
-    /// HLG's inverse OETF.
-    static func hlgScene(_ signal: Double) -> Double {
-        let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
-        let v = min(max(signal, 0), 1)
-        return v <= 0.5 ? v * v / 3 : (exp((v - c) / a) + b) / 12
-    }
-
     /// BT.2020's luminance weights.
     static let rec2020Weights = SIMD3<Double>(0.2627, 0.6780, 0.0593)
 
@@ -119,6 +115,10 @@ final class GainMapRendition: Sendable {
     let minimum: SIMD3<Double>, maximum: SIMD3<Double>, inverseGamma: SIMD3<Double>
     let baseOffset: SIMD3<Double>, alternateOffset: SIMD3<Double>
     let weight: Double
+    /// The map's gamma is 1 (no power to take).
+    let gammaIsOne: Bool
+    /// One value serves the three channels (one power and one exponential a pixel).
+    let oneChannel: Bool
 
     /// `map`: the gain map's metadata and its pixels (already moved with the image), or nil.
     init(_ output: HDROutput, space: WorkingSpace, width: Int, height: Int, map: (metadata: GainMap, image: RasterImage)?) {
@@ -144,12 +144,15 @@ final class GainMapRendition: Sendable {
             // (log2(1000 / 203), 2.3 stops) rather than clipped there.
             let h = output.headroom ?? (output.transfer == .hlg ? log2(HDRSignal.hlgPeak / HDRSignal.sdrWhite) : max(base, alternate))
             weight = alternate == base ? (m.baseIsHDR ? 0 : 1) : min(max((h - base) / (alternate - base), 0), 1)
+            gammaIsOne = inverseGamma == .one
+            oneChannel = channels == 1 && [minimum, maximum, inverseGamma].allSatisfy { $0 == SIMD3(repeating: $0.x) }
         } else {
             self.map = []
             mapWidth = 0; mapHeight = 0; mapChannels = 0
             minimum = .zero; maximum = .zero; inverseGamma = .one
             baseOffset = .zero; alternateOffset = .zero
             weight = 0
+            gammaIsOne = true; oneChannel = true
         }
     }
 
@@ -213,9 +216,6 @@ final class GainMapRendition: Sendable {
     /// Row `y`'s `width` pixels of working-space values (straight colour, read only) as the
     /// HDR signal, each 0...1, into `out`'s colour planes.
     func render(_ p: PlanarPixels, row y: Int, width count: Int, into out: PlanarPixels) {
-        let gammaIsOne = inverseGamma == .one
-        let oneChannel = mapChannels == 1 && Set([minimum.x, minimum.y, minimum.z]).count == 1
-            && Set([maximum.x, maximum.y, maximum.z]).count == 1 && Set([inverseGamma.x, inverseGamma.y, inverseGamma.z]).count == 1
         for x in 0..<count {
             // Not clamped: a wide-gamut colour (a Display P3 photograph in the sRGB working
             // space) has values outside 0...1 that BT.2020 holds.

@@ -460,10 +460,11 @@ public final class Renderer: Sendable {
         } else {
             gainMap = gainMapFate(i, metadata: &out.metadata, job: job, formats: formats, outputs: outputs)
         }
-        // A file's Ultra HDR XMP says what is written: the map's length, or no map. (An image
-        // in memory keeps the source's, for a later write with the map to make true.)
-        if job.info.metadata.gainMap != nil, case .file = outputs[i].target, let xmp = out.metadata.xmp {
-            out.metadata.xmp = XMP.withGainMapDirectory(xmp, mapLength: out.metadata.gainMap?.jpeg.count)
+        // A file written without the source's map says so in its Ultra HDR XMP (no version, no
+        // directory); where the map is written, the JPEG encoder gives its length. (An image in
+        // memory keeps the source's, for a later write with the map to make true.)
+        if job.info.metadata.gainMap != nil, out.metadata.gainMap == nil, case .file = outputs[i].target, let xmp = out.metadata.xmp {
+            out.metadata.xmp = XMP.withGainMapDirectory(xmp, mapLength: nil)
         }
         let notes = [out.note, gainMap.note].compactMap { $0 }
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
