@@ -226,6 +226,29 @@ rendition is what the input's HDR rendition would have become. Per kind of step:
 A preview (`--preview N`) carries the map as it stands after step N. `--gain-map drop` leaves
 it out; `--hdr pq|hlg` writes the HDR rendition itself (README).
 
+## HDR sources without a map (PQ, HLG)
+
+An AVIF or HEIC whose nclx, or a PNG whose cICP, says PQ (16) or HLG (18) comes into the chain
+as light with SDR white at 1.0 (203 cd/m², ITU-R BT.2408), in the working space, unclamped:
+
+    PQ:   v = EOTF(s) / 203,  EOTF(s) = 10000 (max(s^(1/m2) - c1, 0) / (c2 - c3 s^(1/m2)))^(1/m1)   (SMPTE ST 2084)
+    HLG:  E = OETF^-1(s) (BT.2100),  v = (1000 / 203) Ys^0.2 E,  Ys = the luminance of E
+
+then the nclx primaries' matrix into the working space. Every step sees light: highlights
+are values above 1 (a curve or levels step that expects 0...1 clips or bends them as it
+would any value; a linear working space, `linearRec2020`, suits HDR edits best). The source's
+peak is taken as 1,000 cd/m². An output that holds HDR (PNG, AVIF) keeps it in the source's
+transfer. Any other output, or `--hdr sdr`, is tone-mapped by ITU-R BT.2390's EETF from the
+source's peak Lw to the target's Lt (203 cd/m² for SDR, 203 x 2^H for `--hdr-headroom H`),
+on each pixel's largest BT.2020 component L:
+
+    E1 = PQ(L) / PQ(Lw),  m = PQ(Lt) / PQ(Lw),  KS = 1.5 m - 0.5
+    E2 = E1                                                              E1 < KS
+       = (2T³ - 3T² + 1) KS + (T³ - 2T² + T)(1 - KS) + (-2T³ + 3T²) m    T = (E1 - KS) / (1 - KS)
+    pixel x= PQ⁻¹(E2 PQ(Lw)) / L
+
+and written in Display P3 (`--output-profile` chooses another).
+
 HDR
 cat <<'EXPRESSIONS'
 ## Expressions: variables and computed parameters

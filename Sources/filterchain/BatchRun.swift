@@ -276,6 +276,6 @@ extension BatchRun {
         }
         // What became of an HDR source's gain map: "kept" or "dropped"; null for an SDR source.
         line.add("gainMap", result.gainMaps.first.flatMap { $0?.rawValue })
-        line.add("hdr", encode.hdr?.transfer.rawValue)
+        line.add("hdr", result.hdr.first.flatMap { $0?.transfer.rawValue })
     }
 }

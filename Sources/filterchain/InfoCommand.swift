@@ -68,7 +68,10 @@ struct ImageFacts {
             return "ICC profile \(name)(" + (m.iccColorSpace.map { $0.trimmingWhitespace + ", " } ?? "") + "\(icc.count) bytes)"
         }
         // PNG's cICP chunk holds the same four code points as an nclx box.
-        if let nclx = m.nclx { return info.sourceFormat == .png ? "cICP" + "\(nclx)".dropFirst(4) : "\(nclx)" }
+        if let nclx = m.nclx {
+            let hdr = HDRTransfer(codePoint: nclx.transferCharacteristics).map { " (HDR, \($0.rawValue.uppercased()))" } ?? ""
+            return (info.sourceFormat == .png ? "cICP" + "\(nclx)".dropFirst(4) : "\(nclx)") + hdr
+        }
         if let c = m.pngColor {
             if let intent = c.srgbIntent { return "sRGB chunk (intent \(intent))" }
             if let g = c.gamma { return "gAMA \(g)" + (c.chromaticities != nil ? " with cHRM" : "") }

@@ -48,7 +48,7 @@ struct CodecOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
     var depth: Int?
 
-    @Option(help: ArgumentHelp("Write the HDR rendition: an HDR input's gain map applied (moved with the image), BT.2020, PQ or HLG (a 1,000 cd/m² display), SDR white at 203 cd/m², 16-bit samples (10-bit AVIF), in \(listText(CodecRegistry.writable.filter { $0.capabilities.hdr != nil }.map(\.name), and: "or")). An input without a map is placed with its white at 203 cd/m².", valueName: "pq|hlg"))
+    @Option(help: ArgumentHelp("Write the HDR rendition: an HDR input's gain map applied (moved with the image), BT.2020, PQ or HLG (a 1,000 cd/m² display), SDR white at 203 cd/m², 16-bit samples (10-bit AVIF), in \(listText(CodecRegistry.writable.filter { $0.capabilities.hdr != nil }.map(\.name), and: "or")). An input without a map is placed with its white at 203 cd/m². A PQ or HLG input is written so by default where the format holds HDR; sdr writes it tone-mapped to SDR (ITU-R BT.2390's EETF).", valueName: "pq|hlg|sdr"))
     var hdr: String?
 
     @Option(name: .customLong("hdr-headroom"), help: ArgumentHelp("With --hdr: the headroom to render, in stops above SDR white (the display's peak over 203 cd/m²; default: the gain map's full capacity).", valueName: "stops"))
@@ -193,13 +193,13 @@ struct CodecOptions: ParsableArguments {
     static var formatIDs: String { listText(CodecRegistry.writable.map(\.format.id), and: "or") }
 
     func validate() throws {
-        if let hdr, HDRTransfer(rawValue: hdr) == nil { throw ValidationError("--hdr: '\(hdr)' is not pq or hlg") }
-        if hdrHeadroom != nil && hdr == nil { throw ValidationError("--hdr-headroom goes with --hdr pq or --hdr hlg") }
+        if let hdr, HDRTransfer(rawValue: hdr) == nil && hdr != "sdr" { throw ValidationError("--hdr: '\(hdr)' is not pq, hlg or sdr") }
+        if hdrHeadroom != nil && (hdr == nil || hdr == "sdr") { throw ValidationError("--hdr-headroom goes with --hdr pq or --hdr hlg") }
         if let h = hdrHeadroom, !(h.isFinite && HDROutput.headroomRange.contains(h)) {
             let r = HDROutput.headroomRange
             throw ValidationError("--hdr-headroom \(h) is out of range; allowed \(Int(r.lowerBound))...\(Int(r.upperBound)) stops")
         }
-        if hdr != nil && depth == 8 { throw ValidationError("--hdr writes 16-bit samples (10-bit AVIF); --depth 8 cannot hold them") }
+        if hdr != nil && hdr != "sdr" && depth == 8 { throw ValidationError("--hdr writes 16-bit samples (10-bit AVIF); --depth 8 cannot hold them") }
         if strict && lenient { throw ValidationError("--strict and --lenient contradict each other; give one") }
         if let format, ImageFormat(rawValue: format)?.declaration.writes != true {
             throw ValidationError("--format: '\(format)' is not a format filterchain writes; use \(CodecOptions.formatIDs)")
@@ -300,6 +300,7 @@ struct CodecOptions: ParsableArguments {
                                     outputProfile: (try? resolvedOutputProfile()) ?? .source,
                                     intent: CodecOptions.intents[intent] ?? .relative)
         options.hdr = hdr.flatMap(HDRTransfer.init(rawValue:)).map { HDROutput($0, headroom: hdrHeadroom) }
+        options.standardDynamicRange = hdr == "sdr"
         return options
     }
 

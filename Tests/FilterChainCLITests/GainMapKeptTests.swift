@@ -229,12 +229,19 @@ import FilterChain
         }
         let info = try CLI.run(["info", "pq.png"], in: folder)
         #expect(info.out.contains("colour: cICP 9/16/0 full"), "\(info.out)")
-        // Read back as an input, PQ is not converted yet: said, not silent.
-        let again = try CLI.run(["apply", folder + "/chain.json", "pq.png", "again.jpg"], in: folder)
-        #expect(again.status == 0 && again.stderr.contains("names transfer characteristics 16 (16 is PQ, 18 HLG: high dynamic range), which filterchain does not convert"),
-                "\(again.stderr)")
+        // Read back as an input, PQ is light: SDR in a JPEG (tone-mapped, Display P3), HDR kept
+        // in a PNG (its own transfer), SDR there when asked; said in --json, no warning.
+        for (output, extra, hdr) in [("again.jpg", [String](), "null"), ("again.png", [], "\"pq\""),
+                                     ("again-sdr.png", ["--hdr", "sdr"], "null")] {
+            let again = try CLI.run(["apply", folder + "/chain.json", "pq.png", output, "--json"] + extra, in: folder)
+            #expect(again.status == 0 && again.stderr.isEmpty && again.out.contains("\"hdr\":\(hdr)"), "\(output): \(again.out) \(again.stderr)")
+            let image = try RasterImage(contentsOf: folder + "/" + output)
+            #expect((image.metadata.nclx?.transferCharacteristics == 16) == (hdr != "null"), "\(output)")
+            #expect((image.metadata.iccProfile == ColorProfile.displayP3.iccData) == (hdr == "null"), "\(output)")
+        }
         for (extra, message) in [(["--hdr", "pq"], "JPEG cannot say that its samples are HDR; HDR is written as PNG or AVIF"),
-                                 (["--hdr", "hdr10"], "--hdr: 'hdr10' is not pq or hlg"),
+                                 (["--hdr", "hdr10"], "--hdr: 'hdr10' is not pq, hlg or sdr"),
+                                 (["--hdr", "sdr", "--hdr-headroom", "2"], "--hdr-headroom goes with --hdr pq or --hdr hlg"),
                                  (["--hdr-headroom", "2"], "--hdr-headroom goes with --hdr pq or --hdr hlg"),
                                  (["--hdr", "pq", "--hdr-headroom", "30"], "--hdr-headroom 30.0 is out of range; allowed 0...16 stops"),
                                  (["--hdr", "pq", "--depth", "8"], "--depth 8 cannot hold them")] {

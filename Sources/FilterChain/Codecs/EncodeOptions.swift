@@ -25,8 +25,13 @@ public struct EncodeOptions: Sendable, Hashable {
     /// colorimetric, with black-point compensation).
     public var intent: RenderingIntent = .relative
     /// Write the HDR rendition (the source's gain map applied) as PQ or HLG, BT.2020, 16-bit
-    /// samples, in a format that can say so (`FormatCapabilities.hdr`: AVIF, PNG); nil: SDR.
+    /// samples, in a format that can say so (`FormatCapabilities.hdr`: AVIF, PNG); nil: SDR,
+    /// except from a PQ or HLG source, which such a format gets in its own transfer unless
+    /// `standardDynamicRange` or an 8-bit `depth` says otherwise.
     public var hdr: HDROutput?
+    /// Write SDR (an HDR source tone-mapped) even where the source is PQ or HLG and the format
+    /// holds HDR (`--hdr sdr`).
+    public var standardDynamicRange = false
 
     /// JPEG's declared default quality (90) and chroma subsampling (4:2:0).
     public static let defaultQuality = 90

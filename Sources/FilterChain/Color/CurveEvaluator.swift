@@ -51,6 +51,13 @@ struct CurveEvaluator: Sendable {
         }
     }
 
+    /// A curve no ICC curve holds (PQ's, HLG's), as a table of its value at each 16-bit
+    /// step (inputs rounded to 16 bits, as a table curve's are); values may leave [0, 1].
+    init(sampling f: (Double) -> Double) {
+        samples = nil
+        form = .table((0...65535).map { Float(f(Double($0) / 65535)) })
+    }
+
     private init(exactly curve: TransferCurve) {
         samples = nil
         precondition(curve.isSupported, "curve \(curve) is not supported by the kernels")

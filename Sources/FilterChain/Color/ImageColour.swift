@@ -7,6 +7,10 @@ package enum ImageColour: Sendable {
     case srgb
     /// Anything else, with where the description came from ("its ICC profile").
     case profile(ColorProfile, origin: String)
+    /// High dynamic range by nclx or cICP: PQ or HLG samples, and the linear profile of their
+    /// primaries. They come in as linear light with SDR white (203 cd/m²) at 1.0
+    /// (`InputLeg.into`, HDRInput.swift).
+    case hdr(HDRTransfer, primaries: ColorProfile)
 
     /// The profile, or nil for sRGB.
     public var profile: ColorProfile? {
@@ -85,8 +89,8 @@ package enum ImageColour: Sendable {
         }
     }
 
-    /// An nclx description: the primaries and transfer curve it names, as a profile. PQ and
-    /// HLG (high dynamic range) have no ICC curve: sRGB is assumed, with a warning.
+    /// An nclx description: the primaries and transfer curve it names, as a profile; PQ and
+    /// HLG (high dynamic range, which no ICC curve holds) as `.hdr`.
     static func nclxColour(_ nclx: NCLXColor) -> (colour: ImageColour, warning: String?) {
         let primaries: (white: (x: Double, y: Double), rgb: [(Double, Double)])
         switch nclx.colourPrimaries {
@@ -100,6 +104,15 @@ package enum ImageColour: Sendable {
             return (.srgb, "its \(nclx) names colour primaries \(nclx.colourPrimaries), which filterchain does not know; the pixels are taken as sRGB")
         }
         let srgbCurve = (type: 4, params: [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
+        if let transfer = HDRTransfer(codePoint: nclx.transferCharacteristics) {
+            do {
+                let linear = try ColorProfile.rgb(white: primaries.white, primaries: primaries.rgb, curve: (1, [1]),
+                                                  description: "\(nclx) linear (filterchain)")
+                return (.hdr(transfer, primaries: linear), nil)
+            } catch {
+                return (.srgb, "its \(nclx) cannot be used (\(error)); the pixels are taken as sRGB")
+            }
+        }
         let curve: (type: Int, params: [Double])
         switch nclx.transferCharacteristics {
         case 0, 2, 13: curve = srgbCurve
@@ -109,7 +122,7 @@ package enum ImageColour: Sendable {
         case 5: curve = (1, [2.8])
         case 8: curve = (1, [1])
         default:
-            return (.srgb, "its \(nclx) names transfer characteristics \(nclx.transferCharacteristics) (16 is PQ, 18 HLG: high dynamic range), which filterchain does not convert; the pixels are taken as sRGB")
+            return (.srgb, "its \(nclx) names transfer characteristics \(nclx.transferCharacteristics), which filterchain does not convert; the pixels are taken as sRGB")
         }
         if [0, 1, 2].contains(nclx.colourPrimaries) && curve.params == srgbCurve.params { return (.srgb, nil) }
         do {

@@ -38,6 +38,8 @@ struct InputLeg: Sendable {
             case .linear: return .srgbToLinear
             default: return try into(space, from: .profile(.srgb, origin: "sRGB"), intent: intent, sampleBytes: sampleBytes)
             }
+        case .hdr(let transfer, let primaries):
+            return try hdr(transfer, primaries: primaries, into: space)
         case .profile(let profile, _):
             if profile.space != .cmyk, let fused = MatrixTRCKernel.input(from: profile, to: space) {
                 return InputLeg(decodesSRGB: false, kernel: fused.withoutFirstCurves, lut: nil,
@@ -74,6 +76,9 @@ struct OutputLeg: Sendable {
             case .linear: return .linearToSRGB
             default: return try from(space, to: .profile(.srgb, origin: "sRGB"), intent: intent)
             }
+        case .hdr:
+            // HDR outputs are made by their rendition (GainMapRendition), not by a leg.
+            throw ColorProfileError.cannotUse("PQ and HLG are written with --hdr")
         case .profile(let profile, _):
             if profile.space == .cmyk {
                 return OutputLeg(encodesSRGB: false, kernel: nil,

@@ -13,6 +13,15 @@ public enum HDRTransfer: String, Sendable, Hashable, CaseIterable {
 
     /// Its code point in nclx and cICP (H.273 transfer characteristics).
     public var codePoint: UInt16 { self == .pq ? 16 : 18 }
+
+    /// The transfer whose code point this is (16 or 18), else nil.
+    public init?(codePoint: UInt16) {
+        switch codePoint {
+        case 16: self = .pq
+        case 18: self = .hlg
+        default: return nil
+        }
+    }
 }
 
 /// An output written as HDR (`EncodeOptions.hdr`): the HDR rendition of the chain's image,
@@ -101,7 +110,7 @@ enum HDRSignal {
 /// working space's values as linear light (not clamped: wide-gamut colours and what an edit
 /// pushed above white are kept), and the result taken to BT.2020 and clamped at 0. Without
 /// a map the SDR image is placed with its white at 203 cd/m².
-final class GainMapRendition: Sendable {
+final class GainMapRendition: RowRendition {
     let transfer: HDRTransfer
     /// Working-space values carry the sRGB curve (decoded first).
     let encoded: Bool
@@ -119,14 +128,26 @@ final class GainMapRendition: Sendable {
     let gammaIsOne: Bool
     /// One value serves the three channels (one power and one exponential a pixel).
     let oneChannel: Bool
+    /// An HDR source's light (no map) onto a smaller headroom than the source's peak.
+    let toneMap: ToneMap?
 
-    /// `map`: the gain map's metadata and its pixels (already moved with the image), or nil.
-    init(_ output: HDROutput, space: WorkingSpace, width: Int, height: Int, map: (metadata: GainMap, image: RasterImage)?) {
+    /// `map`: the gain map's metadata and its pixels (already moved with the image), or nil;
+    /// `sourcePeak`: an HDR source's peak in cd/m² (its values are light already, and are
+    /// tone-mapped to the headroom asked for when it is smaller: by default PQ's is the
+    /// source's, HLG's its 1,000 cd/m² display's).
+    init(_ output: HDROutput, space: WorkingSpace, width: Int, height: Int, map: (metadata: GainMap, image: RasterImage)?,
+         sourcePeak: Double? = nil) {
         transfer = output.transfer
         encoded = !space.isLinear
         toRec2020 = WorkingSpace.linearRec2020.rgbToXYZ.inverse! * space.rgbToXYZ
         self.width = width
         self.height = height
+        if map == nil, let peak = sourcePeak {
+            let h = output.headroom ?? (output.transfer == .hlg ? log2(HDRSignal.hlgPeak / HDRSignal.sdrWhite) : log2(peak / HDRSignal.sdrWhite))
+            toneMap = ToneMap(sourcePeak: peak, targetPeak: HDRSignal.sdrWhite * exp2(h))
+        } else {
+            toneMap = nil
+        }
         if let (m, image) = map {
             let channels = image.format.channels.count
             mapWidth = image.width
@@ -175,20 +196,18 @@ final class GainMapRendition: Sendable {
         return mapChannels == 1 ? SIMD3(repeating: out[0]) : out
     }
 
-    /// The sRGB curve, mirrored below 0: by `Tables.srgb` within 0...1 (linear interpolation
-    /// between 4,097 exact values, error below 1e-6), the formula beyond.
+    /// The sRGB curve as the working spaces extend it (their kernels, lcms2's parametric
+    /// curves): its linear segment below 0, by `Tables.srgb` within 0...1 (linear
+    /// interpolation between 4,097 exact values, error below 1e-6), the formula beyond.
     @inline(__always)
-    private static func decode(_ v: Double) -> Double {
-        let a = abs(v)
-        let d: Double
-        if a <= 1 {
-            let position = a * Double(Tables.cells)
+    static func decode(_ v: Double) -> Double {
+        if v < 0 { return v / 12.92 }
+        if v <= 1 {
+            let position = v * Double(Tables.cells)
             let i = min(Int(position), Tables.cells - 1)
-            d = Tables.srgb[i] + (position - Double(i)) * (Tables.srgb[i + 1] - Tables.srgb[i])
-        } else {
-            d = SRGB.decode(a)
+            return Tables.srgb[i] + (position - Double(i)) * (Tables.srgb[i + 1] - Tables.srgb[i])
         }
-        return v < 0 ? -d : d
+        return SRGB.decode(v)
     }
 
     /// Tables of the rendition's curves, made once.
@@ -237,7 +256,8 @@ final class GainMapRendition: Sendable {
                 }
                 hdr = (sdr + baseOffset) * gain - alternateOffset
             }
-            let nits = (toRec2020 * hdr).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: .infinity)) * HDRSignal.sdrWhite
+            var nits = (toRec2020 * hdr).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: .infinity)) * HDRSignal.sdrWhite
+            if let toneMap { nits *= toneMap.scale(nits.max()) }
             switch transfer {
             case .pq:
                 out.red[x] = Tables.pq(nits.x)

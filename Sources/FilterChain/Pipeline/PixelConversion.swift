@@ -9,6 +9,8 @@ import Darwin
 enum SRGB {
     static func decode(_ v: Double) -> Double { v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
     static func encode(_ v: Double) -> Double { v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055 }
+    /// `encode` as the working spaces extend it: its linear segment below 0.
+    static func encodeExtended(_ v: Double) -> Double { v < 0 ? 12.92 * v : encode(v) }
 }
 
 /// Eight Floats from any address (planes are not 32-byte aligned); the conversions below,

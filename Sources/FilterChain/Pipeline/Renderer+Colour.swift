@@ -11,6 +11,12 @@ extension Renderer {
         let imageLegs: [InputLeg]
         /// Descriptions that could not be used (sRGB was assumed), with the file named.
         let notes: [String]
+
+        /// An HDR source's peak (cd/m²): its SDR outputs are tone-mapped from it.
+        var hdrPeak: Double? {
+            if case .hdr(let transfer, _) = source { return transfer.sourcePeak }
+            return nil
+        }
     }
 
     /// `format`: what the input is (`ImageInfo.imageFormat`); `inks`: its rows are CMYK.
@@ -137,6 +143,11 @@ extension Renderer {
     /// describe the output, else sRGB (or Display P3 in a P3 chain) with a note.
     static func sourceTarget(_ input: InputColour, intent: RenderingIntent, grey: Bool)
         -> (target: ImageColour, description: OutputDescription, layout: OutputLayoutChange, note: String?) {
+        if case .hdr = input.source {
+            // The SDR rendition of an HDR source (tone-mapped, SDRRendition) keeps its wide
+            // gamut as far as Display P3, what HDR photographs are mastered within.
+            return (.profile(.displayP3, origin: "Display P3"), .icc(ColorProfile.displayP3.iccData ?? []), grey ? .rgb : .asIs, nil)
+        }
         guard case .profile(let p, _) = input.source else { return (.srgb, .keep, .asIs, nil) }
         if p.space != .cmyk && !p.servesAsOutput(intent: intent) {
             // A profile that cannot describe an output (an input-only LUT profile such as
@@ -175,6 +186,7 @@ extension Renderer {
             break
         case .srgb:
             out.nclx = nil
+            out.pngChunks.removeAll { $0.type == "cICP" }
             if holdsColourChunks {
                 out.iccProfile = nil
                 out.pngColor = PNGColorChunks(srgbIntent: 0)
@@ -186,6 +198,7 @@ extension Renderer {
             out.iccProfile = data
             out.pngColor = nil
             out.nclx = nil
+            out.pngChunks.removeAll { $0.type == "cICP" }
         case .derived(let p):
             // The input's own description, kept as it came where the format holds it (an
             // ICC profile always; cHRM/gAMA in PNG; nclx in HEIF/AVIF), else as the ICC

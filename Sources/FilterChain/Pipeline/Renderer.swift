@@ -42,6 +42,9 @@ public struct RenderResult: Sendable {
     /// For each output in order: what became of the source's HDR gain map (nil: the source
     /// had none, or the output is in memory).
     public var gainMaps: [GainMapOutcome?] = []
+    /// For each output in order: the HDR it was written as (asked for, or an HDR source's
+    /// kept), nil for SDR.
+    public var hdr: [HDROutput?] = []
 }
 
 /// Runs chains on images. One renderer's threads serve every image given to it, from any
@@ -292,6 +295,7 @@ public final class Renderer: Sendable {
     func render(open: Open, readsOnce: Bool = false, formats: [ImageFormat?], outputs: [RenderOutput],
                 cancel: CancellationFlag?, order: Int) throws -> RenderResult {
         var opened = try open()
+        let outputs = Self.keepingSourceHDR(outputs, metadata: opened.pixels.info.metadata, formats: formats)
         var job = try prepare(opened, formats: formats, outputs: outputs)
         if !job.undecided.isEmpty {
             // The first pass's rows are kept (a grey image: one or two samples a pixel), so the
@@ -303,6 +307,22 @@ public final class Renderer: Sendable {
             if !readsOnce { opened.pixels = try recording.replay() ?? open().pixels }
         }
         return try run(job, reader: opened.pixels, formats: formats, outputs: outputs, cancel: cancel, order: order)
+    }
+
+    /// A PQ or HLG source stays HDR, in its own transfer, in the outputs whose format holds
+    /// HDR and that ask for nothing else (`EncodeOptions.hdr`).
+    static func keepingSourceHDR(_ outputs: [RenderOutput], metadata: ImageMetadata, formats: [ImageFormat?]) -> [RenderOutput] {
+        guard let nclx = metadata.nclx, let transfer = HDRTransfer(codePoint: nclx.transferCharacteristics),
+              case .hdr = ImageColour.of(metadata).colour else { return outputs }
+        return outputs.indices.map { i in
+            var output = outputs[i]
+            if case .file(let destination, var options) = output.target, options.hdr == nil, !options.standardDynamicRange,
+               options.depth != .eight, case .source = options.outputProfile, formats[i]?.declaration.capabilities.hdr != nil {
+                options.hdr = HDROutput(transfer)
+                output.target = .file(destination, options)
+            }
+            return output
+        }
     }
 
     /// The phases before the pixels, once the source is open and the chain resolved: colour
@@ -441,7 +461,11 @@ public final class Renderer: Sendable {
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(job.plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
-                            warnings: reader.warnings, values: job.values, gainMaps: gainMaps)
+                            warnings: reader.warnings, values: job.values, gainMaps: gainMaps,
+                            hdr: outputs.map { output -> HDROutput? in
+                                if case .file(_, let options) = output.target { return options.hdr }
+                                return nil
+                            })
     }
 
     /// Output `i`'s sink: a file's encoder, or an image in memory; and the notes it has (its
@@ -470,7 +494,11 @@ public final class Renderer: Sendable {
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                             stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
                             colour: (out.leg, job.chain.workingSpace), imageHasAlpha: plan.tapAlpha[i])
-        rows.hdr = hdr
+        if let hdr {
+            rows.rendition = hdr
+        } else if let peak = job.colour.hdrPeak {
+            rows.rendition = SDRRendition(space: job.chain.workingSpace, sourcePeak: peak)
+        }
         switch outputs[i].target {
         case .file(let destination, let options):
             let writer = try ImageWriter(destination, format: formats[i]!,
@@ -527,7 +555,8 @@ public final class Renderer: Sendable {
     private func hdrRendition(_ wanted: HDROutput, output i: Int, size: ImageSize, job: Job, outputs: [RenderOutput])
         throws -> GainMapRendition {
         guard let gainMap = job.info.metadata.gainMap else {
-            return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height, map: nil)
+            return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height, map: nil,
+                                    sourcePeak: job.colour.hdrPeak)
         }
         switch job.chain.gainMapPath(upTo: outputs[i].step, source: job.sourceSize) {
         case .blocked(let reason):

@@ -14,9 +14,10 @@ struct SinkRows {
     let height: Int
     let stripHeight: Int
     let imageHasAlpha: Bool
-    /// An HDR output's rendition, made from the working-space values before `conversion`
-    /// (whose leg is then `.stored`).
-    var hdr: GainMapRendition?
+    /// What the output makes of the working-space values before `conversion`: an HDR
+    /// output's signal (GainMapRendition; the leg is then `.stored`), or an HDR source's SDR
+    /// rendition (SDRRendition).
+    var rendition: (any RowRendition)?
 
     /// `colour`: the output leg, and the working space (the background is converted into it).
     init(layout: OutputLayout, width: Int, height: Int, stripHeight: Int, colour: (leg: OutputLeg, space: WorkingSpace),
@@ -58,15 +59,18 @@ protocol Sink: AnyObject {
 extension Sink {
     func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
         let destination = destination(strip: strip, row: row)
-        guard let hdr = rows.hdr else {
+        guard let rendition = rows.rendition else {
             rows.conversion.convert(pixels, hasAlpha: rows.imageHasAlpha, width: rows.width, into: destination)
             return
         }
         let width = rows.width
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * max(width, 1)) { scratch in
-            let p = scratch.baseAddress!
-            let rendered = PlanarPixels(red: p, green: p + width, blue: p + 2 * width, alpha: pixels.alpha)
-            hdr.render(pixels, row: strip * rows.stripHeight + row, width: width, into: rendered)
+        // Planes as the conversion's kernels take them: 32-byte aligned, padded to 8 (zeros).
+        let padded = max((width + 7) & ~7, 8)
+        withUnsafeTemporaryAllocation(byteCount: 3 * padded * MemoryLayout<Float>.stride, alignment: 32) { scratch in
+            let p = scratch.baseAddress!.bindMemory(to: Float.self, capacity: 3 * padded)
+            p.initialize(repeating: 0, count: 3 * padded)
+            let rendered = PlanarPixels(red: p, green: p + padded, blue: p + 2 * padded, alpha: pixels.alpha)
+            rendition.render(pixels, row: strip * rows.stripHeight + row, width: width, into: rendered)
             rows.conversion.convert(rendered, hasAlpha: rows.imageHasAlpha, width: width, into: destination)
         }
     }

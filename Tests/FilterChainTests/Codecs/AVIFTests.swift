@@ -180,15 +180,21 @@ import Testing
         let hdr = try Self.encode(p, metadata: pq)
         #expect(try AVIFContainer(hdr).nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
         #expect(try Self.decode(hdr).1.metadata.nclx == NCLXColor(colourPrimaries: 9, transferCharacteristics: 16, matrixCoefficients: 9, fullRange: true))
-        // An AVIF's own nclx, through the tool: the conformance file's BT.2020 PQ.
+        // An AVIF's own nclx, through the tool: the conformance file's BT.2020 PQ stays PQ
+        // (an HDR source is written as HDR where the format holds it), full range.
         let source = AVIFConformanceTests.path("files/gen_avifenc_10bit_422_pq_limited.avif")
         let again = try RasterImage(contentsOf: source).encoded(as: .avif)
         #expect(try AVIFContainer(again).nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
-        // --strip keeps it (a colour description), --strip-all drops it: sRGB's then.
+        // --strip and --strip-all keep it: without it the samples would be read as SDR.
         let stripped = try RasterImage(contentsOf: source).encoded(as: .avif, options: EncodeOptions(stripMetadata: true))
         #expect(try AVIFContainer(stripped).nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
         let all = try RasterImage(contentsOf: source).encoded(as: .avif, options: EncodeOptions(stripMetadata: true, stripColorProfile: true))
-        #expect(try AVIFContainer(all).nclx == .init(primaries: 1, transfer: 13, matrix: 6, fullRange: true))
+        #expect(try AVIFContainer(all).nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
+        // SDR when asked: tone-mapped, described as Display P3 by ICC (nclx unspecified).
+        var sdr = EncodeOptions()
+        sdr.standardDynamicRange = true
+        let toned = try AVIFContainer(RasterImage(contentsOf: source).encoded(as: .avif, options: sdr))
+        #expect(toned.nclx?.transfer != 16 && toned.icc == ColorProfile.displayP3.iccData)
         // A matrix libavif does not convert with is replaced by BT.601.
         pq.nclx?.matrixCoefficients = 14
         #expect(try AVIFContainer(Self.encode(p, metadata: pq)).nclx?.matrix == 6)

@@ -348,7 +348,7 @@ import Testing
     }
 
     /// nclx: BT.709 primaries with the sRGB curve are sRGB; Display P3 primaries (12) with
-    /// it are Display P3; PQ is not converted (a note says so).
+    /// it are Display P3; PQ and HLG are HDR (HDRInputTests).
     @Test func nclx() throws {
         func colour(_ primaries: UInt16, _ transfer: UInt16) -> (ImageColour, String?) {
             var m = ImageMetadata()
@@ -361,7 +361,10 @@ import Testing
         let d = zip(p3.colorants!.m, ColorProfile.displayP3.colorants!.m).map { abs($0 - $1) }.max()!
         #expect(d < 1e-4)
         let (pq, note) = colour(9, 16)
-        #expect(pq.profile == nil && note?.contains("16 is PQ") == true)
+        guard case .hdr(.pq, let primaries) = pq else { Issue.record("PQ is not HDR: \(pq)"); return }
+        #expect(note == nil && primaries.curves.allSatisfy(\.isIdentity))
+        // An unknown transfer is still taken as sRGB, with the note.
+        #expect(colour(9, 17).1?.contains("transfer characteristics 17") == true)
     }
 }
 
