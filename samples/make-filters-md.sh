@@ -220,8 +220,10 @@ rendition is what the input's HDR rendition would have become. Per kind of step:
 |---|---|
 | colour and tone (colorControls, toneCurve, exposure, gamma, levels, hueAdjust, vibrance, colorMatrix, sepia, monochrome, invert, lut, vignette), blurs and sharpening (gaussianBlur, unsharpMask), and any step's mask | nothing: HDR = edited SDR x gain (the Ultra HDR editing guideline), so an exposure or a curve shows in both renditions; the map is copied byte for byte |
 | geometry (resize, crop, rotate, flip), and the EXIF orientation applied at decoding | the same layout made for the map in its own coordinates: sizes scaled and rounded, crop rectangles scaled and rounded outward, the same Lanczos3 kernel on its stored values, so it keeps its scale to its base within rounding; written again as JPEG quality 85 (`--gain-map-quality`) |
-| blend (an image or a step laid over another) | not yet: the output is the SDR image, with a note; `--hdr` fails that image |
-| a graph whose geometry reads other than the step above | not yet: as for blend |
+| blend whose layer is one of the chain's images (a watermark: it has no map) | where the layer covers with a = opacity x its alpha (the mean over the base pixels a map pixel spans), log2 G' = (1 - a) log2 G: the layer is not boosted; the map is written again (quality 85) |
+| blend whose layer carries the same map as its backdrop (the source blended with a blur or a colour edit of itself) | nothing, as for a colour edit |
+| any other blend (a layer whose map lies otherwise, a blend through a mask), a step that reads one of the chain's images as its input | not yet: the output is the SDR image, with a note; `--hdr` fails that image |
+| a graph | each step's map is its input's: the rules above along whichever steps it reads |
 
 A preview (`--preview N`) carries the map as it stands after step N. `--gain-map drop` leaves
 it out; `--hdr pq|hlg` writes the HDR rendition itself (README).

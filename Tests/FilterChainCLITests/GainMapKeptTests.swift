@@ -140,10 +140,11 @@ import FilterChain
     }
 
     @Test func aLayerOrAnotherFormatLeavesTheMapOutAndSaysWhy() throws {
-        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "gaussianBlur", "name": "soft", "parameters": {"sigma": 3}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "parameters": {"layer": "soft"}}]}"#
+        // A blend of the source with a half-size copy of itself: the two maps lie otherwise.
+        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize", "name": "small", "parameters": {"scale": 0.5}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "input": "source", "parameters": {"layer": "small"}}]}"#
         let (r, out) = try apply("gen_chelsea_300x451_s2.jpg", chain: blend)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("gen_chelsea_300x451_s2.jpg: its HDR gain map is not kept (step 2 (blend) lays another image over it, which gain maps do not follow yet); the output is the SDR image only"), "\(r.stderr)")
+        #expect(r.stderr.contains("gen_chelsea_300x451_s2.jpg: its HDR gain map is not kept (step 2 (blend) lays an image whose gain map lies otherwise than its own over it, which gain maps do not follow yet); the output is the SDR image only"), "\(r.stderr)")
         #expect(Self.mpfImages(try #require(out)).isEmpty)
         let (png, written) = try apply("gen_chelsea_300x451_s2.jpg", output: "out.png")
         #expect(png.status == 0 && written != nil)
@@ -250,10 +251,10 @@ import FilterChain
             #expect(r.status == 64 && out == nil, "\(extra): \(r.status) \(r.stderr)")
             #expect(r.stderr.contains(message), "\(extra): \(r.stderr)")
         }
-        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "gaussianBlur", "name": "soft", "parameters": {"sigma": 3}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "parameters": {"layer": "soft"}}]}"#
+        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "resize", "name": "small", "parameters": {"scale": 0.5}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "input": "source", "parameters": {"layer": "small"}}]}"#
         let (blocked, none) = try apply(file, chain: blend, output: "out.png", extra: ["--hdr", "pq"])
         #expect(blocked.status == 1 && none == nil, "\(blocked.stderr)")
-        #expect(blocked.stderr.contains("cannot render HDR: its gain map cannot follow the chain (step 2 (blend) lays another image over it"), "\(blocked.stderr)")
+        #expect(blocked.stderr.contains("cannot render HDR: its gain map cannot follow the chain (step 2 (blend) lays an image whose gain map lies otherwise"), "\(blocked.stderr)")
         // An SDR input: its white at 203 cd/m² (PQ 0.5806 of full scale).
         let (sdr, written) = try apply(CLI.samples + "/rocket.jpg", output: "sdr.png", extra: ["--hdr", "pq"])
         #expect(sdr.status == 0, "\(sdr.stderr)")
@@ -341,6 +342,65 @@ import FilterChain
         #expect(!r.stderr.contains("gain map"), "\(r.stderr)")
         #expect(Self.mpfImages(try #require(out)).isEmpty)
     }
+
+    /// A watermark (the samples' logo, alpha 0.7, south-east) over an Ultra HDR JPEG whose map
+    /// is full size (gain 1 to 49.3, gamma 1): under it the map's log gain is (1 - a) of what
+    /// it was, a = 0.7 x the logo's alpha there; elsewhere it is as it was. The expected map is
+    /// computed here from the source's map and the logo's pixels, by the formula.
+    @Test func aWatermarkTakesItsCoverOutOfTheMap() throws {
+        let source = CLI.samples + "/rocket-ultrahdr.jpg"
+        let chain = try String(contentsOfFile: CLI.samples + "/chains/watermark.json", encoding: .utf8)
+            .replacingOccurrences(of: "../logo.png", with: CLI.samples + "/logo.png")
+        let (r, out) = try apply(source, chain: chain, extra: ["--gain-map-quality", "100"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let outBytes = try #require(out)
+        let writtenMap = try #require(Self.mapBytes(outBytes))
+        let sourceMap = try #require(Self.mapBytes(Array(try Data(contentsOf: URL(fileURLWithPath: source)))))
+        let written = try RasterImage(decoding: writtenMap)
+        let original = try RasterImage(decoding: sourceMap)
+        let logo = try RasterImage(contentsOf: CLI.samples + "/logo.png")
+        #expect(written.width == 641 && written.height == 427 && logo.format.channels.hasAlpha)
+        // southEast, offset [24, 24]: the logo's top-left corner.
+        let x0 = 641 - logo.width - 24, y0 = 427 - logo.height - 24
+        let w = written.samples, o = original.samples, l = logo.samples, n = logo.format.channels.count
+        var inside = (error: 0.0, count: 0, moved: 0.0), outside = (error: 0.0, count: 0)
+        for y in 0..<427 {
+            for x in 0..<641 {
+                var expected = Double(o[y * 641 + x])
+                if x >= x0, y >= y0, x < x0 + logo.width, y < y0 + logo.height {
+                    let a = 0.7 * Double(l[((y - y0) * logo.width + (x - x0)) * n + n - 1]) / 255
+                    // min 0, gamma 1: g' = (1 - a) g.
+                    expected *= 1 - a
+                    inside.error += abs(Double(w[y * 641 + x]) - expected)
+                    inside.moved += abs(Double(o[y * 641 + x]) - expected)
+                    inside.count += 1
+                } else {
+                    outside.error += abs(Double(w[y * 641 + x]) - expected)
+                    outside.count += 1
+                }
+            }
+        }
+        // JPEG (quality 100) leaves about a level; the cover moved the map by several.
+        let insideError = inside.error / Double(inside.count), moved = inside.moved / Double(inside.count)
+        #expect(insideError < 1.0 && moved > 4 * insideError, "inside: \(insideError) levels off, the cover moves \(moved)")
+        #expect(outside.error / Double(outside.count) < 1.0, "outside: \(outside.error / Double(outside.count))")
+    }
+
+    /// The source blended with a blur of itself carries one map under both: a colour edit,
+    /// the map kept as it is; `--hdr` renders through it.
+    @Test func aBlendOfTheImageWithItselfKeepsTheMap() throws {
+        let blend = #"{"version": 2, "filters": [{"id": "7FC24D02-BC43-416B-8469-02169C97D567", "type": "gaussianBlur", "name": "soft", "parameters": {"sigma": 3}}, {"id": "8FC24D02-BC43-416B-8469-02169C97D567", "type": "blend", "input": "source", "parameters": {"layer": "soft", "mode": "screen", "opacity": 0.5}}]}"#
+        let (r, out) = try apply("gen_chelsea_300x451_s2.jpg", chain: blend, extra: ["--json"])
+        #expect(r.status == 0 && r.out.contains("\"gainMap\":\"kept\""), "\(r.out) \(r.stderr)")
+        let source = Array(try Data(contentsOf: Self.hdr.appendingPathComponent("gen_chelsea_300x451_s2.jpg")))
+        let outBytes = try #require(out)
+        let keptMap = try #require(Self.mapBytes(outBytes)), sourceMap = try #require(Self.mapBytes(source))
+        // Not encoded again (the hdrgm XMP is added beside ISO's): the same pixels.
+        #expect(try RasterImage(decoding: keptMap).pixels == RasterImage(decoding: sourceMap).pixels)
+        let (hdr, png) = try apply("gen_chelsea_300x451_s2.jpg", chain: blend, output: "out.png", extra: ["--hdr", "pq"])
+        #expect(hdr.status == 0 && png != nil, "\(hdr.stderr)")
+    }
+
 }
 
 extension GainMap.Search {

@@ -19,6 +19,7 @@ struct BlendKernel: LayerKernel {
 
     /// Where ab = 1, ao = ab + as (1 - ab) = 1 exactly.
     var changesOpaqueAlpha: Bool { false }
+    var coverage: Float { opacity }
 
     func blend(backdrop: PlanarPixels, layer: PlanarPixels, count: Int) {
         switch mode {

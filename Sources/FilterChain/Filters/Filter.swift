@@ -67,9 +67,14 @@ public protocol LayerKernel: Sendable {
     func pass(backdrop: PlanarPixels, count: Int)
     /// True when the output's alpha may differ from 1 where the backdrop's is 1.
     var changesOpaqueAlpha: Bool { get }
+    /// How much of the layer's alpha covers the backdrop (a blend's opacity): an HDR gain
+    /// map's log gain under the layer is kept in the part the layer leaves (1 - coverage).
+    var coverage: Float { get }
 }
 
 extension LayerKernel {
+    public var coverage: Float { 1 }
+
     public func pass(backdrop: PlanarPixels, count: Int) {
         guard count > 0 else { return }
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 32).bindMemory(to: Float.self, capacity: count)

@@ -538,9 +538,11 @@ public final class Renderer: Sendable {
                 why = reason
             case .follows(let layouts):
                 do {
-                    metadata.gainMap = try gainMap.following(layouts, orientation: job.info.appliedOrientation,
+                    metadata.gainMap = try gainMap.following(layouts, orientation: job.info.appliedOrientation, images: job.images,
                                                              quality: options.settings["gainMapQuality"]?.integer)
                     return (nil, .kept)
+                } catch let blocked as GainMapBlocked {
+                    why = blocked.reason
                 } catch {
                     why = "it could not be moved with the image: \(error)"
                 }
@@ -562,7 +564,10 @@ public final class Renderer: Sendable {
         case .blocked(let reason):
             throw RenderError(.colour("cannot render HDR: its gain map cannot follow the chain (\(reason))"), file: job.name)
         case .follows(let layouts):
-            let pixels = try gainMap.movedPixels(layouts, orientation: job.info.appliedOrientation)
+            let pixels: RasterImage
+            do { pixels = try gainMap.movedPixels(layouts, orientation: job.info.appliedOrientation, images: job.images) } catch let blocked as GainMapBlocked {
+                throw RenderError(.colour("cannot render HDR: \(blocked.reason)"), file: job.name)
+            }
             return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height,
                                     map: (gainMap.map, pixels))
         }
