@@ -249,7 +249,9 @@ on each pixel's largest BT.2020 component L:
        = (2T³ - 3T² + 1) KS + (T³ - 2T² + T)(1 - KS) + (-2T³ + 3T²) m    T = (E1 - KS) / (1 - KS)
     pixel x= PQ⁻¹(E2 PQ(Lw)) / L
 
-and written in Display P3 (`--output-profile` chooses another).
+and written in Display P3 (`--output-profile` chooses another). `--gain-map create` (JPEG)
+adds a full-size map of the gain that undoes it, g = log2(1 / scale) / log2(Lw / 203), with
+ISO 21496-1 metadata gain 1 to Lw / 203, gamma 1, offsets 0: an Ultra HDR JPEG.
 
 HDR
 cat <<'EXPRESSIONS'

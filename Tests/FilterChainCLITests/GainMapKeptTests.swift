@@ -343,6 +343,29 @@ import FilterChain
         #expect(Self.mpfImages(try #require(out)).isEmpty)
     }
 
+    /// `--gain-map create` from a PQ source (the HDR rendition of an Ultra HDR JPEG, as a PQ
+    /// PNG): an Ultra HDR JPEG whose MPF index, ISO 21496-1 metadata (gain 1 to 1000 / 203,
+    /// full size, one channel) and XMP directory (the map's true length, written after the
+    /// map was) read back by hand; an SDR source gets none, and says so.
+    @Test func aGainMapIsCreatedFromPQ() throws {
+        let (pq, _) = try apply("gen_chelsea_300x451_s2.jpg", output: "pq.png", extra: ["--hdr", "pq"])
+        #expect(pq.status == 0, "\(pq.stderr)")
+        let (r, out) = try apply(folder + "/pq.png", output: "created.jpg", extra: ["--gain-map", "create", "--json"])
+        #expect(r.status == 0 && r.out.contains("\"gainMap\":\"created\""), "\(r.out) \(r.stderr)")
+        let bytes = try #require(out)
+        let images = Self.mpfImages(bytes)
+        #expect(images.count == 2 && images[1].start + images[1].size == bytes.count, "\(images)")
+        let map = try #require(Self.mapBytes(bytes))
+        #expect(Self.frameSize(map)! == (300, 451))
+        guard case .found(let found) = GainMap.search(jpeg: bytes) else { Issue.record("no map found"); return }
+        #expect(found.source == .iso21496 && found.channels == 1)
+        #expect(abs(found.alternateHeadroom - log2(1000 / 203.0)) < 1e-6 && found.gainMapMin == [0, 0, 0])
+        let text = String(decoding: bytes.prefix(images[1].start), as: UTF8.self)
+        #expect(text.contains("Item:Length=\"\(map.count)\""), "\(text.prefix(2000))")
+        let (sdr, _) = try apply(CLI.samples + "/rocket.jpg", output: "sdr.jpg", extra: ["--gain-map", "create"])
+        #expect(sdr.status == 0 && sdr.stderr.contains("--gain-map create makes a map from a PQ or HLG input"), "\(sdr.stderr)")
+    }
+
     /// A watermark (the samples' logo, alpha 0.7, south-east) over an Ultra HDR JPEG whose map
     /// is full size (gain 1 to 49.3, gamma 1): under it the map's log gain is (1 - a) of what
     /// it was, a = 0.7 x the logo's alpha there; elsewhere it is as it was. The expected map is

@@ -166,7 +166,8 @@ public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
         case .time: metadata.pngChunks.contains { $0.type == "tIME" }
         case .colourChunks: metadata.pngColor.map { !$0.isEmpty } ?? false
         case .nclx: metadata.nclx != nil
-        case .gainMap: metadata.gainMap != nil
+        // A PQ or HLG source can have one made (`--gain-map create`).
+        case .gainMap: metadata.gainMap != nil || metadata.nclx.flatMap { HDRTransfer(codePoint: $0.transferCharacteristics) } != nil
         }
     }
 

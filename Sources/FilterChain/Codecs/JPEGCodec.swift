@@ -17,7 +17,7 @@ enum JPEGCodec {
                          default: .choice(EncodeOptions.defaultChroma.rawValue),
                          defaultNote: "a JPEG input's own", help: "chroma subsampling"),
             EncodeOption("gainMap", .choice(GainMapChoice.allCases.map(\.rawValue)), default: .choice(GainMapChoice.keep.rawValue),
-                         help: "an HDR input's gain map: keep it (Ultra HDR JPEG) or drop it (SDR only)", about: .gainMap),
+                         help: "an HDR input's gain map: keep it (Ultra HDR JPEG), drop it (SDR only), or create one from a PQ or HLG input (Ultra HDR JPEG: its tone-mapped SDR image and the map that gives its light back)", about: .gainMap),
             EncodeOption("gainMapQuality", .integer(1...100), default: .integer(GainMapImage.quality),
                          defaultNote: "a map the chain does not move is copied as it is",
                          help: "quality of the gain map's JPEG, 1 to 100", about: .gainMap),
@@ -54,6 +54,9 @@ public enum GainMapChoice: String, CaseIterable, Sendable {
     case keep
     /// Left out: the output is the SDR image only.
     case drop
+    /// Made from a PQ or HLG source (which has none): its SDR rendition with a map that
+    /// gives the HDR back (`GainMapInProgress`); as `keep` for a source with a map.
+    case create
 }
 
 /// What became of the source's HDR gain map at an output (`RenderResult.gainMaps`).
@@ -64,6 +67,8 @@ public enum GainMapOutcome: String, Sendable {
     case dropped
     /// Applied: the output is the HDR rendition it makes (`EncodeOptions.hdr`).
     case applied
+    /// Made from a PQ or HLG source's light (`GainMapChoice.create`).
+    case created
 }
 
 extension EncodeOptions {

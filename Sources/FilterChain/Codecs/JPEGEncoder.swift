@@ -13,6 +13,11 @@ final class JPEGEncoder: RowEncoder {
     private(set) var notes: [String] = []
     /// Written after the primary image, with an MPF index (Ultra HDR).
     private let gainMap: GainMapImage?
+    /// A map being made by the render, written after the primary once the image is complete;
+    /// the primary's XMP directory is written with room for its length (`padding`).
+    private let gainMapToCome: GainMapInProgress?
+    /// Spaces after the primary's XMP packet, for the length of a map to come.
+    static let padding = 24
 
     /// `metadata` is what is written (stripped or not).
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, progressive: Bool,
@@ -29,6 +34,11 @@ final class JPEGEncoder: RowEncoder {
                                                addingDirectory: UltraHDR.hasHDRGM(map.jpeg))
         }
         gainMap = metadata.gainMap
+        gainMapToCome = metadata.gainMap == nil ? metadata.gainMapToCome : nil
+        if gainMapToCome != nil {
+            metadata.xmp = (UltraHDR.primaryXMP(metadata.xmp, mapLength: 0, addingDirectory: true) ?? [])
+                + [UInt8](repeating: 0x20, count: Self.padding)
+        }
         let icc = metadata.iccProfile ?? []
         let exif = metadata.exif ?? []
         let payloads = markers(metadata)
@@ -89,9 +99,9 @@ final class JPEGEncoder: RowEncoder {
                 notes.append("a comment of \(comment.count) bytes is too large for a JPEG segment and was not written")
             }
         }
-        if let gainMap = metadata.gainMap {
+        if let source = metadata.gainMap?.map.source ?? metadata.gainMapToCome?.metadata.source {
             // ISO 21496-1's version box in the primary says that the map's metadata is ISO's.
-            if gainMap.map.source == .iso21496 { list.append((0xE2, GainMap.isoPrefix + [0, 0, 0, 0])) }
+            if source == .iso21496 { list.append((0xE2, GainMap.isoPrefix + [0, 0, 0, 0])) }
             list.append((0xE2, UltraHDR.mpfIndex(primarySize: 0, mapSize: 0, mapOffset: 0)))
         }
         return list
@@ -133,6 +143,33 @@ final class JPEGEncoder: RowEncoder {
         let status = fc_jpeg_encoder_finish(e)
         if status != FC_OK { throw failure(status) }
         if let gainMap { try appendGainMap(gainMap) }
+        if let gainMapToCome {
+            let map = try gainMapToCome.encoded()
+            try completeDirectory(mapLength: map.jpeg.count)
+            try appendGainMap(map)
+        }
+    }
+
+    /// The primary's XMP written for a map to come, rewritten in place with the map's length
+    /// (the padding after the packet takes the difference).
+    private func completeDirectory(mapLength: Int) throws {
+        guard let file = output.file, fflush(file) == 0 else { throw CodecError.writing(output, FC_WRITE_FAILED, message: "", format: .jpeg) }
+        let fd = fileno(file)
+        var head = [UInt8](repeating: 0, count: min(Int(ftell(file)), 1 << 20))
+        guard pread(fd, &head, head.count, 0) == head.count,
+              let xmp = JPEGSegments(head, from: 0).payload(app: 0xe1, prefix: XMP.jpegPrefix) else {
+            throw CodecError.writing(output, FC_FAILED, message: "the XMP of the primary image was not found to complete", format: .jpeg)
+        }
+        let packet = xmp.bytes
+        guard let written = UltraHDR.primaryXMP(Array(packet.prefix(packet.count - Self.padding)), mapLength: mapLength, addingDirectory: true),
+              written.count <= packet.count else {
+            throw CodecError.writing(output, FC_FAILED, message: "the XMP of the primary image has no room for the map's length", format: .jpeg)
+        }
+        let patch = written + [UInt8](repeating: 0x20, count: packet.count - written.count)
+        let at = xmp.offset
+        guard pwrite(fd, patch, patch.count, off_t(at)) == patch.count, fseek(file, 0, SEEK_END) == 0 else {
+            throw CodecError.writing(output, FC_WRITE_FAILED, message: String(cString: strerror(errno)), format: .jpeg)
+        }
     }
 
     /// Ultra HDR: the map's JPEG, bytes for bytes, after the primary image, and the primary's

@@ -28,6 +28,9 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// An HDR gain map beside the image (a JPEG's Ultra HDR, ISO 21496-1 or Apple's map), kept
     /// to outputs while every step leaves it as it is (see README, "HDR gain maps").
     public var gainMap: GainMapImage?
+    /// A gain map a render is making beside the image (`--gain-map create`), written after
+    /// the image when it is complete (JPEG); never read from a file.
+    var gainMapToCome: GainMapInProgress?
 
     public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, pngColor: PNGColorChunks? = nil,
                 xmp: [UInt8]? = nil, extendedXMP: ExtendedXMP? = nil, comments: [[UInt8]] = [],

@@ -16,6 +16,9 @@ extension HDRSignal {
     /// tone mapping). HLG's is its nominal peak, `hlgPeak`, the same 1,000.
     static let pqSourcePeak = 1000.0
 
+    /// The headroom of a peak, in stops above SDR white.
+    static func headroom(of peak: Double) -> Double { log2(peak / sdrWhite) }
+
     /// BT.2100 HLG's inverse OETF: a signal 0...1 to scene light 0...1.
     static func hlgScene(_ signal: Double) -> Double {
         let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
@@ -141,19 +144,26 @@ final class SDRRendition: RowRendition {
     let toneMap: ToneMap
     let encoded: Bool
     let toRec2020: Matrix3
+    /// A gain map being made beside the SDR image (`--gain-map create`): each pixel's gain,
+    /// 1 / s, into its row.
+    let map: GainMapInProgress?
 
-    init(space: WorkingSpace, sourcePeak: Double) {
+    init(space: WorkingSpace, sourcePeak: Double, map: GainMapInProgress? = nil) {
         toneMap = ToneMap(sourcePeak: sourcePeak, targetPeak: HDRSignal.sdrWhite)!
         encoded = !space.isLinear
         toRec2020 = WorkingSpace.linearRec2020.rgbToXYZ.inverse! * space.rgbToXYZ
+        self.map = map
     }
 
     func render(_ p: PlanarPixels, row y: Int, width count: Int, into out: PlanarPixels) {
+        let gains = map?.row(y)
         for x in 0..<count {
             var v = SIMD3<Double>(Double(p.red[x]), Double(p.green[x]), Double(p.blue[x]))
             if encoded { v = SIMD3(GainMapRendition.decode(v.x), GainMapRendition.decode(v.y), GainMapRendition.decode(v.z)) }
             let rec2020 = toRec2020 * v
-            v *= toneMap.scale(max(rec2020.max(), 0) * HDRSignal.sdrWhite)
+            let s = toneMap.scale(max(rec2020.max(), 0) * HDRSignal.sdrWhite)
+            v *= s
+            if let gains { gains[x] = map!.level(gain: 1 / s) }
             if encoded { v = SIMD3(SRGB.encodeExtended(v.x), SRGB.encodeExtended(v.y), SRGB.encodeExtended(v.z)) }
             out.red[x] = Float(v.x); out.green[x] = Float(v.y); out.blue[x] = Float(v.z)
         }

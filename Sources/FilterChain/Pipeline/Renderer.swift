@@ -490,6 +490,10 @@ public final class Renderer: Sendable {
         if job.info.metadata.gainMap != nil, out.metadata.gainMap == nil, case .file = outputs[i].target, let xmp = out.metadata.xmp {
             out.metadata.xmp = XMP.withGainMapDirectory(xmp, mapLength: nil)
         }
+        if gainMap.outcome == nil, case .file(_, let options) = outputs[i].target, let format = formats[i],
+           options.gainMapChoice(for: format, source: job.info.metadata) == .create {
+            gainMap.note = "--gain-map create makes a map from a PQ or HLG input, and this one is SDR: written without one"
+        }
         let notes = [out.note, gainMap.note].compactMap { $0 }
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                             stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
@@ -497,7 +501,16 @@ public final class Renderer: Sendable {
         if let hdr {
             rows.rendition = hdr
         } else if let peak = job.colour.hdrPeak {
-            rows.rendition = SDRRendition(space: job.chain.workingSpace, sourcePeak: peak)
+            // `--gain-map create`: the SDR rendition makes the map beside the image.
+            var map: GainMapInProgress?
+            if case .file(_, let options) = outputs[i].target, let format = formats[i], !options.stripMetadata,
+               options.gainMapChoice(for: format, source: job.info.metadata) == .create {
+                map = GainMapInProgress(width: size.width, height: size.height, headroom: HDRSignal.headroom(of: peak),
+                                        quality: options.settings["gainMapQuality"]?.integer ?? GainMapImage.quality)
+                out.metadata.gainMapToCome = map
+                gainMap.outcome = .created
+            }
+            rows.rendition = SDRRendition(space: job.chain.workingSpace, sourcePeak: peak, map: map)
         }
         switch outputs[i].target {
         case .file(let destination, let options):
