@@ -246,3 +246,57 @@ def test_gain_map_create_gives_the_light_back(inputs):
 def blocks(v, n=8):
     h, w = (v.shape[0] // n) * n, (v.shape[1] // n) * n
     return v[:h, :w].reshape(h // n, n, w // n, n).mean(axis=(1, 3))
+
+
+def clli_of_avif(data):
+    """The primary item's clli box (MaxCLL, MaxFALL), read here: meta > pitm, iprp > ipco
+    (the properties, 1-based) and ipma (the primary's associations)."""
+    from test_hdr_output import boxes
+    for kind, s, e in boxes(data, 0, len(data)):
+        if kind != "meta":
+            continue
+        children = list(boxes(data, s + 4, e))
+        pitm = next((s2, e2) for k2, s2, e2 in children if k2 == "pitm")
+        primary = struct.unpack(">H" if data[pitm[0]] == 0 else ">I", data[pitm[0] + 4:pitm[0] + (6 if data[pitm[0]] == 0 else 8)])[0]
+        iprp = next((s2, e2) for k2, s2, e2 in children if k2 == "iprp")
+        parts = {k3: (s3, e3) for k3, s3, e3 in boxes(data, *iprp)}
+        properties = [(k4, data[s4:e4]) for k4, s4, e4 in boxes(data, *parts["ipco"])]
+        s3, e3 = parts["ipma"]
+        version, flags = data[s3], data[s3 + 3]
+        count = struct.unpack(">I", data[s3 + 4:s3 + 8])[0]
+        i = s3 + 8
+        for _ in range(count):
+            item = struct.unpack(">H" if version < 1 else ">I", data[i:i + (2 if version < 1 else 4)])[0]
+            i += 2 if version < 1 else 4
+            n = data[i]
+            i += 1
+            for _ in range(n):
+                index = (struct.unpack(">H", data[i:i + 2])[0] & 0x7fff) if flags & 1 else data[i] & 0x7f
+                i += 2 if flags & 1 else 1
+                if item == primary and properties[index - 1][0] == "clli":
+                    return struct.unpack(">HH", properties[index - 1][1])
+    return None
+
+
+@pytest.mark.parametrize("extra,peak", [([], None), (["--hdr", "pq", "--hdr-headroom", "1"], 2 * SDR_WHITE)])
+def test_an_hdr_avif_says_its_content_light_levels(inputs, extra, peak):
+    """The clli box of an HDR AVIF: MaxCLL, the largest component of the brightest pixel, and
+    MaxFALL, the image's mean of each pixel's largest component (CTA-861.3), in cd/m², from the
+    light made here (tone-mapped to 406 cd/m² for a one-stop headroom)."""
+    d, files = inputs
+    src, nits = files["pq"]
+    out = os.path.join(d, "light.avif")
+    apply(src, out, "--quality", "90", *extra)
+    with open(out, "rb") as f:
+        data = f.read()
+    light = nits if peak is None else tone_mapped(nits, 1000.0, peak)
+    largest = np.minimum(light.max(axis=-1), 10000)
+    max_cll, max_fall = clli_of_avif(data)
+    assert max_cll == pytest.approx(np.ceil(largest.max()), rel=5e-3, abs=1), (max_cll, largest.max())
+    assert max_fall == pytest.approx(np.ceil(largest.mean()), rel=5e-3, abs=1), (max_fall, largest.mean())
+    # Still an AVIF libvips reads, with its pixels where they were (quality 90: this scene's
+    # steep ramps cost 0.02 stop at the median).
+    back = pq_to_nits(samples(out))
+    assert back.shape == nits.shape
+    bright = light > 1
+    assert np.median(np.abs(np.log2(np.maximum(back[bright], 1e-6) / light[bright]))) < 0.05

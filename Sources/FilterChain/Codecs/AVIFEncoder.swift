@@ -88,5 +88,23 @@ final class AVIFEncoder: WholeImageEncoder {
             return fc_avif_encode(&o, pixels.bytes, pixels.rowBytes, output.file, &report)
         }
         if status != FC_OK { throw CodecError.writing(output, status, message: reportString(report.message), format: .avif) }
+        if let meter = metadata.contentLight { try writeContentLight(meter.levels) }
+    }
+
+    /// An HDR output's clli box, put into the file libavif wrote (AVIFContentLight).
+    private func writeContentLight(_ levels: (maxCLL: UInt16, maxFALL: UInt16)) throws {
+        guard let file = output.file, fflush(file) == 0 else { throw CodecError.writing(output, FC_WRITE_FAILED, message: "", format: .avif) }
+        let fd = fileno(file)
+        let size = Int(ftell(file))
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard pread(fd, &bytes, size, 0) == size else {
+            throw CodecError.writing(output, FC_WRITE_FAILED, message: String(cString: strerror(errno)), format: .avif)
+        }
+        guard let with = AVIFContentLight.inserting(maxCLL: levels.maxCLL, maxFALL: levels.maxFALL, into: bytes) else {
+            throw CodecError.writing(output, FC_FAILED, message: "libavif's file has a layout the content light level box cannot be put into", format: .avif)
+        }
+        guard pwrite(fd, with, with.count, 0) == with.count, fseek(file, 0, SEEK_END) == 0 else {
+            throw CodecError.writing(output, FC_WRITE_FAILED, message: String(cString: strerror(errno)), format: .avif)
+        }
     }
 }

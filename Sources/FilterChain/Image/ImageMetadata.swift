@@ -31,6 +31,9 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// A gain map a render is making beside the image (`--gain-map create`), written after
     /// the image when it is complete (JPEG); never read from a file.
     var gainMapToCome: GainMapInProgress?
+    /// The content light levels of an HDR output, measured as it is rendered, for a format
+    /// that says them after the image (AVIF's clli box); never read from a file.
+    var contentLight: ContentLightMeter?
 
     public init(iccProfile: [UInt8]? = nil, exif: [UInt8]? = nil, pngColor: PNGColorChunks? = nil,
                 xmp: [UInt8]? = nil, extendedXMP: ExtendedXMP? = nil, comments: [[UInt8]] = [],

@@ -130,13 +130,16 @@ final class GainMapRendition: RowRendition {
     let oneChannel: Bool
     /// An HDR source's light (no map) onto a smaller headroom than the source's peak.
     let toneMap: ToneMap?
+    /// Measures the content light levels of what is rendered (an AVIF's clli box).
+    let meter: ContentLightMeter?
 
     /// `map`: the gain map's metadata and its pixels (already moved with the image), or nil;
     /// `sourcePeak`: an HDR source's peak in cd/m² (its values are light already, and are
     /// tone-mapped to the headroom asked for when it is smaller: by default PQ's is the
     /// source's, HLG's its 1,000 cd/m² display's).
     init(_ output: HDROutput, space: WorkingSpace, width: Int, height: Int, map: (metadata: GainMap, image: RasterImage)?,
-         sourcePeak: Double? = nil) {
+         sourcePeak: Double? = nil, meter: ContentLightMeter? = nil) {
+        self.meter = meter
         transfer = output.transfer
         encoded = !space.isLinear
         toRec2020 = WorkingSpace.linearRec2020.rgbToXYZ.inverse! * space.rgbToXYZ
@@ -235,6 +238,8 @@ final class GainMapRendition: RowRendition {
     /// Row `y`'s `width` pixels of working-space values (straight colour, read only) as the
     /// HDR signal, each 0...1, into `out`'s colour planes.
     func render(_ p: PlanarPixels, row y: Int, width count: Int, into out: PlanarPixels) {
+        var rowMax = 0.0, rowSum = 0.0
+        defer { meter?.add(rowMax: rowMax, rowSum: rowSum, count: count) }
         for x in 0..<count {
             // Not clamped: a wide-gamut colour (a Display P3 photograph in the sRGB working
             // space) has values outside 0...1 that BT.2020 holds.
@@ -258,6 +263,12 @@ final class GainMapRendition: RowRendition {
             }
             var nits = (toRec2020 * hdr).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: .infinity)) * HDRSignal.sdrWhite
             if let toneMap { nits *= toneMap.scale(nits.max()) }
+            if meter != nil {
+                // The light the signal holds: PQ's up to 10,000 cd/m², HLG's up to its peak.
+                let light = min(nits.max(), transfer == .pq ? 10000 : HDRSignal.hlgPeak)
+                rowMax = max(rowMax, light)
+                rowSum += light
+            }
             switch transfer {
             case .pq:
                 out.red[x] = Tables.pq(nits.x)

@@ -478,7 +478,10 @@ public final class Renderer: Sendable {
         var hdr: GainMapRendition?
         var gainMap: (note: String?, outcome: GainMapOutcome?) = (nil, nil)
         if case .file(_, let options) = outputs[i].target, let wanted = options.hdr {
-            hdr = try hdrRendition(wanted, output: i, size: size, job: job, outputs: outputs)
+            // AVIF: the clli box, from the light as it is rendered.
+            let meter = formats[i]?.declaration.capabilities.hdr == .nclx ? ContentLightMeter() : nil
+            hdr = try hdrRendition(wanted, output: i, size: size, job: job, outputs: outputs, meter: meter)
+            out.metadata.contentLight = meter
             if job.info.metadata.gainMap != nil { gainMap.outcome = .applied }
             out.metadata.gainMap = nil
         } else {
@@ -567,11 +570,11 @@ public final class Renderer: Sendable {
     /// Output `i`'s HDR rendition: the source's gain map moved as the image was up to the
     /// output's step, at its own scale. A map that cannot follow the chain fails the output:
     /// what was asked for cannot be made.
-    private func hdrRendition(_ wanted: HDROutput, output i: Int, size: ImageSize, job: Job, outputs: [RenderOutput])
-        throws -> GainMapRendition {
+    private func hdrRendition(_ wanted: HDROutput, output i: Int, size: ImageSize, job: Job, outputs: [RenderOutput],
+                              meter: ContentLightMeter?) throws -> GainMapRendition {
         guard let gainMap = job.info.metadata.gainMap else {
             return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height, map: nil,
-                                    sourcePeak: job.colour.hdrPeak)
+                                    sourcePeak: job.colour.hdrPeak, meter: meter)
         }
         switch job.chain.gainMapPath(upTo: outputs[i].step, source: job.sourceSize) {
         case .blocked(let reason):
@@ -582,7 +585,7 @@ public final class Renderer: Sendable {
                 throw RenderError(.colour("cannot render HDR: \(blocked.reason)"), file: job.name)
             }
             return GainMapRendition(wanted, space: job.chain.workingSpace, width: size.width, height: size.height,
-                                    map: (gainMap.map, pixels))
+                                    map: (gainMap.map, pixels), meter: meter)
         }
     }
 

@@ -61,6 +61,30 @@ import Testing
 
     /// Every layout comes back in its own layout (grey as grey, alpha kept, 16 bits as 16)
     /// and close: PSNR over 40 dB at quality 90, 4:4:4 and 4:2:0.
+    /// An HDR AVIF carries a clli box (which libavif 0.11 cannot write: put in after it,
+    /// AVIFContentLight), associated with the primary item; the items stored after the meta
+    /// box (the image, its alpha, the EXIF) are still where iloc says, and it decodes.
+    @Test func anHDROutputSaysItsContentLight() throws {
+        let p = Self.smooth(40, 30, PixelFormat(.rgba, .sixteen))
+        let exif = ExifFixture.make(orientation: 1, extra: Array("filterchain test camera".utf8))
+        var options = EncodeOptions()
+        options.hdr = HDROutput(.pq)
+        let image = try RasterImage(width: p.width, height: p.height, format: p.format, metadata: ImageMetadata(exif: exif), pixels: p.bytes)
+        let bytes = try image.encoded(as: .avif, options: options)
+        let container = try AVIFContainer(bytes)
+        let clli = try #require(container.primaryProperties("clli").first)
+        #expect(clli.count == 4)
+        let maxCLL = Int(clli[0]) << 8 | Int(clli[1]), maxFALL = Int(clli[2]) << 8 | Int(clli[3])
+        // The smooth picture is SDR (white at 203 cd/m²), its brightest component 0.8: about
+        // 0.6 linear, 120 cd/m²; its mean below that.
+        #expect(maxCLL > 80 && maxCLL <= 203 && maxFALL > 10 && maxFALL < maxCLL, "\(maxCLL) \(maxFALL)")
+        #expect(container.exif == exif && container.nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
+        let (decoded, info, _) = try Self.decode(bytes)
+        #expect(info.width == 40 && info.height == 30 && decoded.format.channels == .rgba)
+        // An SDR AVIF has none.
+        #expect(try AVIFContainer(Self.encode(p)).primaryProperties("clli").isEmpty)
+    }
+
     @Test(arguments: layouts)
     func everyLayoutRoundTripsClosely(format: PixelFormat) throws {
         let original = Self.smooth(67, 45, format)
