@@ -23,6 +23,7 @@ import time
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -105,7 +106,10 @@ def previews(driver):
 
 
 def wait(driver, condition, message):
-    return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1).until(lambda d: condition(d), message)
+    # An element the page replaced while the condition read it (a list drawn again) is
+    # asked again at the next poll, as a condition not yet met.
+    return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d), message)
 
 
 def settled_previews(driver, quiet=1.0):
