@@ -334,6 +334,9 @@ public final class Editor: @unchecked Sendable {
                 ("headroom", JSONNode(.number(max(m.baseHeadroom, m.alternateHeadroom)))),
             ])) } ?? JSONNode(.null)),
             ("hdr", export?.options.hdr.map { JSONNode(.string($0.transfer.rawValue)) } ?? JSONNode(.null)),
+            // A PQ or HLG source (no map): the previews are its SDR rendition (tone-mapped).
+            ("transfer", image.metadata.nclx.flatMap { HDRTransfer(codePoint: $0.transferCharacteristics) }
+                .map { JSONNode(.string($0.rawValue)) } ?? JSONNode(.null)),
             ("overrides", JSONNode(.object(overrides.map { ($0.name, JSONNode(.number($0.value))) }))),
         ] + preview))
     }

@@ -50,4 +50,32 @@ import FilterChain
         #expect(image.width == 100 && image.format == PixelFormat(.rgb, .sixteen))
         #expect(image.metadata.nclx?.transferCharacteristics == 16)
     }
+
+    /// A PQ source without a map (the conformance AVIF): `/api/info` says its transfer, the
+    /// previews are its SDR rendition (not its PQ samples taken as sRGB), and Export to AVIF
+    /// keeps it PQ as `apply` does.
+    @Test func aPQSourceIsMarkedAndExportKeepsItHDR() throws {
+        let folder = NSTemporaryDirectory() + "/editor-pq-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data(#"{"version": 1, "filters": []}"#.utf8).write(to: URL(fileURLWithPath: folder + "/chain.json"))
+        let source = Self.hdr.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("avif/files/gen_avifenc_10bit_422_pq_limited.avif").path
+        let e = try Editor(chainPath: folder + "/chain.json", imagePath: source, outputPath: folder + "/out.avif",
+                           renderer: Renderer(threads: 2))
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(JSONWriter.compact(e.infoJSON).utf8)) as? [String: Any])
+        #expect(info["transfer"] as? String == "pq" && info["gainMap"] is NSNull)
+        // The decoded image keeps the PQ samples and says so; the page's PNG is SDR (sRGB),
+        // tone-mapped: far from the PQ samples read as if they were sRGB.
+        #expect(e.image.metadata.nclx?.transferCharacteristics == 16 && e.image.format.depth == .sixteen)
+        let png = try RasterImage(decoding: e.encodePNG(e.image))
+        #expect(png.format.depth == .eight && png.metadata.nclx == nil)
+        let asIs = e.image.samples, shown = png.samples
+        let meanDifference = zip(asIs, shown).map { abs(Double($0) / 257 - Double($1)) }.reduce(0, +) / Double(shown.count)
+        #expect(meanDifference > 10, "\(meanDifference)")
+        try e.startExport()
+        e.export!.waitUntilIdle()
+        #expect(e.export!.statusJSON.member("state") == JSONNode(.string("done")))
+        #expect(try RasterImage(contentsOf: folder + "/out.avif").metadata.nclx?.transferCharacteristics == 16)
+    }
+
 }

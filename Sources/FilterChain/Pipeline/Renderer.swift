@@ -196,7 +196,7 @@ public final class Renderer: Sendable {
     }
 
     private func policy(for output: RenderOutput, format: ImageFormat?, info: ImageInfo, chain: ResolvedChain,
-                        gainsAlpha: Bool) -> OutputPolicy {
+                        hdr: Bool, gainsAlpha: Bool) -> OutputPolicy {
         var input = info.imageFormat
         if gainsAlpha { input.channels = Channels(grey: input.channels.isGrey, alpha: true) }
         // A blend whose layer is one of the chain's images in colour brings colour in.
@@ -225,6 +225,11 @@ public final class Renderer: Sendable {
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: format, depth: options.depth,
                                                              background: bg, neutral: neutralKnown),
                                 greyIfNeutral: isGrey && !neutralKnown && format?.capabilities.grey != false)
+        case .memory where hdr:
+            // An HDR source's samples as they are: colour, 16-bit.
+            return OutputPolicy(layout: OutputLayout(format: PixelFormat(Channels(grey: false, alpha: input.channels.hasAlpha), .sixteen),
+                                                     background: nil),
+                                greyIfNeutral: false)
         case .memory(let depth, _):
             return OutputPolicy(layout: OutputLayout.resolve(input: input, output: nil, depth: depth,
                                                              background: .white, neutral: keepsNeutral),
@@ -309,6 +314,18 @@ public final class Renderer: Sendable {
         return try run(job, reader: opened.pixels, formats: formats, outputs: outputs, cancel: cancel, order: order)
     }
 
+    /// The HDR an output is made as: a file's `EncodeOptions.hdr`; an image in memory in the
+    /// source's own colour keeps a PQ or HLG source's samples, and says so (its nclx), so
+    /// that rendering it again (the editor's previews, which start from such images) sees
+    /// the same light.
+    static func hdrOutput(_ output: RenderOutput, source: ImageColour) -> HDROutput? {
+        switch output.target {
+        case .file(_, let options): return options.hdr
+        case .memory(_, .source): if case .hdr(let transfer, _) = source { return HDROutput(transfer) }; return nil
+        case .memory: return nil
+        }
+    }
+
     /// A PQ or HLG source stays HDR, in its own transfer, in the outputs whose format holds
     /// HDR and that ask for nothing else (`EncodeOptions.hdr`).
     static func keepingSourceHDR(_ outputs: [RenderOutput], metadata: ImageMetadata, formats: [ImageFormat?]) -> [RenderOutput] {
@@ -346,7 +363,7 @@ public final class Renderer: Sendable {
                                           inks: info.inks, name: reader.name, images: chain.images, intent: inputIntent)
         let plan = try self.plan(chain, info: info, logicalSize: opened.logicalSize, images: images, outputs: outputs, name: reader.name)
         let policies = outputs.indices.map { i in
-            policy(for: outputs[i], format: formats[i], info: info, chain: chain,
+            policy(for: outputs[i], format: formats[i], info: info, chain: chain, hdr: Self.hdrOutput(outputs[i], source: colour.source) != nil,
                    gainsAlpha: plan.tapAlpha[i] && !info.imageFormat.channels.hasAlpha)
         }
         for (i, output) in outputs.enumerated() {
@@ -399,6 +416,9 @@ public final class Renderer: Sendable {
                                          cmykRefusal: caps.cmyk ? nil : "\(declaration.name) holds no CMYK; write \(CodecRegistry.list(cmyk, and: "or"))",
                                          background: options.background)
         case .memory(_, let profile):
+            if let hdr = Self.hdrOutput(outputs[i], source: job.colour.source) {
+                return (.stored, Self.hdrDescribed(job.info.metadata, transfer: hdr.transfer, by: .nclx), layout, nil, false)
+            }
             return try Self.outputColour(profile, intent: .relative, input: job.colour, metadata: job.info.metadata,
                                          layout: layout, holdsColourChunks: true, holdsNCLX: true,
                                          cmykRefusal: "an image in memory holds no CMYK", background: .white)
@@ -477,7 +497,9 @@ public final class Renderer: Sendable {
         var out = try outputColour(i, layout: job.policies[i].layout, job: job, formats: formats, outputs: outputs)
         var hdr: GainMapRendition?
         var gainMap: (note: String?, outcome: GainMapOutcome?) = (nil, nil)
-        if case .file(_, let options) = outputs[i].target, let wanted = options.hdr {
+        if case .memory = outputs[i].target, let wanted = Self.hdrOutput(outputs[i], source: job.colour.source) {
+            hdr = try hdrRendition(wanted, output: i, size: size, job: job, outputs: outputs, meter: nil)
+        } else if case .file(_, let options) = outputs[i].target, let wanted = options.hdr {
             // AVIF: the clli box, from the light as it is rendered.
             let meter = formats[i]?.declaration.capabilities.hdr == .nclx ? ContentLightMeter() : nil
             hdr = try hdrRendition(wanted, output: i, size: size, job: job, outputs: outputs, meter: meter)

@@ -644,8 +644,13 @@ async function start() {
   state.filters = await filtersResponse.json();
   $("file").textContent = `${state.info.chain} · ${state.info.image} (${state.info.width}×${state.info.height})`;
   // A source with an HDR gain map: the previews are its SDR image; Export keeps the map.
-  const map = state.info.gainMap;
-  $("hdr-badge").hidden = !map;
+  const map = state.info.gainMap, transfer = state.info.transfer;
+  $("hdr-badge").hidden = !map && !transfer;
+  if (transfer && !map) {
+    $("hdr-badge").textContent = "HDR";
+    $("hdr-badge").title = `HDR source (${transfer.toUpperCase()}): the previews show its SDR rendition, tone-mapped `
+      + "with ITU-R BT.2390's EETF; Export keeps it HDR where the format holds HDR (AVIF, PNG)";
+  }
   if (map) {
     $("hdr-badge").textContent = "HDR";
     $("hdr-badge").title = `HDR gain map (${map.metadata}, ${map.width}×${map.height}, up to ${map.headroom.toFixed(1)} stops): `
