@@ -523,6 +523,23 @@ def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browse
     assert_left_preview_is_step_1_of_the_saved_chain(browser, editor)
 
 
+def test_a_pq_source_is_marked_hdr(browser):
+    """The PQ AVIF of ../shared/conformance/avif (no gain map): the header's HDR badge says
+    the previews are its SDR rendition and that Export keeps it HDR."""
+    source = os.path.join(os.path.dirname(ROOT), "shared", "conformance", "avif", "files", "gen_avifenc_10bit_422_pq_limited.avif")
+    running = running_editor("hdr-edit.json", source, ("--output", "FOLDER/out.avif"))
+    session = next(running)
+    try:
+        browser.get(session["url"])
+        wait(browser, lambda d: d.find_element(By.ID, "file").text, "the header was not filled")
+        badge = browser.find_element(By.ID, "hdr-badge")
+        wait(browser, lambda d: badge.is_displayed(), "no HDR badge")
+        title = badge.get_attribute("title")
+        assert badge.text == "HDR" and "(PQ)" in title and "SDR rendition" in title and "keeps it HDR" in title, title
+    finally:
+        next(running, None)
+
+
 def test_a_source_with_a_gain_map_is_marked_and_says_what_export_does(browser):
     """samples/rocket-ultrahdr.jpg (an Ultra HDR JPEG) with Export to a PQ AVIF: the header's
     HDR badge says the previews are SDR and what Export writes; coffee.png has no badge."""
