@@ -239,7 +239,7 @@ as light with SDR white at 1.0 (203 cd/m², ITU-R BT.2408), in the working space
 then the nclx primaries' matrix into the working space. Every step sees light: highlights
 are values above 1 (a curve or levels step that expects 0...1 clips or bends them as it
 would any value; a linear working space, `linearRec2020`, suits HDR edits best). The source's
-peak is taken as 1,000 cd/m². An output that holds HDR (PNG, AVIF) keeps it in the source's
+peak Lw is its MaxCLL where its file has a clli box, else 1,000 cd/m². An output that holds HDR (PNG, AVIF) keeps it in the source's
 transfer. Any other output, or `--hdr sdr`, is tone-mapped by ITU-R BT.2390's EETF from the
 source's peak Lw to the target's Lt (203 cd/m² for SDR, 203 x 2^H for `--hdr-headroom H`),
 on each pixel's largest BT.2020 component L:

@@ -147,6 +147,12 @@ struct ImageFacts {
         if let extended = m.extendedXMP { kinds.add("extendedXMP", extended.packet.count) }
         if !m.comments.isEmpty { kinds.add("comments", m.comments.count) }
         line.addRaw("metadata", kinds.text)
+        if let light = m.contentLightLevel {
+            var c = JSONLine()
+            c.add("maxCLL", light.maxCLL)
+            c.add("maxFALL", light.maxFALL)
+            line.addRaw("contentLight", c.text)
+        }
         if let jpeg = m.sourceJPEG {
             var j = JSONLine()
             j.add("quality", jpeg.quality)

@@ -300,3 +300,23 @@ def test_an_hdr_avif_says_its_content_light_levels(inputs, extra, peak):
     assert back.shape == nits.shape
     bright = light > 1
     assert np.median(np.abs(np.log2(np.maximum(back[bright], 1e-6) / light[bright]))) < 0.05
+
+
+def test_a_pq_avif_is_tone_mapped_from_its_own_peak(inputs):
+    """A PQ AVIF with a clli box (written by filterchain from the scene, MaxCLL 4,000) is
+    tone-mapped from its MaxCLL, not from the 1,000 cd/m² taken without one: the SDR output
+    against the EETF from 4,000 cd/m² of the light libvips decodes from the AVIF."""
+    d, files = inputs
+    src, _ = files["pq"]
+    avif = os.path.join(d, "peak.avif")
+    apply(src, avif, "--quality", "95")
+    info = subprocess.run([os.path.join(BIN, "filterchain"), "info", avif, "--json"], capture_output=True, text=True)
+    assert '"contentLight":{"maxCLL":4000' in info.stdout.replace(" ", ""), info.stdout
+    nits = pq_to_nits(samples(avif))
+    out = os.path.join(d, "peak-sdr.png")
+    apply(avif, out, "--hdr", "sdr")
+    got = samples(out)
+    diff = np.abs(got - sdr_expected(nits, 4000.0))
+    wrong = np.abs(got - sdr_expected(nits, 1000.0))
+    assert diff.mean() < 2e-3 and np.quantile(diff, 0.99) < 1e-2, (diff.mean(), np.quantile(diff, 0.99))
+    assert wrong.mean() > 5 * diff.mean(), (wrong.mean(), diff.mean())

@@ -106,6 +106,61 @@ enum AVIFContentLight {
         return out
     }
 
+    /// The primary item's clli box in an AVIF file (any file: every offset and size is
+    /// checked), or nil.
+    static func read(_ file: UnsafeRawBufferPointer) -> ContentLightLevel? {
+        func u(_ at: Int, _ n: Int) -> Int? {
+            guard at >= 0, n >= 0, at <= file.count - n else { return nil }
+            return (0..<n).reduce(0) { $0 << 8 | Int(file[at + $1]) }
+        }
+        func boxes(_ range: Range<Int>) -> [(type: UInt32, body: Range<Int>)] {
+            var out: [(UInt32, Range<Int>)] = []
+            var i = range.lowerBound
+            while i + 8 <= range.upperBound, out.count < 4096, let size = u(i, 4), let type = u(i + 4, 4) {
+                var end = i + size, start = i + 8
+                if size == 1 {
+                    guard let large = u(i + 8, 8), large >= 16, large <= range.upperBound - i else { break }
+                    end = i + large; start = i + 16
+                } else if size == 0 {
+                    end = range.upperBound
+                }
+                guard end >= start, end <= range.upperBound else { break }
+                out.append((UInt32(type), start..<end))
+                i = end
+            }
+            return out
+        }
+        func fourCC(_ s: String) -> UInt32 { s.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
+        guard let meta = boxes(0..<file.count).first(where: { $0.type == fourCC("meta") }), meta.body.count >= 4 else { return nil }
+        let children = boxes((meta.body.lowerBound + 4)..<meta.body.upperBound)
+        guard let pitm = children.first(where: { $0.type == fourCC("pitm") }), let version = u(pitm.body.lowerBound, 1),
+              let primary = u(pitm.body.lowerBound + 4, version == 0 ? 2 : 4),
+              let iprp = children.first(where: { $0.type == fourCC("iprp") }) else { return nil }
+        let parts = boxes(iprp.body)
+        guard let ipco = parts.first(where: { $0.type == fourCC("ipco") }),
+              let ipma = parts.first(where: { $0.type == fourCC("ipma") }),
+              let ipmaVersion = u(ipma.body.lowerBound, 1), let flags = u(ipma.body.lowerBound + 3, 1),
+              let entries = u(ipma.body.lowerBound + 4, 4) else { return nil }
+        let properties = boxes(ipco.body)
+        let wide = flags & 1 != 0, idSize = ipmaVersion < 1 ? 2 : 4
+        var at = ipma.body.lowerBound + 8
+        for _ in 0..<min(entries, 65536) {
+            guard let id = u(at, idSize), let count = u(at + idSize, 1) else { return nil }
+            at += idSize + 1
+            for _ in 0..<count {
+                guard let value = u(at, wide ? 2 : 1) else { return nil }
+                at += wide ? 2 : 1
+                let index = value & (wide ? 0x7fff : 0x7f)
+                guard id == primary, index >= 1, index <= properties.count else { continue }
+                let box = properties[index - 1]
+                if box.type == fourCC("clli"), box.body.count >= 4, let cll = u(box.body.lowerBound, 2), let fall = u(box.body.lowerBound + 2, 2) {
+                    return ContentLightLevel(maxCLL: cll, maxFALL: fall)
+                }
+            }
+        }
+        return nil
+    }
+
     /// Adds `delta` to the file offsets iloc gives for items stored at or past `after`.
     private static func shiftLocations(_ b: inout [UInt8], iloc: Range<Int>, by delta: Int, after: Int) -> Bool {
         func u(_ at: Int, _ n: Int) -> Int? {

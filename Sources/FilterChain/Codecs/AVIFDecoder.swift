@@ -70,6 +70,7 @@ final class AVIFDecoder: StoredDecoder {
             metadata.nclx = NCLXColor(colourPrimaries: info.colour_primaries, transferCharacteristics: info.transfer_characteristics,
                                       matrixCoefficients: info.matrix_coefficients, fullRange: info.full_range != 0)
         }
+        metadata.contentLightLevel = AVIFContentLight.read(bytes)
         if info.image_count > 1 {
             notices.append("a sequence of \(info.image_count) frames: only the first frame was read")
         }

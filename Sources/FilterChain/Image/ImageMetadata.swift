@@ -25,6 +25,9 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// characteristics, matrix coefficients and range, as ITU-T H.273 numbers them), kept for
     /// colour management; formats without nclx get the nearest ICC description instead.
     public var nclx: NCLXColor?
+    /// An HDR file's content light levels (an AVIF's clli box): what its brightest pixel and
+    /// its average reach, in cd/m². A PQ source is tone-mapped from its MaxCLL.
+    public var contentLightLevel: ContentLightLevel?
     /// An HDR gain map beside the image (a JPEG's Ultra HDR, ISO 21496-1 or Apple's map), kept
     /// to outputs while every step leaves it as it is (see README, "HDR gain maps").
     public var gainMap: GainMapImage?
@@ -91,6 +94,7 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
         if let resolution { parts.append("\(resolution)") }
         if !pngChunks.isEmpty { parts.append(pngChunks.map(\.type).joined(separator: " ")) }
         if let nclx { parts.append("\(nclx)") }
+        if let contentLightLevel { parts.append("\(contentLightLevel)") }
         if let gainMap { parts.append("HDR gain map (\(gainMap.map.source.title), \(gainMap.map.width)x\(gainMap.map.height), \(gainMap.jpeg.count) bytes)") }
         if let c = pngColor {
             if let intent = c.srgbIntent { parts.append("sRGB (intent \(intent))") }
@@ -127,4 +131,20 @@ public struct PNGColorChunks: Hashable, Sendable {
     }
 
     var isEmpty: Bool { srgbIntent == nil && gamma == nil && chromaticities == nil }
+}
+
+/// Content light levels (CTA-861.3), as an AVIF's clli box or a PNG's cLLi chunk holds them.
+public struct ContentLightLevel: Hashable, Sendable, CustomStringConvertible {
+    /// MaxCLL: the largest component of the brightest pixel, in cd/m².
+    public var maxCLL: Int
+    /// MaxFALL: the largest frame average of each pixel's largest component, in cd/m².
+    public var maxFALL: Int
+
+    public init(maxCLL: Int, maxFALL: Int) {
+        self.maxCLL = maxCLL
+        self.maxFALL = maxFALL
+    }
+
+    /// "content light MaxCLL 1000, MaxFALL 180 cd/m²".
+    public var description: String { "content light MaxCLL \(maxCLL), MaxFALL \(maxFALL) cd/m²" }
 }

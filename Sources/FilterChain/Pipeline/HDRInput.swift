@@ -38,8 +38,14 @@ extension HDRTransfer {
         }
     }
 
-    /// The source peak an input with this transfer is taken to have, in cd/m².
-    var sourcePeak: Double { self == .pq ? HDRSignal.pqSourcePeak : HDRSignal.hlgPeak }
+    /// The peak a source with this transfer is taken to have, in cd/m²: a PQ source's MaxCLL
+    /// where its file gives one (a clli box), held within SDR white and PQ's 10,000; else
+    /// 1,000 (PQ's common mastering peak; HLG's nominal peak, whatever its file says).
+    func sourcePeak(_ light: ContentLightLevel?) -> Double {
+        guard self == .pq else { return HDRSignal.hlgPeak }
+        guard let light, light.maxCLL > 0 else { return HDRSignal.pqSourcePeak }
+        return min(max(Double(light.maxCLL), HDRSignal.sdrWhite), 10000)
+    }
 }
 
 /// HLG's OOTF for a 1,000 cd/m² display (BT.2100), then a conversion: scene light E (the
@@ -141,7 +147,8 @@ protocol RowRendition: Sendable {
 /// cd/m², which becomes 1.0): working-space values in, working-space values out, for the
 /// output's own conversion.
 final class SDRRendition: RowRendition {
-    let toneMap: ToneMap
+    /// nil: the source's light does not pass SDR white (nothing to map).
+    let toneMap: ToneMap?
     let encoded: Bool
     let toRec2020: Matrix3
     /// A gain map being made beside the SDR image (`--gain-map create`): each pixel's gain,
@@ -149,7 +156,7 @@ final class SDRRendition: RowRendition {
     let map: GainMapInProgress?
 
     init(space: WorkingSpace, sourcePeak: Double, map: GainMapInProgress? = nil) {
-        toneMap = ToneMap(sourcePeak: sourcePeak, targetPeak: HDRSignal.sdrWhite)!
+        toneMap = ToneMap(sourcePeak: sourcePeak, targetPeak: HDRSignal.sdrWhite)
         encoded = !space.isLinear
         toRec2020 = WorkingSpace.linearRec2020.rgbToXYZ.inverse! * space.rgbToXYZ
         self.map = map
@@ -161,7 +168,7 @@ final class SDRRendition: RowRendition {
             var v = SIMD3<Double>(Double(p.red[x]), Double(p.green[x]), Double(p.blue[x]))
             if encoded { v = SIMD3(GainMapRendition.decode(v.x), GainMapRendition.decode(v.y), GainMapRendition.decode(v.z)) }
             let rec2020 = toRec2020 * v
-            let s = toneMap.scale(max(rec2020.max(), 0) * HDRSignal.sdrWhite)
+            let s = toneMap?.scale(max(rec2020.max(), 0) * HDRSignal.sdrWhite) ?? 1
             v *= s
             if let gains { gains[x] = map!.level(gain: 1 / s) }
             if encoded { v = SIMD3(SRGB.encodeExtended(v.x), SRGB.encodeExtended(v.y), SRGB.encodeExtended(v.z)) }

@@ -12,11 +12,9 @@ extension Renderer {
         /// Descriptions that could not be used (sRGB was assumed), with the file named.
         let notes: [String]
 
-        /// An HDR source's peak (cd/m²): its SDR outputs are tone-mapped from it.
-        var hdrPeak: Double? {
-            if case .hdr(let transfer, _) = source { return transfer.sourcePeak }
-            return nil
-        }
+        /// An HDR source's peak (cd/m²): its SDR outputs are tone-mapped from it
+        /// (`HDRTransfer.sourcePeak(_:)`).
+        var hdrPeak: Double? = nil
     }
 
     /// `format`: what the input is (`ImageInfo.imageFormat`); `inks`: its rows are CMYK.
@@ -53,7 +51,9 @@ extension Renderer {
                                      grey: image.image?.format.channels.isGrey ?? false, inks: false,
                                      bytes: min(image.image?.format.depth.bytes ?? 1, 2)).1)
         }
-        return InputColour(space: space, source: source, sourceLeg: sourceLeg, imageLegs: imageLegs, notes: notes)
+        var input = InputColour(space: space, source: source, sourceLeg: sourceLeg, imageLegs: imageLegs, notes: notes)
+        if case .hdr(let transfer, _) = source { input.hdrPeak = transfer.sourcePeak(metadata.contentLightLevel) }
+        return input
     }
 
     /// How an output goes out: its leg, the metadata it is written with (its colour
@@ -186,6 +186,7 @@ extension Renderer {
             break
         case .srgb:
             out.nclx = nil
+            out.contentLightLevel = nil
             out.pngChunks.removeAll { $0.type == "cICP" }
             if holdsColourChunks {
                 out.iccProfile = nil
@@ -198,6 +199,7 @@ extension Renderer {
             out.iccProfile = data
             out.pngColor = nil
             out.nclx = nil
+            out.contentLightLevel = nil
             out.pngChunks.removeAll { $0.type == "cICP" }
         case .derived(let p):
             // The input's own description, kept as it came where the format holds it (an

@@ -517,7 +517,9 @@ public final class Renderer: Sendable {
         }
         if gainMap.outcome == nil, case .file(_, let options) = outputs[i].target, let format = formats[i],
            options.gainMapChoice(for: format, source: job.info.metadata) == .create {
-            gainMap.note = "--gain-map create makes a map from a PQ or HLG input, and this one is SDR: written without one"
+            gainMap.note = job.colour.hdrPeak == nil
+                ? "--gain-map create makes a map from a PQ or HLG input, and this one is SDR: written without one"
+                : "--gain-map create: its light does not pass SDR white (its clli says so), so there is no gain to map: written without one"
         }
         let notes = [out.note, gainMap.note].compactMap { $0 }
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
@@ -529,7 +531,7 @@ public final class Renderer: Sendable {
             // `--gain-map create`: the SDR rendition makes the map beside the image.
             var map: GainMapInProgress?
             if case .file(_, let options) = outputs[i].target, let format = formats[i], !options.stripMetadata,
-               options.gainMapChoice(for: format, source: job.info.metadata) == .create {
+               options.gainMapChoice(for: format, source: job.info.metadata) == .create, peak > HDRSignal.sdrWhite {
                 map = GainMapInProgress(width: size.width, height: size.height, headroom: HDRSignal.headroom(of: peak),
                                         quality: options.settings["gainMapQuality"]?.integer ?? GainMapImage.quality)
                 out.metadata.gainMapToCome = map

@@ -81,6 +81,13 @@ import Testing
         #expect(container.exif == exif && container.nclx == .init(primaries: 9, transfer: 16, matrix: 9, fullRange: true))
         let (decoded, info, _) = try Self.decode(bytes)
         #expect(info.width == 40 && info.height == 30 && decoded.format.channels == .rgba)
+        // Read back as the file's content light (a PQ source's peak), and from any cut of the
+        // file either that or nothing, never a crash.
+        #expect(info.metadata.contentLightLevel == ContentLightLevel(maxCLL: maxCLL, maxFALL: maxFALL))
+        for end in stride(from: 0, to: bytes.count, by: 7) {
+            let found = bytes.prefix(end).withUnsafeBytes { AVIFContentLight.read($0) }
+            #expect(found == nil || found == ContentLightLevel(maxCLL: maxCLL, maxFALL: maxFALL))
+        }
         // An SDR AVIF has none.
         #expect(try AVIFContainer(Self.encode(p)).primaryProperties("clli").isEmpty)
     }
