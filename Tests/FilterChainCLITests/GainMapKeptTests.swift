@@ -351,7 +351,7 @@ import FilterChain
         let (pq, _) = try apply("gen_chelsea_300x451_s2.jpg", output: "pq.png", extra: ["--hdr", "pq"])
         #expect(pq.status == 0, "\(pq.stderr)")
         let (r, out) = try apply(folder + "/pq.png", output: "created.jpg", extra: ["--gain-map", "create", "--json"])
-        #expect(r.status == 0 && r.out.contains("\"gainMap\":\"created\""), "\(r.out) \(r.stderr)")
+        #expect(r.status == 0 && r.out.contains("\"gainMap\":\"created\"") && r.stderr.isEmpty, "\(r.out) \(r.stderr)")
         let bytes = try #require(out)
         let images = Self.mpfImages(bytes)
         #expect(images.count == 2 && images[1].start + images[1].size == bytes.count, "\(images)")

@@ -515,11 +515,24 @@ public final class Renderer: Sendable {
         if job.info.metadata.gainMap != nil, out.metadata.gainMap == nil, case .file = outputs[i].target, let xmp = out.metadata.xmp {
             out.metadata.xmp = XMP.withGainMapDirectory(xmp, mapLength: nil)
         }
+        // `--gain-map create`: an HDR source's SDR rendition makes the map beside the image.
+        var created: GainMapInProgress?
+        if hdr == nil, let peak = job.colour.hdrPeak, peak > HDRSignal.sdrWhite, case .file(_, let options) = outputs[i].target,
+           let format = formats[i], !options.stripMetadata, options.gainMapChoice(for: format, source: job.info.metadata) == .create {
+            created = GainMapInProgress(width: size.width, height: size.height, headroom: HDRSignal.headroom(of: peak),
+                                        quality: options.settings["gainMapQuality"]?.integer ?? GainMapImage.quality)
+            out.metadata.gainMapToCome = created
+            gainMap.outcome = .created
+        }
         if gainMap.outcome == nil, case .file(_, let options) = outputs[i].target, let format = formats[i],
            options.gainMapChoice(for: format, source: job.info.metadata) == .create {
-            gainMap.note = job.colour.hdrPeak == nil
-                ? "--gain-map create makes a map from a PQ or HLG input, and this one is SDR: written without one"
-                : "--gain-map create: its light does not pass SDR white (its clli says so), so there is no gain to map: written without one"
+            if job.colour.hdrPeak == nil {
+                gainMap.note = "--gain-map create makes a map from a PQ or HLG input, and this one is SDR: written without one"
+            } else if options.stripMetadata {
+                gainMap = (ImageWriter.stripLeavesOutGainMap, .dropped)
+            } else {
+                gainMap.note = "--gain-map create: its light does not pass SDR white (its clli says so), so there is no gain to map: written without one"
+            }
         }
         let notes = [out.note, gainMap.note].compactMap { $0 }
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
@@ -528,16 +541,7 @@ public final class Renderer: Sendable {
         if let hdr {
             rows.rendition = hdr
         } else if let peak = job.colour.hdrPeak {
-            // `--gain-map create`: the SDR rendition makes the map beside the image.
-            var map: GainMapInProgress?
-            if case .file(_, let options) = outputs[i].target, let format = formats[i], !options.stripMetadata,
-               options.gainMapChoice(for: format, source: job.info.metadata) == .create, peak > HDRSignal.sdrWhite {
-                map = GainMapInProgress(width: size.width, height: size.height, headroom: HDRSignal.headroom(of: peak),
-                                        quality: options.settings["gainMapQuality"]?.integer ?? GainMapImage.quality)
-                out.metadata.gainMapToCome = map
-                gainMap.outcome = .created
-            }
-            rows.rendition = SDRRendition(space: job.chain.workingSpace, sourcePeak: peak, map: map)
+            rows.rendition = SDRRendition(space: job.chain.workingSpace, sourcePeak: peak, map: created)
         }
         switch outputs[i].target {
         case .file(let destination, let options):
