@@ -110,6 +110,13 @@ extension InputLeg {
 struct ToneMap: Sendable {
     let sourcePeak: Double, targetPeak: Double
     private let sourceSignal: Double, m: Double, ks: Double
+    /// Light below it is kept as it is (the knee, KS, in cd/m²).
+    private let knee: Double
+    /// `scale` from the knee up, sampled at (i / cells)^4 x 10,000 cd/m² (indexed by the
+    /// fourth root of the light, as PQ's table is; linear interpolation, within 1e-5 of the
+    /// formula: HDRInputTests).
+    private let scales: [Double]
+    static let cells = 4096
 
     /// nil when the target holds the source (nothing to map).
     init?(sourcePeak: Double, targetPeak: Double) {
@@ -119,10 +126,18 @@ struct ToneMap: Sendable {
         sourceSignal = HDRSignal.pq(sourcePeak)
         m = HDRSignal.pq(targetPeak) / sourceSignal
         ks = 1.5 * m - 0.5
+        knee = HDRSignal.pqNits(max(ks, 0) * sourceSignal)
+        var scales = [Double](repeating: 1, count: Self.cells + 1)
+        let (m, ks, sourceSignal) = (self.m, self.ks, self.sourceSignal)
+        for i in 1...Self.cells {
+            let t = Double(i) / Double(Self.cells)
+            let nits = t * t * t * t * 10000
+            scales[i] = Self.eetf(nits, m: m, ks: ks, sourceSignal: sourceSignal) / nits
+        }
+        self.scales = scales
     }
 
-    /// The light `nits` (cd/m²) becomes.
-    func callAsFunction(_ nits: Double) -> Double {
+    private static func eetf(_ nits: Double, m: Double, ks: Double, sourceSignal: Double) -> Double {
         let e1 = min(max(HDRSignal.pq(nits) / sourceSignal, 0), 1)
         guard e1 >= ks else { return nits }
         let t = (e1 - ks) / (1 - ks), t2 = t * t, t3 = t2 * t
@@ -130,9 +145,20 @@ struct ToneMap: Sendable {
         return HDRSignal.pqNits(e2 * sourceSignal)
     }
 
-    /// The factor a pixel whose largest BT.2020 component is `nits` is scaled by.
+    /// The light `nits` (cd/m²) becomes (the formula).
+    func callAsFunction(_ nits: Double) -> Double {
+        Self.eetf(nits, m: m, ks: ks, sourceSignal: sourceSignal)
+    }
+
+    /// The factor a pixel whose largest BT.2020 component is `nits` is scaled by: 1 below
+    /// the knee, else EETF(nits) / nits by the table (the formula above 10,000 cd/m²).
+    @inline(__always)
     func scale(_ nits: Double) -> Double {
-        nits > 0 ? self(nits) / nits : 1
+        guard nits > knee else { return 1 }
+        guard nits < 10000 else { return self(nits) / nits }
+        let position = (nits / 10000).squareRoot().squareRoot() * Double(Self.cells)
+        let i = min(Int(position), Self.cells - 1)
+        return scales[i] + (position - Double(i)) * (scales[i + 1] - scales[i])
     }
 }
 
@@ -151,6 +177,8 @@ final class SDRRendition: RowRendition {
     let toneMap: ToneMap?
     let encoded: Bool
     let toRec2020: Matrix3
+    /// Its rows, for the pixels.
+    private let rows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
     /// A gain map being made beside the SDR image (`--gain-map create`): each pixel's gain,
     /// 1 / s, into its row.
     let map: GainMapInProgress?
@@ -159,6 +187,7 @@ final class SDRRendition: RowRendition {
         toneMap = ToneMap(sourcePeak: sourcePeak, targetPeak: HDRSignal.sdrWhite)
         encoded = !space.isLinear
         toRec2020 = WorkingSpace.linearRec2020.rgbToXYZ.inverse! * space.rgbToXYZ
+        rows = (toRec2020.row(0), toRec2020.row(1), toRec2020.row(2))
         self.map = map
     }
 
@@ -167,11 +196,13 @@ final class SDRRendition: RowRendition {
         for x in 0..<count {
             var v = SIMD3<Double>(Double(p.red[x]), Double(p.green[x]), Double(p.blue[x]))
             if encoded { v = SIMD3(GainMapRendition.decode(v.x), GainMapRendition.decode(v.y), GainMapRendition.decode(v.z)) }
-            let rec2020 = toRec2020 * v
-            let s = toneMap?.scale(max(rec2020.max(), 0) * HDRSignal.sdrWhite) ?? 1
+            let largest = max((rows.0 * v).sum(), (rows.1 * v).sum(), (rows.2 * v).sum(), 0)
+            let s = toneMap?.scale(largest * HDRSignal.sdrWhite) ?? 1
             v *= s
             if let gains { gains[x] = map!.level(gain: 1 / s) }
-            if encoded { v = SIMD3(SRGB.encodeExtended(v.x), SRGB.encodeExtended(v.y), SRGB.encodeExtended(v.z)) }
+            if encoded {
+                v = SIMD3(GainMapRendition.Tables.encode(v.x), GainMapRendition.Tables.encode(v.y), GainMapRendition.Tables.encode(v.z))
+            }
             out.red[x] = Float(v.x); out.green[x] = Float(v.y); out.blue[x] = Float(v.z)
         }
     }

@@ -226,6 +226,24 @@ final class GainMapRendition: RowRendition {
             return HDRSignal.pq(t * t * t * t * 10000)
         }
 
+        /// The sRGB encoding function at (i / cells)², indexed by the square root of the
+        /// light, where the curve is gentle (linear interpolation: error below 1e-7).
+        static let srgbEncoding: [Double] = (0...cells).map { i in
+            let u = Double(i) / Double(cells)
+            return SRGB.encode(u * u)
+        }
+
+        /// The sRGB encoding function as the working spaces extend it (linear below 0), by
+        /// `srgbEncoding` within 0...1, the formula beyond.
+        @inline(__always)
+        static func encode(_ v: Double) -> Double {
+            if v < 0.0031308 { return 12.92 * v }
+            if v > 1 { return SRGB.encode(v) }
+            let position = v.squareRoot() * Double(cells)
+            let i = min(Int(position), cells - 1)
+            return srgbEncoding[i] + (position - Double(i)) * (srgbEncoding[i + 1] - srgbEncoding[i])
+        }
+
         @inline(__always)
         static func pq(_ nits: Double) -> Float {
             let t = (min(max(nits / 10000, 0), 1)).squareRoot().squareRoot()

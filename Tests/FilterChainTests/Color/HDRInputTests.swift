@@ -79,4 +79,27 @@ import Testing
         }
         #expect(abs(map(knee * 1.001) - knee * 1.001) / knee < 1e-3)
     }
+
+    /// The tables the SDR rendition uses, against the formulas they sample: the tone map's
+    /// scale (from 1,000 and from 4,000 cd/m²) and the sRGB encoding.
+    @Test func tablesFollowTheFormulas() throws {
+        for peak in [1000.0, 4000.0] {
+            let map = try #require(ToneMap(sourcePeak: peak, targetPeak: 203))
+            var worst = 0.0
+            var nits = 1.0
+            while nits < 12000 {
+                worst = max(worst, abs(map.scale(nits) - map(nits) / nits) / (map(nits) / nits))
+                nits *= 1.003
+            }
+            #expect(worst < 1e-5, "from \(peak): \(worst)")
+        }
+        var worst = 0.0
+        for i in -100...200_000 {
+            let v = Double(i) / 100_000
+            worst = max(worst, abs(GainMapRendition.Tables.encode(v) - (v < 0 ? 12.92 * v : SRGB.encode(v))))
+        }
+        // Far under a 16-bit output step (1.5e-5).
+        #expect(worst < 1e-6, "\(worst)")
+    }
+
 }
