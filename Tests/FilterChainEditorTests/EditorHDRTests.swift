@@ -67,6 +67,8 @@ import FilterChain
         // The decoded image keeps the PQ samples and says so; the page's PNG is SDR (sRGB),
         // tone-mapped: far from the PQ samples read as if they were sRGB.
         #expect(e.image.metadata.nclx?.transferCharacteristics == 16 && e.image.format.depth == .sixteen)
+        let again = try Renderer(threads: 2).render(Chain(), image: e.image, outputs: [RenderOutput(step: 0, .memory())])
+        #expect(again.hdr == [HDROutput(.pq)])
         let png = try RasterImage(decoding: e.encodePNG(e.image))
         #expect(png.format.depth == .eight && png.metadata.nclx == nil)
         let asIs = e.image.samples, shown = png.samples

@@ -265,9 +265,7 @@ extension GainMapImage {
             format: .jpeg, quality: quality ?? Self.quality, chroma: .yuv444)))])
         var written = buffer.bytes
         if let iso = JPEGSegments(jpeg, from: 0).payload(app: 0xe2, prefix: GainMap.isoPrefix) {
-            let payload = GainMap.isoPrefix + iso.bytes
-            let length = payload.count + 2
-            written.insert(contentsOf: [0xff, 0xe2, UInt8(length >> 8), UInt8(length & 0xff)] + payload, at: 2)
+            written = GainMap.withISOSegment(iso.bytes, in: written)
         }
         var map = self.map
         map.width = moved.width

@@ -54,10 +54,7 @@ final class GainMapInProgress: @unchecked Sendable, Hashable {
         let buffer = OutputBuffer(name: "its gain map")
         _ = try Renderer(threads: 1).render(Chain(), image: image, outputs: [RenderOutput(step: 0, .file(.memory(buffer), EncodeOptions(
             format: .jpeg, quality: quality)))])
-        var jpeg = buffer.bytes
-        let payload = GainMap.isoPrefix + metadata.isoPayload
-        let length = payload.count + 2
-        jpeg.insert(contentsOf: [0xff, 0xe2, UInt8(length >> 8), UInt8(length & 0xff)] + payload, at: 2)
+        let jpeg = GainMap.withISOSegment(metadata.isoPayload, in: buffer.bytes)
         var map = metadata
         map.byteCount = jpeg.count
         return UltraHDR.withHDRGM(GainMapImage(map: map, jpeg: jpeg))
@@ -68,6 +65,15 @@ final class GainMapInProgress: @unchecked Sendable, Hashable {
 }
 
 extension GainMap {
+    /// A map's JPEG with ISO 21496-1's APP2 segment (`payload`, after its URN) first after
+    /// SOI, as libultrahdr places it.
+    static func withISOSegment(_ payload: [UInt8], in jpeg: [UInt8]) -> [UInt8] {
+        let body = isoPrefix + payload
+        var out = jpeg
+        out.insert(contentsOf: [0xff, 0xe2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xff)] + body, at: 2)
+        return out
+    }
+
     /// The metadata as ISO 21496-1's APP2 payload holds it after its URN (the layout
     /// `readISO` reads): versions 0, the flags (several channels, the base colour space, one
     /// common denominator, the base is HDR), the denominator, then numerators: base and

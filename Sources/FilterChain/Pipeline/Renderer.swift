@@ -43,7 +43,7 @@ public struct RenderResult: Sendable {
     /// had none, or the output is in memory).
     public var gainMaps: [GainMapOutcome?] = []
     /// For each output in order: the HDR it was written as (asked for, or an HDR source's
-    /// kept), nil for SDR.
+    /// kept, in a file or in memory), nil for SDR.
     public var hdr: [HDROutput?] = []
 }
 
@@ -482,10 +482,7 @@ public final class Renderer: Sendable {
                             sizes: outputs.indices.map(job.plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
                             warnings: reader.warnings, values: job.values, gainMaps: gainMaps,
-                            hdr: outputs.map { output -> HDROutput? in
-                                if case .file(_, let options) = output.target { return options.hdr }
-                                return nil
-                            })
+                            hdr: outputs.map { Self.hdrOutput($0, source: job.colour.source) })
     }
 
     /// Output `i`'s sink: a file's encoder, or an image in memory; and the notes it has (its

@@ -48,9 +48,7 @@ import Testing
                                    baseOffset: [1.0 / 64, 1.0 / 64, 1.0 / 64], alternateOffset: [1.0 / 64, 1.0 / 64, 1.0 / 64],
                                    baseHeadroom: 0, alternateHeadroom: stops, baseIsHDR: false, usesBaseColourSpace: true)
             let mapImage = try RasterImage(width: mapWidth, height: mapHeight, format: PixelFormat(.grey, .eight), samples: mapSamples)
-            var jpeg = try mapImage.encoded(as: .jpeg, options: EncodeOptions(quality: 100))
-            let payload = GainMap.isoPrefix + metadata.isoPayload
-            jpeg.insert(contentsOf: [0xff, 0xe2, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xff)] + payload, at: 2)
+            let jpeg = GainMap.withISOSegment(metadata.isoPayload, in: try mapImage.encoded(as: .jpeg, options: EncodeOptions(quality: 100)))
             source.metadata.gainMap = GainMapImage(map: metadata, jpeg: jpeg)
             // The map as the source holds it (decoded, as the renderer decodes it).
             let start = StepwiseReference.input(try RasterImage(decoding: jpeg), linear: false)
