@@ -163,6 +163,8 @@ static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows,
     switch (l->compression) {
     case FC_TIFF_COMPRESS_LZW: case FC_TIFF_COMPRESS_DEFLATE: case FC_TIFF_COMPRESS_ZSTD:
         if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) return 0;
+        if (strip && l->compression == FC_TIFF_COMPRESS_DEFLATE
+            && !fc_libtiff.TIFFSetField(tif, TIFFTAG_ZIPQUALITY, l->level)) return 0;
         break;
     case FC_TIFF_COMPRESS_JPEG:
         if (fc_tiff_ycbcr(l)) {

@@ -83,6 +83,7 @@ typedef struct {
     fc_tiff_compression compression;
     int quality;              // JPEG, 1 to 100
     int chroma_h, chroma_v;   // JPEG of RGB: the YCbCr chroma subsampling (1 or 2 each: 2,2 is 4:2:0)
+    int level;                // deflate: libtiff's ZIPQUALITY, 0 (stored) to 9; libdeflate's level through libtiff 4.5
 } fc_tiff_layout;
 
 typedef struct {

@@ -12,6 +12,9 @@ enum TIFFCodec {
         options: [
             EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",
                          help: "how the strips are compressed: none; lzw, deflate or zstd (lossless, with the horizontal predictor); jpeg (lossy, 8 bits only)"),
+            // Deflate's level: PNG's option of the same name, so --compression means one thing.
+            EncodeOption("compression", .integer(0...9), default: 6, defaultNote: "1 for 16-bit samples",
+                         help: "level of --tiff-compression deflate, 0 (stored) to 9 (smallest); at 16 bits level 1 is within 2.5% of 6's size in a third to half the time"),
             // JPEG compression's quality and chroma mean what they mean for a .jpg output, with
             // the same defaults: a JPEG input's own, else 90 and 4:2:0.
             EncodeOption("quality", .integer(1...100), default: .integer(EncodeOptions.defaultQuality),
@@ -44,6 +47,10 @@ enum TIFFCodec {
             if !jpeg && settings["chroma"] != nil {
                 return OptionProblem("{chroma} is for TIFF's jpeg compression ({tiffCompression jpeg}); the others keep every sample")
             }
+            let deflate = (settings["tiffCompression"]?.choice ?? TIFFEncoder.Compression.deflate.rawValue) == TIFFEncoder.Compression.deflate.rawValue
+            if !deflate && settings["compression"] != nil {
+                return OptionProblem("{compression} is the level of TIFF's deflate compression ({tiffCompression deflate})")
+            }
             if jpeg && depth == .sixteen {
                 return OptionProblem("{tiffCompression jpeg} holds 8-bit samples only, and this output is 16-bit: add {depth 8}, or choose another {tiffCompression}")
             }
@@ -54,7 +61,8 @@ enum TIFFCodec {
             try TIFFEncoder(output, header: header, metadata: metadata,
                             compression: TIFFEncoder.Compression(rawValue: settings.choice("tiffCompression"))!,
                             quality: settings.integer("quality"),
-                            chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!)
+                            chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!,
+                            level: settings.options.settings["compression"]?.integer)
         },
         library: { fc_tiff_library_error().map { String(cString: $0) } })
 }

@@ -48,13 +48,22 @@ final class TIFFEncoder: RowEncoder {
 
     /// Rows per strip for rows of `rowBytes` bytes: about `stripBytes`, a multiple of 16 (the
     /// height of JPEG's 4:2:0 blocks), or the whole image when it is shorter.
+    /// Deflate's level when none is given: 6 for 8-bit samples, 1 for 16-bit ones. In 16-bit
+    /// samples that carry real values (anything blurred, resampled or colour-converted) the
+    /// low bytes are near noise: libdeflate's level 1 writes files within 2.5% of level 6's
+    /// (smaller on W13's blurred photograph, 65.4 against 67.1 MB) in a third to a half of
+    /// the time. 8-bit samples gain 4-11% from level 6, so they keep it (README, "Images in
+    /// and out"; Benchmarks/README.md has the measurements).
+    static func defaultLevel(_ depth: BitDepth) -> Int { depth == .sixteen ? 1 : 6 }
+
     static func rowsPerStrip(rowBytes: Int, height: Int) -> Int {
         let rows = (max(1, stripBytes / max(1, rowBytes)) + 15) / 16 * 16
         return min(rows, height)
     }
 
+    /// `level`: deflate's, 0 (stored) to 9; nil chooses by depth (`defaultLevel`).
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, compression: Compression, quality: Int,
-         chroma: ChromaSubsampling = EncodeOptions.defaultChroma) throws {
+         chroma: ChromaSubsampling = EncodeOptions.defaultChroma, level: Int? = nil) throws {
         precondition(compression != .jpeg || header.format.depth == .eight, "TIFF's JPEG compression takes 8-bit rows")
         try TIFFCodec.declaration.requireLibrary(output.name)
         self.output = output
@@ -65,7 +74,8 @@ final class TIFFEncoder: RowEncoder {
                                 channels: Int32(header.format.channels.count), inks: header.inks ? 1 : 0,
                                 depth: Int32(header.format.depth.rawValue),
                                 compression: compression.shim, quality: Int32(quality),
-                                chroma_h: chroma == .yuv444 ? 1 : 2, chroma_v: chroma == .yuv420 ? 2 : 1)
+                                chroma_h: chroma == .yuv444 ? 1 : 2, chroma_v: chroma == .yuv420 ? 2 : 1,
+                                level: Int32(level ?? TIFFEncoder.defaultLevel(header.format.depth)))
         guard let e = output.name.withCString({ fc_tiff_encoder_new($0, output.file) }) else {
             throw CodecError(output.name, .outOfMemory)
         }

@@ -154,6 +154,49 @@ import Testing
         #expect(ifd.number(259) == 8 && ifd.number(317) == 2)
     }
 
+    /// Deflate's level is the one given, else 6 for 8-bit samples and 1 for 16-bit ones. Each
+    /// strip's zlib header says its compressor's level class (RFC 1950's FLEVEL: 0 for levels
+    /// below 2, 1 below 6, 2 for 6 and 7, 3 above), read here from the file's first strip.
+    @Test func deflatesLevelIsGivenOrChosenByDepth() throws {
+        func flevel(_ bytes: [UInt8]) throws -> Int {
+            let ifd = try #require(TestTIFFWalker(bytes)).ifd0
+            let offset = try #require(ifd.numbers(273)?.first)
+            #expect(bytes[offset] & 0x0F == 8, "a zlib stream (CM 8, deflate)")
+            #expect((Int(bytes[offset]) << 8 | Int(bytes[offset + 1])) % 31 == 0, "FCHECK")
+            return Int(bytes[offset + 1] >> 6)
+        }
+        // A smooth image with noise, so the levels' outputs differ in size.
+        func image(_ depth: BitDepth) -> Pixels {
+            let top = Double(depth.maxValue)
+            var samples: [Int] = []
+            for y in 0..<120 {
+                for x in 0..<300 {
+                    for c in 0..<3 { samples.append(min(Int(Double(x + y * c) / 420 * top) + (x * 7 + y * 13 + c) % 3, depth.maxValue)) }
+                }
+            }
+            return Pixels(width: 300, height: 120, format: PixelFormat(.rgb, depth), samples: samples)
+        }
+        let eight = image(.eight), sixteen = image(.sixteen)
+        #expect(try flevel(Self.encode(eight)) == 2)
+        #expect(try flevel(Self.encode(sixteen)) == 0)
+        #expect(try Self.encode(sixteen) == Self.encode(sixteen, ["compression": 1]))
+        #expect(try Self.encode(eight) == Self.encode(eight, ["compression": 6]))
+        for (level, expected) in [(0, 0), (1, 0), (4, 1), (6, 2), (9, 3)] {
+            for p in [eight, sixteen] {
+                let bytes = try Self.encode(p, ["compression": .integer(level)])
+                #expect(try flevel(bytes) == expected, "level \(level), \(p.format)")
+                #expect(try Self.decode(bytes).0 == p)
+            }
+        }
+        // Level 0 stores; 9 is no larger than 1.
+        for p in [eight, sixteen] {
+            let sizes = try [0, 1, 9].map { try Self.encode(p, ["compression": .integer($0)]).count }
+            #expect(sizes[0] > p.bytes.count && sizes[2] <= sizes[1] && sizes[1] < sizes[0], "\(p.format): \(sizes)")
+        }
+        // The level is deflate's: another compression refuses it, naming the option.
+        #expect(throws: (any Error).self) { try Self.encode(eight, ["compression": 3, "tiffCompression": "lzw"]) }
+    }
+
     /// Strips compressed in any order, on any thread, give the same file as strips
     /// compressed one by one as the rows arrive, whichever way the rows are handed over.
     @Test(arguments: ["deflate", "jpeg", "zstd"])
