@@ -1,17 +1,21 @@
 #include "fc_tiff.h"
 #include "fc_tiff_library.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tiffio.h>
+#include <unistd.h>
 
 #define FC_TIFF_MAX_PAGES 65536
 
 struct fc_tiff_decoder {
     char name[256];
-    const uint8_t *data;
+    const uint8_t *data;       // the whole file in memory, or NULL when it is read from `fd`
+    int fd;                    // a regular file read with pread (-1 when `data` holds it)
+    int read_errno;            // the errno of a failed read from `fd`
     size_t size;
     uint64_t pos;
     size_t max_alloc;
@@ -35,11 +39,29 @@ struct fc_tiff_decoder {
 
 // ---- messages -----------------------------------------------------------------------------
 
+// libtiff's message as the caller shows it, after the file's name: without the name libtiff
+// puts first in some (its reads through a descriptor say "name: Can not read ..."), and a
+// short read of image data ("Read error at row 4294967295, col ..., tile 0; got 0 bytes,
+// expected 60397") said as what it means.
+static void fc_tiff_tidy(fc_tiff_decoder *d, char *message, size_t size) {
+    size_t n = strlen(d->name);
+    if (n && strncmp(message, d->name, n) == 0 && message[n] == ':' && message[n + 1] == ' ')
+        memmove(message, message + n + 2, strlen(message + n + 2) + 1);
+    const char *got = strstr(message, "; got ");
+    long long have = 0, want = 0;
+    if ((strncmp(message, "Read error", 10) == 0 || strncmp(message, "Seek error", 10) == 0) && got
+        && sscanf(got, "; got %lld bytes, expected %lld", &have, &want) == 2) {
+        const char *what = strstr(message, "tile") ? "a tile" : "a strip";
+        snprintf(message, size, "the file ends inside its image data (%s of %lld bytes has %lld)", what, want, have);
+    }
+}
+
 static int fc_tiff_on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap) {
     (void)tif; (void)module;
     fc_tiff_decoder *d = user;
     if (!d->have_error) {  // the first error is the cause; later ones follow from it
         vsnprintf(d->report.message, sizeof d->report.message, fmt, ap);
+        fc_tiff_tidy(d, d->report.message, sizeof d->report.message);
         d->have_error = 1;
     }
     return 1;  // handled: libtiff prints nothing
@@ -51,6 +73,7 @@ static int fc_tiff_on_warning(TIFF *tif, void *user, const char *module, const c
     if (d->warning_count < 4) {
         char line[FC_TIFF_MESSAGE_MAX];
         vsnprintf(line, sizeof line, fmt, ap);
+        fc_tiff_tidy(d, line, sizeof line);
         size_t used = strlen(d->report.warnings);
         snprintf(d->report.warnings + used, sizeof d->report.warnings - used, "%s%s", used ? "\n" : "", line);
     }
@@ -72,14 +95,34 @@ static fc_status fc_tiff_failed(fc_tiff_decoder *d, const char *what) {
     return FC_FAILED;
 }
 
-// ---- memory I/O ---------------------------------------------------------------------------
+// ---- I/O: the file in memory, or read from its descriptor as libtiff asks ----------------
+
+// Up to `n` bytes at `offset` into `buf`; how many were there (fewer at the end of the file,
+// or after a read error, whose errno is kept).
+static size_t fc_tiff_fetch(fc_tiff_decoder *d, uint64_t offset, void *buf, size_t n) {
+    if (offset >= d->size) return 0;
+    if (n > d->size - offset) n = (size_t)(d->size - offset);
+    if (d->data) {
+        memcpy(buf, d->data + offset, n);
+        return n;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(d->fd, (uint8_t *)buf + done, n - done, (off_t)(offset + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            if (r < 0) d->read_errno = errno;
+            break;
+        }
+        done += (size_t)r;
+    }
+    return done;
+}
 
 static tmsize_t fc_tiff_read_proc(thandle_t h, void *buf, tmsize_t size) {
     fc_tiff_decoder *d = (fc_tiff_decoder *)h;
-    if (size <= 0 || d->pos >= d->size) return 0;
-    size_t n = (size_t)size;
-    if (n > d->size - d->pos) n = d->size - d->pos;
-    memcpy(buf, d->data + d->pos, n);
+    if (size <= 0) return 0;
+    size_t n = fc_tiff_fetch(d, d->pos, buf, (size_t)size);
     d->pos += n;
     return (tmsize_t)n;
 }
@@ -97,6 +140,7 @@ static int fc_tiff_close_proc(thandle_t h) { (void)h; return 0; }
 static toff_t fc_tiff_size_proc(thandle_t h) { return ((fc_tiff_decoder *)h)->size; }
 static int fc_tiff_map_proc(thandle_t h, void **base, toff_t *size) {
     fc_tiff_decoder *d = (fc_tiff_decoder *)h;
+    if (!d->data) return 0;  // read from the descriptor, strip by strip
     *base = (void *)d->data;
     *size = d->size;
     return 1;
@@ -110,10 +154,23 @@ fc_tiff_decoder *fc_tiff_decoder_new(const char *name, const uint8_t *data, size
     if (!d) return NULL;
     snprintf(d->name, sizeof d->name, "%s", name);
     d->data = data;
+    d->fd = -1;
     d->size = size;
     d->max_alloc = max_alloc;
     return d;
 }
+
+fc_tiff_decoder *fc_tiff_decoder_new_file(const char *name, int fd, uint64_t size, size_t max_alloc) {
+    fc_tiff_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->fd = fd;
+    d->size = (size_t)size;
+    d->max_alloc = max_alloc;
+    return d;
+}
+
+int fc_tiff_decoder_read_errno(const fc_tiff_decoder *d) { return d->read_errno; }
 
 void fc_tiff_decoder_free(fc_tiff_decoder *d) {
     if (!d) return;
@@ -142,30 +199,36 @@ static uint64_t fc_get64(const uint8_t *p, int big) {
 // 8-byte offsets and counts, 20-byte entries.
 static void fc_tiff_walk(fc_tiff_decoder *d) {
     d->info.pages = 1;
-    if (d->size < 8) return;
-    int big = d->data[0] == 'M';
-    uint16_t version = fc_get16(d->data + 2, big);
+    uint8_t head[16];
+    size_t have = fc_tiff_fetch(d, 0, head, sizeof head);
+    if (have < 8) return;
+    int big = head[0] == 'M';
+    uint16_t version = fc_get16(head + 2, big);
     int wide = version == 43;
-    if (version != 42 && !(wide && d->size >= 16 && fc_get16(d->data + 4, big) == 8)) return;
+    if (version != 42 && !(wide && have >= 16 && fc_get16(head + 4, big) == 8)) return;
     size_t offset_size = wide ? 8 : 4, count_size = wide ? 8 : 2, entry_size = wide ? 20 : 12;
     uint64_t *seen = malloc(sizeof *seen * 1024);
     if (!seen) return;
     int count = 0;
-    uint64_t offset = wide ? fc_get64(d->data + 8, big) : fc_get32(d->data + 4, big);
+    uint8_t field[8];
+    uint64_t offset = wide ? fc_get64(head + 8, big) : fc_get32(head + 4, big);
     while (offset != 0) {
         for (int i = 0; i < count && i < 1024; i++)
             if (seen[i] == offset) { d->info.loop = 1; goto done; }
         if (count < 1024) seen[count] = offset;
         count++;
         if (count > FC_TIFF_MAX_PAGES) { d->info.chain_damaged = 1; break; }
-        if (offset > d->size || d->size - offset < count_size) { d->info.chain_damaged = 1; count--; break; }
-        uint64_t entries = wide ? fc_get64(d->data + offset, big) : fc_get16(d->data + offset, big);
+        if (offset > d->size || d->size - offset < count_size
+            || fc_tiff_fetch(d, offset, field, count_size) < count_size) { d->info.chain_damaged = 1; count--; break; }
+        uint64_t entries = wide ? fc_get64(field, big) : fc_get16(field, big);
         // Entries past the file: the next offset cannot be read (and the count cannot overflow
         // below: it is at most the file's size).
         if (entries > d->size / entry_size) { d->info.chain_damaged = count > 1; if (count > 1) count--; break; }
         uint64_t next_at = offset + count_size + entry_size * entries;
-        if (next_at + offset_size > d->size) { d->info.chain_damaged = count > 1; if (count > 1) count--; break; }
-        offset = wide ? fc_get64(d->data + next_at, big) : fc_get32(d->data + next_at, big);
+        if (next_at + offset_size > d->size || fc_tiff_fetch(d, next_at, field, offset_size) < offset_size) {
+            d->info.chain_damaged = count > 1; if (count > 1) count--; break;
+        }
+        offset = wide ? fc_get64(field, big) : fc_get32(field, big);
     }
 done:
     free(seen);

@@ -140,7 +140,9 @@ import FilterChain
                       (["--tiff-compression", "zstd"], "o.png", "--tiff-compression is not an option of PNG output; TIFF takes it"),
                       (["--tiff-compression", "lzma"], "o.tif", "--tiff-compression: lzma is out of range; allowed none, lzw, deflate, zstd, jpeg"),
                       (["--lossless"], "o.tif", "--lossless is not an option of TIFF output; WebP takes it"),
-                      (["--compression", "6"], "o.tif", "--compression is not an option of TIFF output; PNG takes it")])
+                      (["--compression", "6", "--tiff-compression", "lzw"], "o.tif",
+                       "--compression is the level of TIFF's deflate compression (--tiff-compression deflate)"),
+                      (["--compression", "6"], "o.webp", "--compression is not an option of WebP output; PNG and TIFF take it")])
     func usageErrors(options: [String], output: String, message: String) throws {
         var input = CLI.samples + "/chelsea.png"
         var target = output

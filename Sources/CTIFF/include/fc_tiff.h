@@ -45,6 +45,12 @@ typedef struct fc_tiff_decoder fc_tiff_decoder;
 /// `data` (the whole file) must stay valid until the decoder is freed. `name` names the
 /// file in messages. No single allocation (libtiff's or the shim's) may exceed `max_alloc`.
 fc_tiff_decoder *fc_tiff_decoder_new(const char *name, const uint8_t *data, size_t size, size_t max_alloc);
+/// The same, reading a regular file of `size` bytes through `fd` with pread as libtiff asks
+/// (the directory, then each strip or tile as it is decoded): the file is never held whole.
+/// `fd` must stay open until the decoder is freed.
+fc_tiff_decoder *fc_tiff_decoder_new_file(const char *name, int fd, uint64_t size, size_t max_alloc);
+/// The errno of a failed read from the file (0 when none failed).
+int fc_tiff_decoder_read_errno(const fc_tiff_decoder *d);
 void fc_tiff_decoder_free(fc_tiff_decoder *d);
 const fc_tiff_report *fc_tiff_decoder_report(const fc_tiff_decoder *d);
 

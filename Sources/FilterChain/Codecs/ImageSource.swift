@@ -70,6 +70,18 @@ final class OpenedInput {
         return done == bytes.count ? bytes : nil
     }
 
+    /// A regular file's descriptor and size, for a decoder that reads it with pread as its
+    /// library asks (libtiff: the directory, then strip by strip), so the file is never held
+    /// whole; nil for standard input, pipes and bytes, or a file already read into memory.
+    /// The descriptor stays open as long as this input.
+    func regularFile() -> (fd: Int32, size: Int)? {
+        guard let file, memory == nil else { return nil }
+        let fd = fileno(file)
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 else { return nil }
+        return (fd, Int(st.st_size))
+    }
+
     /// All the bytes, in memory: a file's are read now (decoders whose library needs the
     /// whole file, as libwebp's container parser does).
     func bytesInMemory() throws -> UnsafeRawBufferPointer {

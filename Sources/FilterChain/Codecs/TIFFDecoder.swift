@@ -1,12 +1,19 @@
 import CTIFF
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// libtiff through the fc_tiff shim: the first image of the file, strip by strip (or one row
 /// of tiles at a time), as 8- or 16-bit grey, grey+alpha, RGB or RGBA (floating-point samples
 /// as 32-bit floats, unclamped); its ICC profile, XMP,
-/// resolution and EXIF (see ``TIFFExif``). libtiff needs to seek,
-/// so the file is read whole first (the bytes, not the pixels: the size limit is checked
-/// before any pixel memory). libtiff's messages are kept by the shim, never printed; no
-/// single allocation may exceed `TIFFDecoder.maxSingleAllocation`.
+/// resolution and EXIF (see ``TIFFExif``). libtiff needs to seek: a regular file is read
+/// with pread as libtiff asks (its directory, then each strip as it is decoded), so a 38 MB
+/// file does not sit in memory beside its pixels; standard input and pipes are read whole
+/// first (the bytes, not the pixels: the size limit is checked before any pixel memory).
+/// libtiff's messages are kept by the shim, never printed; no single allocation may exceed
+/// `TIFFDecoder.maxSingleAllocation`.
 final class TIFFDecoder: StoredDecoder {
     private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
@@ -27,11 +34,19 @@ final class TIFFDecoder: StoredDecoder {
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
         try TIFFCodec.declaration.requireLibrary(input.name)
-        let bytes = try input.bytesInMemory()
-        guard let d = fc_tiff_decoder_new(input.name, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
-                                          TIFFDecoder.maxSingleAllocation) else {
-            throw CodecError(input.name, .outOfMemory)
+        let file = input.regularFile()
+        let bytes: any TIFFBytes
+        let decoder: OpaquePointer?
+        if let file {
+            bytes = FileBytes(fd: file.fd, count: file.size)
+            decoder = fc_tiff_decoder_new_file(input.name, file.fd, UInt64(file.size), TIFFDecoder.maxSingleAllocation)
+        } else {
+            let memory = try input.bytesInMemory()
+            bytes = memory
+            decoder = fc_tiff_decoder_new(input.name, memory.baseAddress?.assumingMemoryBound(to: UInt8.self), memory.count,
+                                          TIFFDecoder.maxSingleAllocation)
         }
+        guard let d = decoder else { throw CodecError(input.name, .outOfMemory) }
         self.handle = CHandle(d, free: fc_tiff_decoder_free)
         self.input = input
         var info = fc_tiff_info()
@@ -83,7 +98,10 @@ final class TIFFDecoder: StoredDecoder {
     }
 
     static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
-        .reading(name, status, message: reportString(fc_tiff_decoder_report(d).pointee.message), format: .tiff)
+        // A read that failed (an I/O error, not the file's content) says so, as other inputs' do.
+        let code = fc_tiff_decoder_read_errno(d)
+        if code != 0 { return CodecError(name, .readFailed(String(cString: strerror(code)))) }
+        return .reading(name, status, message: reportString(fc_tiff_decoder_report(d).pointee.message), format: .tiff)
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One image file directory (IFD) of a TIFF structure, with the Exif, GPS and
 /// Interoperability directories its pointers lead to: read from a TIFF file or from EXIF data
 /// (which is a TIFF structure), and laid out again at any offset, in either byte order.
@@ -74,16 +80,16 @@ struct TIFFDirectory: Equatable {
         /// The bytes an entry holds its value in; longer values are at an offset.
         var valueSize: Int { wide ? 8 : 4 }
 
-        func offset(_ b: UnsafeRawBufferPointer, _ at: Int) -> Int {
+        func offset(_ b: some TIFFBytes, _ at: Int) -> Int {
             wide ? Int(clamping: TIFFDirectory.read64(b, at, bigEndian)) : Int(TIFFDirectory.read32(b, at, bigEndian))
         }
-        func count(_ b: UnsafeRawBufferPointer, _ at: Int) -> Int {
+        func count(_ b: some TIFFBytes, _ at: Int) -> Int {
             wide ? Int(clamping: TIFFDirectory.read64(b, at, bigEndian)) : Int(TIFFDirectory.read16(b, at, bigEndian))
         }
     }
 
     /// The header of a TIFF structure: its layout and the offset of IFD0.
-    static func header(_ bytes: UnsafeRawBufferPointer) -> (layout: Layout, firstIFD: Int)? {
+    static func header(_ bytes: some TIFFBytes) -> (layout: Layout, firstIFD: Int)? {
         guard bytes.count >= 8 else { return nil }
         let bigEndian: Bool
         switch (bytes[0], bytes[1]) {
@@ -105,17 +111,17 @@ struct TIFFDirectory: Equatable {
     /// The IFD at `offset`, following the pointer tags to sub-directories; `keeping` picks
     /// the entries of this directory (not of its sub-directories) worth reading. Nil when the
     /// offset or the entry count does not fit the bytes.
-    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, bigEndian: Bool, keeping: (UInt16) -> Bool = { _ in true }) {
+    init?(_ bytes: some TIFFBytes, at offset: Int, bigEndian: Bool, keeping: (UInt16) -> Bool = { _ in true }) {
         self.init(bytes, at: offset, layout: Layout(bigEndian: bigEndian), keeping: keeping)
     }
 
     /// The same for a directory of either layout (a BigTIFF file's IFD0).
-    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, layout: Layout, keeping: (UInt16) -> Bool = { _ in true }) {
+    init?(_ bytes: some TIFFBytes, at offset: Int, layout: Layout, keeping: (UInt16) -> Bool = { _ in true }) {
         var budget = bytes.count
         self.init(bytes, at: offset, layout: layout, depth: 0, budget: &budget, keeping: keeping)
     }
 
-    private init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, layout: Layout, depth: Int, budget: inout Int,
+    private init?(_ bytes: some TIFFBytes, at offset: Int, layout: Layout, depth: Int, budget: inout Int,
                   keeping: (UInt16) -> Bool) {
         guard offset >= 8, offset <= bytes.count - layout.countSize else { return nil }
         let count = layout.count(bytes, offset)
@@ -143,7 +149,7 @@ struct TIFFDirectory: Equatable {
                 else { continue }
                 // LONG, as EXIF has it (libtiff writes IFD, 13); the value is the offset as
                 // stored (classic TIFF; writing lays it out anew).
-                var value = layout.wide ? [0, 0, 0, 0] : Array(bytes[field..<field + 4])
+                var value = layout.wide ? [0, 0, 0, 0] : bytes.bytes(field..<field + 4)
                 if layout.bigEndian { value.reverse() }
                 entries.append(Entry(tag: tag, type: 4, count: 1, value: value, directory: sub))
                 continue
@@ -155,7 +161,7 @@ struct TIFFDirectory: Equatable {
             let start = length > layout.valueSize ? layout.offset(bytes, field) : field
             guard start >= 0, start <= bytes.count, length <= bytes.count - start else { continue }
             if length > layout.valueSize { budget -= length }  // a value that fits the entry is in the table
-            var value = Array(bytes[start..<start + length])
+            var value = bytes.bytes(start..<start + length)
             if layout.bigEndian && unit.size > 1 {
                 for u in stride(from: 0, to: length, by: unit.size) { value[u..<u + unit.size].reverse() }
             }
@@ -222,16 +228,16 @@ struct TIFFDirectory: Equatable {
 
     // MARK: Bytes
 
-    static func read16(_ b: UnsafeRawBufferPointer, _ at: Int, _ bigEndian: Bool) -> UInt16 {
+    static func read16(_ b: some TIFFBytes, _ at: Int, _ bigEndian: Bool) -> UInt16 {
         bigEndian ? UInt16(b[at]) << 8 | UInt16(b[at + 1]) : UInt16(b[at + 1]) << 8 | UInt16(b[at])
     }
 
-    static func read32(_ b: UnsafeRawBufferPointer, _ at: Int, _ bigEndian: Bool) -> UInt32 {
+    static func read32(_ b: some TIFFBytes, _ at: Int, _ bigEndian: Bool) -> UInt32 {
         bigEndian ? UInt32(read16(b, at, true)) << 16 | UInt32(read16(b, at + 2, true))
                   : UInt32(read16(b, at + 2, false)) << 16 | UInt32(read16(b, at, false))
     }
 
-    static func read64(_ b: UnsafeRawBufferPointer, _ at: Int, _ bigEndian: Bool) -> UInt64 {
+    static func read64(_ b: some TIFFBytes, _ at: Int, _ bigEndian: Bool) -> UInt64 {
         bigEndian ? UInt64(read32(b, at, true)) << 32 | UInt64(read32(b, at + 4, true))
                   : UInt64(read32(b, at + 4, false)) << 32 | UInt64(read32(b, at, false))
     }
@@ -243,5 +249,63 @@ struct TIFFDirectory: Equatable {
     static func bytes32(_ v: UInt32, _ bigEndian: Bool) -> [UInt8] {
         let le = (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) }
         return bigEndian ? le.reversed() : le
+    }
+}
+
+/// Bytes a TIFF structure is read from: the file in memory, or the file itself (``FileBytes``),
+/// read in pages as the directories are walked.
+protocol TIFFBytes {
+    var count: Int { get }
+    subscript(_ i: Int) -> UInt8 { get }
+    /// The bytes of a range within 0..<count.
+    func bytes(_ range: Range<Int>) -> [UInt8]
+}
+
+extension UnsafeRawBufferPointer: TIFFBytes {
+    func bytes(_ range: Range<Int>) -> [UInt8] { Array(self[range]) }
+}
+
+/// A regular file's bytes read with pread, 4 KiB pages at a time, each read once: a TIFF's
+/// directories without reading its strips. A page that cannot be read reads as zeros (the
+/// directory walker bounds everything by `count`; libtiff reports the read itself).
+final class FileBytes: TIFFBytes {
+    let count: Int
+    private let fd: Int32
+    private var pages: [Int: [UInt8]] = [:]
+    static let pageSize = 4096
+
+    init(fd: Int32, count: Int) {
+        self.fd = fd
+        self.count = count
+    }
+
+    private func page(_ n: Int) -> [UInt8] {
+        if let p = pages[n] { return p }
+        let start = n * FileBytes.pageSize
+        var p = [UInt8](repeating: 0, count: min(FileBytes.pageSize, count - start))
+        var done = 0
+        while done < p.count {
+            let r = p.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(start + done)) }
+            if r < 0 && errno == EINTR { continue }
+            if r <= 0 { break }
+            done += r
+        }
+        pages[n] = p
+        return p
+    }
+
+    subscript(_ i: Int) -> UInt8 { page(i / FileBytes.pageSize)[i % FileBytes.pageSize] }
+
+    func bytes(_ range: Range<Int>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let n = i / FileBytes.pageSize, within = i % FileBytes.pageSize
+            let take = min(FileBytes.pageSize - within, range.upperBound - i)
+            out += page(n)[within..<within + take]
+            i += take
+        }
+        return out
     }
 }

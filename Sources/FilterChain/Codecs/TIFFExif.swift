@@ -19,7 +19,7 @@ enum TIFFExif {
 
     /// EXIF data from a TIFF file's IFD0: its descriptive text tags, its Orientation, and its
     /// Exif and GPS sub-IFDs; nil when it has none of the text tags or sub-IFDs.
-    static func exifData(fromTIFF bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    static func exifData(fromTIFF bytes: some TIFFBytes) -> [UInt8]? {
         let wanted = Set(textTags + [orientationTag, TIFFDirectory.exifPointer, TIFFDirectory.gpsPointer])
         guard let (layout, first) = TIFFDirectory.header(bytes),
               let ifd0 = TIFFDirectory(bytes, at: first, layout: layout, keeping: wanted.contains)
@@ -34,7 +34,7 @@ enum TIFFExif {
 
     /// A TIFF file's resolution (XResolution, YResolution, ResolutionUnit: none, inch by
     /// default, or centimetre), the rationals as stored.
-    static func resolution(fromTIFF bytes: UnsafeRawBufferPointer) -> Resolution? {
+    static func resolution(fromTIFF bytes: some TIFFBytes) -> Resolution? {
         guard let (layout, first) = TIFFDirectory.header(bytes),
               let ifd0 = TIFFDirectory(bytes, at: first, layout: layout, keeping: Set(resolutionTags).contains)
         else { return nil }

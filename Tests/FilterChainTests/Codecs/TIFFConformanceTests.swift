@@ -111,6 +111,37 @@ import Testing
         }
     }
 
+    /// A regular file is read with pread as libtiff asks; bytes in memory (standard input,
+    /// pipes) are read from memory. Every file of the suite gives the same through both:
+    /// pixels, metadata (EXIF and resolution come from the directory walk of each), notices
+    /// and warnings, or the same error.
+    @Test(arguments: manifest)
+    func aFileReadInPlaceEqualsItsBytesInMemory(entry: Entry) throws {
+        let path = Self.folder.appendingPathComponent(entry.file).path
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        func read(_ source: ImageSource) -> Result<(ImageInfo, [UInt8], [String], [String]), CodecError> {
+            Result {
+                let reader = try ImageReader.open(source, options: DecodeOptions(lenient: true))
+                let pixels = try reader.readAll()
+                return (reader.info, pixels, reader.notices, reader.warnings)
+            }.mapError { $0 as! CodecError }
+        }
+        switch (read(.file(path)), read(.bytes(bytes, name: path))) {
+        case (.success(let a), .success(let b)):
+            #expect(a.0 == b.0 && a.1 == b.1 && a.2 == b.2 && a.3 == b.3, "\(entry.file)")
+        case (.failure(let a), .failure(let b)):
+            // Both refuse it as damaged, naming the file once; libtiff's words may differ (its
+            // reads of a mapped file check sizes before it reads, its reads through a
+            // descriptor after).
+            for e in [a, b] {
+                #expect(e.description.hasPrefix(path + ": damaged TIFF data: ") && !e.description.dropFirst(path.count).contains(path),
+                        "\(entry.file): \(e)")
+            }
+        case (let a, let b):
+            Issue.record("\(entry.file): from the file \(a), from memory \(b)")
+        }
+    }
+
     /// Orientation 6 (turn 90 degrees clockwise) is applied as JPEG's EXIF orientation is.
     @Test func theOrientationTagIsApplied() throws {
         let path = Self.folder.appendingPathComponent("files/pillow_g4_orientation_6.tif").path
