@@ -41,7 +41,7 @@ import FilterChain
                       (["--quality", "0"], "o.jpg", "--quality 0: JPEG output takes 1...100 (0 is for AVIF)"),
                       (["--lossless"], "o.avif", "--lossless is not an option of AVIF output; WebP takes it"),
                       (["--progressive"], "o.avif", "--progressive is not an option of AVIF output; JPEG takes it"),
-                      (["--compression", "5"], "o.avif", "--compression is not an option of AVIF output; PNG takes it"),
+                      (["--compression", "5"], "o.avif", "--compression is not an option of AVIF output; PNG and TIFF take it"),
                       (["--effort", "3"], "o.png", "--effort is not an option of PNG output; WebP and AVIF take it"),
                       (["--quality", "100", "--chroma", "4:2:0"], "o.avif", "--quality 100 is lossless AVIF, which needs --chroma 4:4:4")])
     func optionsAreCheckedForAVIF(options: [String], output: String, message: String) throws {

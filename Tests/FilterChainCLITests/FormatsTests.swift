@@ -32,7 +32,7 @@ import FilterChain
     /// An option the output format does not take is a usage error naming the formats that take it.
     @Test(arguments: [(["--quality", "80"], "out.png", "--quality is not an option of PNG output; JPEG"),
                       (["--progressive"], "out.png", "--progressive is not an option of PNG output; JPEG takes it"),
-                      (["--compression", "3"], "out.jpg", "--compression is not an option of JPEG output; PNG takes it"),
+                      (["--compression", "3"], "out.jpg", "--compression is not an option of JPEG output; PNG and TIFF take it"),
                       (["--depth", "16"], "out.jpg", "JPEG holds 8 bits only")])
     func anOptionTheOutputDoesNotTakeIsAUsageError(options: [String], output: String, message: String) throws {
         let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", output] + options, in: folder)
