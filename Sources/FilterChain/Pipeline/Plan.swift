@@ -176,6 +176,18 @@ struct Plan {
 
     /// The size of the image output i takes.
     func size(ofOutput i: Int) -> ImageSize { stages[tapStages[i]].size }
+
+    /// The bytes of the stages' row buffers as `ImageRun` allocates them: each stage's ring
+    /// (or one strip when nothing reads it) and the rows it saves for a vertical pass, four
+    /// float planes of the stage's padded width.
+    var bufferBytes: Int {
+        stages.indices.reduce(0) { total, j in
+            let stage = stages[j]
+            let rows = ringRows[j] > 0 ? ringRows[j] : stage.stripHeight
+            let stride = (stage.size.width + 7) & ~7
+            return total + rows * stride * 4 * MemoryLayout<Float>.size * (stage.savesInput ? 2 : 1)
+        }
+    }
 }
 
 /// A kernel in a fused run of point operations.

@@ -40,6 +40,51 @@ import Testing
         }
     }
 
+    /// A wide image through the glow is planned with 16-row strips: at 32 its buffers
+    /// (four float planes of every ring row, counted here from the rings themselves) pass the
+    /// renderer's budget, and at 16 they are five eighths of that (the blur's window stays). W1's chain on the same image stays
+    /// within the budget at 32 and keeps its strips; so does the glow on a narrow image.
+    @Test func wideGraphsGetShorterStrips() throws {
+        func bytes(_ plan: Plan) -> Int {
+            plan.stages.indices.map { j in
+                let rows = plan.ringRows[j] > 0 ? plan.ringRows[j] : plan.stages[j].stripHeight
+                return rows * ((plan.stages[j].size.width + 7) / 8 * 8) * 16 * (plan.stages[j].savesInput ? 2 : 1)
+            }.reduce(0, +)
+        }
+        func chosen(_ chain: Chain, width: Int) throws -> Plan {
+            try Renderer.plan(stripHeight: 32) { strips throws(Plan.StepFailure) in
+                try Plan(chain: ResolvedChain(chain), size: ImageSize(width: width, height: 2_880), hasAlpha: false,
+                         taps: [chain.steps.count], stripHeight: strips)
+            }
+        }
+        let long = try Self.plan(Self.glow(), width: 5_120, height: 2_880, strip: 32)
+        #expect(bytes(long) == long.bufferBytes && long.bufferBytes > Renderer.bufferBudget)
+        let glow = try chosen(Self.glow(), width: 5_120)
+        #expect(glow.stages.allSatisfy { $0.stripHeight == 16 })
+        #expect(bytes(glow) * 8 <= long.bufferBytes * 5, "\(bytes(glow)) against \(long.bufferBytes)")
+
+        let w1 = Chain([ColorControls(saturation: 1.2, brightness: 0.05, contrast: 1.1), GaussianBlur(sigma: 2)])
+        #expect(try chosen(w1, width: 5_120).stages.allSatisfy { $0.stripHeight == 32 })
+        #expect(try chosen(Self.glow(), width: 1_920).stages.allSatisfy { $0.stripHeight == 32 })
+        // A renderer asked for short strips keeps them.
+        let seven = try Renderer.plan(stripHeight: 7) { strips throws(Plan.StepFailure) in
+            try Plan(chain: ResolvedChain(Self.glow()), size: ImageSize(width: 5_120, height: 2_880), hasAlpha: false,
+                     taps: [3], stripHeight: strips)
+        }
+        #expect(seven.stages.allSatisfy { $0.stripHeight == 7 })
+    }
+
+    /// The glow renders the same at 32-row strips (one renderer's default, which here plans
+    /// 16) as with 7-row ones on a 3,200-pixel-wide image, whose rings pass the budget too.
+    @Test func theShorterStripsGiveTheSameImage() throws {
+        let image = try Self.gradient(width: 3_200, height: 300)
+        let wide = try Self.plan(Self.glow(), width: 3_200, height: 300, strip: 32)
+        #expect(wide.bufferBytes > Renderer.bufferBudget)
+        let a = try Renderer(threads: 2).apply(Self.glow(), to: image)
+        let b = try Renderer(threads: 2, stripHeight: 7).apply(Self.glow(), to: image)
+        #expect(a == b)
+    }
+
     /// A quarter turn reads every row: its input's ring holds the whole image.
     @Test func aQuarterTurnHoldsItsInput() throws {
         let chain = Chain([Rotate(angle: 90)])
