@@ -196,6 +196,51 @@ final class ImageRun: @unchecked Sendable {
     private let imageConversions: [InputConversion]
     private let rowBytes: Int
     private let decodeBuffers: [UnsafeMutableRawPointer]
+    private let untouched: UntouchedRows?
+    private let passedRows = Atomic<Int>(0)
+    /// Rows handed to the taps as decoded (`UntouchedRows`).
+    var rowsPassedAsDecoded: Int { passedRows.load(ordering: .relaxed) }
+
+    /// The decoder's stage's rows that no operation changes, handed to its taps as decoded.
+    /// Where the stage holds 8-bit RGB samples that become their value over 255, every
+    /// operation but one blend leaves them be outside the blended layer's rows (a watermark's
+    /// few rows of a photograph), and each tap's output stores 8-bit RGB with no conversion,
+    /// those rows come out as the same bytes they went in as: they are copied, without the
+    /// round trip through float (W10: unpacking and packing were 5% of its samples). Nothing
+    /// else reads the stage's rows, so their buffer is not filled there.
+    struct UntouchedRows {
+        /// The rows the blend's layer covers (empty when there is no blend).
+        var touched: Range<Int>
+        /// The outputs the stage taps.
+        var taps: [Int]
+
+        /// Tests turn it off to compare with the rows converted.
+        static let allowed = Atomic<Bool>(true)
+
+        init?(plan: Plan, input: InputConversion, sinks: [Sink]) {
+            guard UntouchedRows.allowed.load(ordering: .relaxed), let stage = plan.stages.first,
+                  case .decoder = stage.source, plan.ringRows[0] == 0, stage.planes == 3, !stage.fillsAlpha,
+                  input.givesEightBitRGB else { return nil }
+            var taps: [Int] = [], touched = 0..<0, blends = 0
+            for op in stage.ops {
+                switch op {
+                case .tap(let i):
+                    guard sinks[i].storesEightBitRGB else { return nil }
+                    taps.append(i)
+                case .blend(_, let side):
+                    // One blend, on samples as decoded: outside its layer's rows it passes
+                    // them (ImageRun.runBlend), and opaque ones in 0...1 stay as they are.
+                    blends += 1
+                    touched = side.y..<(side.y + plan.stages[side.stage].size.height)
+                default:
+                    return nil
+                }
+            }
+            guard !taps.isEmpty, blends <= 1 else { return nil }
+            self.touched = touched
+            self.taps = taps
+        }
+    }
 
     /// Point kernels run over this many floats of a plane at a time, so that fused
     /// kernels find the pixels in cache.
@@ -240,6 +285,7 @@ final class ImageRun: @unchecked Sendable {
             }
         }
         self.stages = stages
+        untouched = UntouchedRows(plan: plan, input: inputConversion, sinks: sinks)
     }
 
     deinit { for b in decodeBuffers { b.deallocate() } }
@@ -428,7 +474,18 @@ final class ImageRun: @unchecked Sendable {
     private func rowWork(_ j: Int, strip: Int, rows part: Range<Int>) {
         let stage = stages[j]
         let first = strip * stage.stage.stripHeight
-        let rows = (first + part.lowerBound)..<(first + part.upperBound)
+        var rows = (first + part.lowerBound)..<(first + part.upperBound)
+        if j == 0, let untouched {
+            let bytes = decodeBuffers[strip & 1]
+            var passed = 0
+            for y in rows where !untouched.touched.contains(y) {
+                for i in untouched.taps { sinks[i].store(strip: strip, row: y - first, bytes: bytes + (y - first) * rowBytes) }
+                passed += 1
+            }
+            if passed > 0 { passedRows.add(passed, ordering: .relaxed) }
+            rows = rows.clamped(to: untouched.touched)
+            if rows.isEmpty { return }
+        }
         // Whether the rows still hold converted samples (integer samples over their maximum:
         // every value in 0...1), which no operation has changed yet.
         var samplesAsDecoded = convertSourceRows(stage, rows: rows, first: first, strip: strip)

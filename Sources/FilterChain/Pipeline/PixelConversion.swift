@@ -90,6 +90,10 @@ struct InputConversion: Sendable {
         return out
     }
 
+    /// 8-bit RGB samples that become their value over 255 and nothing more: an output whose
+    /// conversion `storesEightBitRGB` gives back these very bytes (v / 255 * 255 rounds to v).
+    var givesEightBitRGB: Bool { plainEightBitRGB && format.channels == .rgb && leg.kernel == nil && leg.lut == nil }
+
     /// Every value it writes is in 0...1 (integer samples over their maximum, through a
     /// transfer function that keeps 0...1, and no conversion to another space; float samples
     /// may be anything).
@@ -290,6 +294,12 @@ struct OutputConversion: Sendable {
         self.leg = leg
         self.background = background
         encodeTable = leg.encodesSRGB ? OutputConversion.sharedEncodeTable : []
+    }
+
+    /// 8-bit RGB stored as each value times 255, rounded, with no colour conversion on the
+    /// way: the inverse of an input conversion that `givesEightBitRGB`.
+    var storesEightBitRGB: Bool {
+        depth == .eight && channels == .rgb && !leg.encodesSRGB && leg.kernel == nil && leg.inks == nil && background == nil
     }
 
     /// Made once per process: every output of a linear chain uses it.

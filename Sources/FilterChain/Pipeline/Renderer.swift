@@ -32,6 +32,9 @@ public struct RenderResult: Sendable {
     public var shrunkOnLoad = 1
     /// Its Huffman decoding ran on a thread of its own (tests look at this).
     var decodedInParallel = false
+    /// Rows handed to the outputs as decoded, no step having changed them (tests look at
+    /// this; see `ImageRun.UntouchedRows`).
+    var rowsPassedAsDecoded = 0
     /// Things that could not be kept (an ICC profile for another colour space, ...), and
     /// harmless damage to the input that was dropped (strict or lenient).
     public var notes: [String]
@@ -478,6 +481,7 @@ public final class Renderer: Sendable {
         var sinks: [Sink] = []
         var gainMaps: [GainMapOutcome?] = []
         var colourNotes = job.colour.notes
+        var passed = 0
         let budget = JobBudget(limit: 2 * pool.threadCount)
         do {
             for i in outputs.indices {
@@ -490,6 +494,7 @@ public final class Renderer: Sendable {
                                colour: (job.colour.sourceLeg, job.colour.imageLegs),
                                pool: pool, order: order, cancel: [cancel].compactMap { $0 })
             try run.run()
+            passed = run.rowsPassedAsDecoded
             try pool.watching({ "image order \(order): completing its outputs" }) {
                 for sink in sinks { try sink.complete() }
             }
@@ -499,12 +504,14 @@ public final class Renderer: Sendable {
             for sink in sinks { sink.abort() }
             throw error
         }
-        return RenderResult(info: job.info,
+        var result = RenderResult(info: job.info,
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(job.plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
                             warnings: reader.warnings, values: job.values, gainMaps: gainMaps,
                             hdr: outputs.map { Self.hdrOutput($0, source: job.colour.source) })
+        result.rowsPassedAsDecoded = passed
+        return result
     }
 
     /// Output `i`'s sink: a file's encoder, or an image in memory; and the notes it has (its

@@ -42,6 +42,13 @@ protocol Sink: AnyObject {
     func destination(strip: Int, row: Int) -> UnsafeMutableRawPointer
     /// Converts row `row` of strip `strip` into its destination (any thread, any order).
     func convert(strip: Int, row: Int, _ pixels: PlanarPixels)
+    /// Stores row `row` of strip `strip` as given: bytes already in the output's stored
+    /// layout (decoded 8-bit RGB that no step changed, where the conversion would give the
+    /// same bytes back; see `ImageRun`'s untouched rows).
+    func store(strip: Int, row: Int, bytes: UnsafeRawPointer)
+    /// Whether `store` may stand for `convert`: the rows' conversion stores 8-bit RGB as it
+    /// is, with no rendition between.
+    var storesEightBitRGB: Bool { get }
     /// Queues a converted strip to be handed on, in order, on `pool`.
     func enqueue(strip: Int, rows: Int, pool: WorkerPool, priority: WorkerPool.Priority)
     /// Blocks until the buffer that strip `strip` converts into is free again.
@@ -57,6 +64,12 @@ protocol Sink: AnyObject {
 }
 
 extension Sink {
+    func store(strip: Int, row: Int, bytes: UnsafeRawPointer) {
+        destination(strip: strip, row: row).copyMemory(from: bytes, byteCount: rows.rowBytes)
+    }
+
+    var storesEightBitRGB: Bool { rows.rendition == nil && rows.conversion.storesEightBitRGB }
+
     func convert(strip: Int, row: Int, _ pixels: PlanarPixels) {
         let destination = destination(strip: strip, row: row)
         guard let rendition = rows.rendition else {
@@ -360,6 +373,12 @@ final class NeutralityProbe: Sink {
         if checks && !foundColour {
             rows.conversion.convert(pixels, hasAlpha: rows.imageHasAlpha, width: rows.width,
                                     into: destination(strip: strip, row: row))
+        }
+    }
+
+    func store(strip: Int, row: Int, bytes: UnsafeRawPointer) {
+        if checks && !foundColour {
+            destination(strip: strip, row: row).copyMemory(from: bytes, byteCount: rows.rowBytes)
         }
     }
 
