@@ -56,6 +56,14 @@ int fc_resample_vertical(const float *const *rows, const float *weights, ptrdiff
 int fc_resample_horizontal(const float *line, const int32_t *first, const int32_t *count, const float *weights,
                            ptrdiff_t taps, ptrdiff_t outputs, float *out);
 
+/// A tone curve's cubic segments (`count_segments` of them, six floats each: x_k, 1 / h_k,
+/// c0...c3) applied in place to `count` values (a multiple of 8): each clamped to
+/// [x0, x1] (NaN to x0), its segment the last whose x_k it reaches, then
+/// ((c3 t + c2) t + c1) t + c0 with t = (x - x_k) / h_k, the operations of ToneCurve.swift's
+/// CurveTable.applySelecting bit for bit (the tests compare them). Returns 0, doing nothing,
+/// where the processor has no AVX2 (the Swift loop then runs).
+int fc_curve_select(const float *segments, int count_segments, float x0, float x1, float *values, ptrdiff_t count);
+
 /// 8-bit RGB (channels 3) or RGBA (4) samples of `width` pixels to planes of Float, each
 /// sample over 255 (`alpha` only for RGBA), as PixelConversion.swift's reference does.
 /// `wide`: 1 to use the AVX2 loop where the processor has it, 0 for the plain one (the tests

@@ -1,3 +1,4 @@
+import CEngines
 import Foundation
 import Testing
 @testable import FilterChain
@@ -95,6 +96,35 @@ import Testing
                 values.withUnsafeMutableBufferPointer { table.apply($0.baseAddress!, count: $0.count) }
                 let worst = zip(inputs, values).map { abs(Double($1) - reference(Double($0))) }.max()!
                 #expect(worst <= 2e-6, "error \(worst) for \(points)")   // the issue allows 1e-4
+            }
+        }
+    }
+
+    /// The AVX2 loop (fc_curve_select) gives the Swift selecting loop's floats bit for bit, for
+    /// curves of 1 to 8 segments (the ones above, and segments between random points), on
+    /// values in and around the domain, NaN and infinities; the Swift loop is itself held to
+    /// the reference above (it is the path without AVX2).
+    @Test(.enabled(if: fc_kernels_have_avx2() != 0, "the loop needs AVX2"))
+    func theVectorCurveLoopIsTheSwiftOnes() throws {
+        var generator = SeededRandom(11)
+        var sets = Self.curves.prefix(4).map { $0 }
+        for n in 2...9 {
+            let xs = (0..<n).map { Double($0) / Double(n - 1) + ($0 > 0 && $0 < n - 1 ? Double.random(in: -0.02...0.02, using: &generator) : 0) }
+            sets.append(xs.map { CurvePoint($0, Double.random(in: 0...1, using: &generator)) })
+        }
+        var special: [Float] = [.nan, .infinity, -.infinity, 0, 1, -0.0, .leastNonzeroMagnitude, 1e30, -1e30, .ulpOfOne]
+        special += (0..<4086).map { _ in Float.random(in: -0.3...1.3, using: &generator) }
+        for points in sets {
+            for interpolation in CurveInterpolation.allCases {
+                let table = CurveTable(CurveFunction(points, interpolation))
+                #expect(table.lastSegment < CurveTable.selectLimit)
+                var vector = special, scalar = special
+                let done = table.segments.withUnsafeBufferPointer {
+                    fc_curve_select($0.baseAddress!, Int32(table.lastSegment + 1), table.x0, table.x1, &vector, vector.count)
+                }
+                #expect(done == 1)
+                scalar.withUnsafeMutableBufferPointer { table.applySelecting($0.baseAddress!, count: $0.count) }
+                #expect(zip(vector, scalar).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(points) \(interpolation)")
             }
         }
     }
