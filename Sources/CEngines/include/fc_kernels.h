@@ -64,6 +64,18 @@ int fc_resample_horizontal(const float *line, const int32_t *first, const int32_
 /// where the processor has no AVX2 (the Swift loop then runs).
 int fc_curve_select(const float *segments, int count_segments, float x0, float x1, float *values, ptrdiff_t count);
 
+/// The direct Gaussian blur's horizontal pass over one row: for each x in [0, count) (a
+/// multiple of 8), out[x] = w0 c[x] + w1 (c[x-1] + c[x+1]) + ... + wk (c[x-k] + c[x+k]), summed
+/// in that order as GaussianBlur.swift's DirectHorizontal does, bit for bit (`center` holds k
+/// values before and after). Returns 0, doing nothing, without AVX2 (the Swift loop runs).
+int fc_blur_horizontal(const float *weights, int k, const float *center, float *out, ptrdiff_t count);
+
+/// Its vertical pass for one output row, columns [from, to) (a multiple of 8 apart): `rows`
+/// holds the rows above and below the centre row alternately (y - 1, y + 1, y - 2, ...), as
+/// DirectVertical does, with the same sums bit for bit. Returns 0 without AVX2.
+int fc_blur_vertical(const float *weights, int k, const float *center, const float *const *rows, float *destination,
+                     ptrdiff_t from, ptrdiff_t to);
+
 /// 8-bit RGB (channels 3) or RGBA (4) samples of `width` pixels to planes of Float, each
 /// sample over 255 (`alpha` only for RGBA), as PixelConversion.swift's reference does.
 /// `wide`: 1 to use the AVX2 loop where the processor has it, 0 for the plain one (the tests

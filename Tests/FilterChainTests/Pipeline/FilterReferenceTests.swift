@@ -129,6 +129,48 @@ import Testing
         }
     }
 
+    /// The AVX2 passes of the direct blur (fc_blur_horizontal, fc_blur_vertical) give the
+    /// Swift loops' floats bit for bit, for every reach the direct blur has (1 to 16 taps a
+    /// side), rows of widths around the 8- and 32-column steps, and values with NaN and
+    /// infinities among them; the Swift loops are the path without AVX2, held to the
+    /// definition by the test below.
+    @Test(.enabled(if: fc_kernels_have_avx2() != 0, "the passes need AVX2"))
+    func theVectorBlurPassesAreTheSwiftOnes() throws {
+        var generator = SeededRandom(12)
+        for sigma in [0.25, 0.5, 1, 1.7, 2, 3.3, 4] {  // reaches 1 to 16
+            let blur = GaussianKernel(sigma: sigma)
+            #expect(blur.radius <= GaussianKernel.directReach)
+            for width in [1, 7, 8, 31, 33, 70] {
+                let stride = (width + 7) & ~7, height = 2 * blur.radius + 3
+                var rows = (0..<(stride * height)).map { _ in Float.random(in: -0.5...1.5, using: &generator) }
+                rows[3] = .nan
+                rows[stride + 1] = .infinity
+                var vector = rows, scalar = rows
+                vector.withUnsafeMutableBufferPointer {
+                    DirectHorizontal(weights: blur.weights, width: width).run($0.baseAddress!, stride: stride, rowCount: height)
+                }
+                scalar.withUnsafeMutableBufferPointer {
+                    DirectHorizontal(weights: blur.weights, width: width, vector: false).run($0.baseAddress!, stride: stride, rowCount: height)
+                }
+                #expect(zip(vector, scalar).allSatisfy { $0.bitPattern == $1.bitPattern }, "horizontal, sigma \(sigma), width \(width)")
+                for columns in stride > 8 ? [0..<stride, 8..<stride] : [0..<stride] {
+                    var a = [Float](repeating: 0, count: stride), b = a
+                    let y = blur.radius + 1
+                    rows.withUnsafeBufferPointer { r in
+                        let input = { (i: Int) in r.baseAddress! + i * stride }
+                        a.withUnsafeMutableBufferPointer {
+                            DirectVertical(weights: blur.weights).run(y: y, input: input, destination: $0.baseAddress!, columns: columns)
+                        }
+                        b.withUnsafeMutableBufferPointer {
+                            DirectVertical(weights: blur.weights, vector: false).run(y: y, input: input, destination: $0.baseAddress!, columns: columns)
+                        }
+                    }
+                    #expect(zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern }, "vertical, sigma \(sigma), width \(width), \(columns)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [0.5, 1, 2, 3.3, 4])
     func blurMatchesTheDefinition(sigma: Double) throws {
         var f = GaussianBlur()
