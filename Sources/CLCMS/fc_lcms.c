@@ -603,8 +603,8 @@ void fc_memo_run_with(const fc_lcms_transform *t, fc_memo *m, const uint8_t *src
                 misses++;
             }
         }
-        if (misses > 0) cmsDoTransform(t->handle, missed_in, missed_out, (cmsUInt32Number)misses);
         if (misses > 0) {
+            cmsDoTransform(t->handle, missed_in, missed_out, (cmsUInt32Number)misses);
             for (size_t j = 0; j < misses; j++) {
                 const uint16_t *o = missed_out + j * (size_t)outputs;
                 uint16_t *d = dst + (start + missed_at[j]) * (size_t)outputs;

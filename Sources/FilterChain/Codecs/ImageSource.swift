@@ -61,13 +61,22 @@ final class OpenedInput {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_size > 0, st.st_size < Int64(Int32.max) else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        let done = bytes.withUnsafeMutableBytes { OpenedInput.readFully(fd, into: $0, at: 0) }
+        return done == bytes.count ? bytes : nil
+    }
+
+    /// Fills `buffer` from `fd` at `offset` with pread, through short reads and interrupted
+    /// calls; how many bytes it got (fewer at the end of the file or on an error). The file's
+    /// position does not move, so a decoder may be reading it meanwhile.
+    static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             done += n
         }
-        return done == bytes.count ? bytes : nil
+        return done
     }
 
     /// A regular file's descriptor and size, for a decoder that reads it with pread as its

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One image file directory (IFD) of a TIFF structure, with the Exif, GPS and
 /// Interoperability directories its pointers lead to: read from a TIFF file or from EXIF data
 /// (which is a TIFF structure), and laid out again at any offset, in either byte order.
@@ -283,13 +277,7 @@ final class FileBytes: TIFFBytes {
         if let p = pages[n] { return p }
         let start = n * FileBytes.pageSize
         var p = [UInt8](repeating: 0, count: min(FileBytes.pageSize, count - start))
-        var done = 0
-        while done < p.count {
-            let r = p.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(start + done)) }
-            if r < 0 && errno == EINTR { continue }
-            if r <= 0 { break }
-            done += r
-        }
+        _ = p.withUnsafeMutableBytes { OpenedInput.readFully(fd, into: $0, at: start) }
         pages[n] = p
         return p
     }

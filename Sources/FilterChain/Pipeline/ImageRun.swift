@@ -228,8 +228,8 @@ final class ImageRun: @unchecked Sendable {
                     guard sinks[i].storesEightBitRGB else { return nil }
                     taps.append(i)
                 case .blend(_, let side):
-                    // One blend, on samples as decoded: outside its layer's rows it passes
-                    // them (ImageRun.runBlend), and opaque ones in 0...1 stay as they are.
+                    // One blend: outside its layer's rows it lays nothing and only passes the
+                    // backdrop (runBlend), which leaves opaque samples in 0...1 as they are.
                     blends += 1
                     touched = side.y..<(side.y + plan.stages[side.stage].size.height)
                 default:

@@ -3,7 +3,8 @@ import FuzzSupport
 
 /// The TIFF decoder (libtiff through fc_tiff: directories, strips and tiles, every codec it
 /// allows, the directory walk, the EXIF gathered from IFD0 and the Exif and GPS sub-IFDs,
-/// Orientation applied), strict and lenient, on any bytes that begin as a classic TIFF does;
+/// Orientation applied), strict and lenient, on any bytes that begin as a classic TIFF does,
+/// from memory and from a file (read with pread as libtiff asks);
 /// then a small decoded image written back as TIFF with its metadata (the EXIF spread over
 /// IFD0 and sub-IFDs again) and read once more.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -13,6 +14,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return -1  // not kept in the corpus
     }
     decodeBothWays(bytes)
+    decodeFromFile(bytes)
     writeBack(bytes)
     return 0
 }
