@@ -52,6 +52,9 @@ let package = Package(
         .target(name: "CCommon"),
         .target(name: "CPNG", dependencies: ["CCommon", "SystemPNG", "SystemZlib"]),
         .target(name: "CJPEG", dependencies: ["CCommon", "SystemJPEG", "CEngines"]),
+        // giflib 5 (MIT; Debian: libgif-dev; macOS: brew install giflib), linked by name: it has
+        // no pkg-config file.
+        .target(name: "CGIF", dependencies: ["CCommon"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CLCMS", dependencies: ["SystemLCMS", "CEngines"]),
         // The fast engines, apart from the shims: the hand-vectorised loops (AVX chosen at run
         // time, with paths of identical results), the two-thread Huffman decoder that fc_jpeg.c
@@ -71,7 +74,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dav1d", .when(platforms: [.linux]))]),
         .target(name: "CHEIF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
                 linkerSettings: [.linkedLibrary("de265", .when(platforms: [.macOS]))]),
-        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
+        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -296,3 +296,154 @@ fc_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pixels,
     WebPDataClear(&assembled);
     return s;
 }
+
+// ---------------------------------------------------------------------------------------
+// Animations
+
+int fc_webp_decoder_loop_count(const fc_webp_decoder *d) {
+    return d->demux ? (int)WebPDemuxGetI(d->demux, WEBP_FF_LOOP_COUNT) : 0;
+}
+
+int fc_webp_decoder_duration(const fc_webp_decoder *d, int index) {
+    WebPIterator it;
+    if (!d->demux || !WebPDemuxGetFrame(d->demux, index + 1, &it)) return 0;
+    int duration = it.duration;
+    WebPDemuxReleaseIterator(&it);
+    return duration;
+}
+
+fc_status fc_webp_decoder_next_frame(fc_webp_decoder *d, uint8_t *dst, size_t stride) {
+    if (!d->anim) {
+        WebPAnimDecoderOptions options;
+        if (!WebPAnimDecoderOptionsInit(&options)) { fc_webp_say(&d->report, "libwebp version mismatch"); return FC_FAILED; }
+        options.color_mode = MODE_RGBA;
+        options.use_threads = 0;
+        WebPData data = { d->data, d->size };
+        d->anim = WebPAnimDecoderNew(&data, &options);
+        if (!d->anim) { fc_webp_say(&d->report, "the animation cannot be decoded"); return FC_FAILED; }
+    }
+    if (!WebPAnimDecoderHasMoreFrames(d->anim)) { fc_webp_say(&d->report, "no frame left"); return FC_FAILED; }
+    int timestamp = 0;
+    uint8_t *canvas = NULL;
+    if (!WebPAnimDecoderGetNext(d->anim, &canvas, &timestamp)) {
+        fc_webp_say(&d->report, "a frame of the animation is damaged");
+        return FC_FAILED;
+    }
+    size_t row = (size_t)d->info.width * 4;
+    for (uint32_t y = 0; y < d->info.height; y++) memcpy(dst + (size_t)y * stride, canvas + (size_t)y * row, row);
+    return FC_OK;
+}
+
+struct fc_webp_animator {
+    fc_webp_encode_options options;
+    fc_webp_report report;
+    WebPAnimEncoder *encoder;
+    WebPConfig config;
+    int timestamp;
+};
+
+fc_webp_animator *fc_webp_animator_new(const fc_webp_encode_options *o, int loop_count, fc_webp_report *report) {
+    fc_webp_animator *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->options = *o;
+    a->options.metadata = (fc_metadata){ 0 };
+    WebPAnimEncoderOptions options;
+    if (!WebPAnimEncoderOptionsInit(&options) || !WebPConfigInit(&a->config)) {
+        fc_webp_say(report, "libwebp version mismatch");
+        free(a);
+        return NULL;
+    }
+    options.anim_params.loop_count = loop_count;
+    options.allow_mixed = 0;
+    a->config.quality = (float)o->quality;
+    a->config.method = o->method;
+    a->config.alpha_quality = o->alpha_quality;
+    a->config.lossless = o->lossless ? 1 : 0;
+    a->config.exact = o->lossless ? 1 : 0;
+    a->config.thread_level = 1;
+    if (!WebPValidateConfig(&a->config)) {
+        fc_webp_say(report, "invalid encoder settings");
+        free(a);
+        return NULL;
+    }
+    a->encoder = WebPAnimEncoderNew((int)o->width, (int)o->height, &options);
+    if (!a->encoder) {
+        fc_webp_say(report, "libwebp cannot start an animation of this size");
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+const fc_webp_report *fc_webp_animator_report(const fc_webp_animator *a) { return &a->report; }
+
+void fc_webp_animator_free(fc_webp_animator *a) {
+    if (!a) return;
+    if (a->encoder) WebPAnimEncoderDelete(a->encoder);
+    free(a);
+}
+
+fc_status fc_webp_animator_add(fc_webp_animator *a, const uint8_t *pixels, size_t stride, int duration) {
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) { fc_webp_say(&a->report, "libwebp version mismatch"); return FC_FAILED; }
+    picture.width = (int)a->options.width;
+    picture.height = (int)a->options.height;
+    picture.use_argb = 1;  // WebPAnimEncoder compares frames in ARGB
+    int imported = a->options.channels == 4 ? WebPPictureImportRGBA(&picture, pixels, (int)stride)
+                                           : WebPPictureImportRGB(&picture, pixels, (int)stride);
+    if (!imported) { WebPPictureFree(&picture); return FC_NO_MEMORY; }
+    int ok = WebPAnimEncoderAdd(a->encoder, &picture, a->timestamp, &a->config);
+    WebPPictureFree(&picture);
+    if (!ok) {
+        const char *why = WebPAnimEncoderGetError(a->encoder);
+        snprintf(a->report.message, sizeof a->report.message, "libwebp refused a frame (%s)", why && *why ? why : "unknown");
+        return FC_FAILED;
+    }
+    a->timestamp += duration;
+    return FC_OK;
+}
+
+void fc_webp_animator_set_metadata(fc_webp_animator *a, fc_metadata metadata) { a->options.metadata = metadata; }
+
+fc_status fc_webp_animator_finish(fc_webp_animator *a, FILE *file) {
+    if (!WebPAnimEncoderAdd(a->encoder, NULL, a->timestamp, NULL)) {
+        fc_webp_say(&a->report, "libwebp could not end the animation");
+        return FC_FAILED;
+    }
+    WebPData data = { NULL, 0 };
+    if (!WebPAnimEncoderAssemble(a->encoder, &data)) {
+        const char *why = WebPAnimEncoderGetError(a->encoder);
+        snprintf(a->report.message, sizeof a->report.message, "libwebp could not assemble the animation (%s)", why && *why ? why : "unknown");
+        return FC_FAILED;
+    }
+    const fc_metadata *m = &a->options.metadata;
+    if (!m->icc && !m->exif && !m->xmp) {
+        fc_status s = fc_webp_write(file, data.bytes, data.size);
+        WebPDataClear(&data);
+        return s;
+    }
+    WebPMux *mux = WebPMuxCreate(&data, 1);
+    WebPDataClear(&data);
+    if (!mux) { fc_webp_say(&a->report, "the animation could not be re-read to add its metadata"); return FC_FAILED; }
+    struct { const char *fourcc; const uint8_t *bytes; size_t size; } chunks[] = {
+        { "ICCP", m->icc, m->icc_length }, { "EXIF", m->exif, m->exif_length }, { "XMP ", m->xmp, m->xmp_length },
+    };
+    WebPMuxError e = WEBP_MUX_OK;
+    for (int i = 0; i < 3 && e == WEBP_MUX_OK; i++) {
+        if (!chunks[i].bytes) continue;
+        WebPData chunk = { chunks[i].bytes, chunks[i].size };
+        e = WebPMuxSetChunk(mux, chunks[i].fourcc, &chunk, 1);
+    }
+    WebPData assembled = { NULL, 0 };
+    if (e == WEBP_MUX_OK) e = WebPMuxAssemble(mux, &assembled);
+    WebPMuxDelete(mux);
+    if (e != WEBP_MUX_OK) {
+        WebPDataClear(&assembled);
+        if (e == WEBP_MUX_MEMORY_ERROR) return FC_NO_MEMORY;
+        fc_webp_say(&a->report, "the metadata chunks could not be added");
+        return FC_FAILED;
+    }
+    fc_status s = fc_webp_write(file, assembled.bytes, assembled.size);
+    WebPDataClear(&assembled);
+    return s;
+}

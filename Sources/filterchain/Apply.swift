@@ -53,6 +53,12 @@ struct Apply: ParsableCommand {
     @Flag(name: .customLong("in-place"), help: "Replace each INPUT with its result: atomically (a failure leaves it untouched), keeping its permissions and its format.")
     var inPlace = false
 
+    @Option(name: .customLong("preview-frame"), help: ArgumentHelp("The frame of an animation the --preview image shows (default: every frame taken, where its format holds an animation; else the first).", valueName: "n"))
+    var previewFrame: Int?
+
+    @OptionGroup(title: "Animations")
+    var animation: AnimationOptions
+
     @OptionGroup(title: "Batch")
     var batch: BatchOptions
 
@@ -66,6 +72,8 @@ struct Apply: ParsableCommand {
     var variables: VariableOptions
 
     func validate() throws {
+        if previewFrame != nil && preview == nil { throw ValidationError("--preview-frame goes with --preview") }
+        if let previewFrame, previewFrame < 0 { throw ValidationError("--preview-frame \(previewFrame): frames count from 0") }
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
         }
@@ -103,6 +111,7 @@ struct Apply: ParsableCommand {
         try refuseFolder(input)
         let destination = try codec.destination(output)
         var outputs = [RenderOutput(step: chain.steps.count, .file(destination, codec.encodeOptions))]
+        var formats = [try codec.output(output).format]
         let guardInput = InputGuard(inputs: [input])
         try guardInput.check(output)
         if input != "-" && input == output {
@@ -115,7 +124,9 @@ struct Apply: ParsableCommand {
             try guardInput.check(previewOutput)
             let preview = try codec.output(previewOutput, ownFormat: true)
             outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
+            formats.append(preview.format)
         }
+        let frameByFrame = animation.goesFrameByFrame(input: input, formats: formats, frameAsked: previewFrame != nil)
         try inline.save(resolved, inputs: [input])
         let renderer = rendering.renderer()
         let result: RenderResult
@@ -126,8 +137,24 @@ struct Apply: ParsableCommand {
         line.add("output", output)
         func milliseconds() -> Int { Int(((now() - started) * 1000).rounded()) }
         do {
-            result = try renderer.render(chain, source: input == "-" ? .standardInput : .file(input),
-                                         decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
+            if frameByFrame {
+                // The main output: every frame taken. The preview: the frame asked for, else
+                // every frame where its format holds an animation, else the first taken.
+                var frameOutputs = [AnimationOutput(step: outputs[0].step, outputs[0].target)]
+                if outputs.count > 1 {
+                    let frame = previewFrame ?? (formats[1].declaration.writesAnimations ? nil : animation.firstFrame)
+                    frameOutputs.append(AnimationOutput(step: outputs[1].step, outputs[1].target, frame: frame))
+                }
+                let frames = try renderer.render(chain, animation: input == "-" ? .standardInput : .file(input),
+                                                 decode: codec.decodeOptions, outputs: frameOutputs, frames: animation.selection,
+                                                 maxFrames: animation.maxFrames, loopCount: animation.loop, delay: animation.delay,
+                                                 cancel: Signals.cancel)
+                result = RenderResult(info: frames.info, images: frames.images.map(\.first), sizes: frames.sizes,
+                                      notes: frames.notes, warnings: frames.warnings, values: frames.values)
+            } else {
+                result = try renderer.render(chain, source: input == "-" ? .standardInput : .file(input),
+                                             decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
+            }
         } catch {
             if batch.json && !(error is RenderCancelled) {
                 line.add("status", "failed")

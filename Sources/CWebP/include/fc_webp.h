@@ -50,6 +50,15 @@ fc_status fc_webp_decoder_read(fc_webp_decoder *d, uint8_t *dst, size_t stride, 
 /// After the last row: the rest of the bitstream decodes without error.
 fc_status fc_webp_decoder_finish(fc_webp_decoder *d);
 
+/// An animation's loop count (0: forever; n: shown n times).
+int fc_webp_decoder_loop_count(const fc_webp_decoder *d);
+/// Frame `index`'s duration in milliseconds, as stored.
+int fc_webp_decoder_duration(const fc_webp_decoder *d, int index);
+/// An animation, frame by frame (libwebpdemux's animation decoder, which blends and disposes
+/// as browsers do): the next frame's whole canvas, RGBA, rows `stride` bytes apart. Not mixed
+/// with fc_webp_decoder_read on one decoder.
+fc_status fc_webp_decoder_next_frame(fc_webp_decoder *d, uint8_t *dst, size_t stride);
+
 typedef struct {
     uint32_t width, height;  // at most 16383 each
     int channels;            // 3 (RGB) or 4 (RGBA)
@@ -64,5 +73,21 @@ typedef struct {
 /// with its metadata chunks, to `file`.
 fc_status fc_webp_encode(const fc_webp_encode_options *options, const uint8_t *pixels, size_t stride,
                          FILE *file, fc_webp_report *report);
+
+typedef struct fc_webp_animator fc_webp_animator;
+
+/// An animation (WebPAnimEncoder: each frame against the one before, as small a rectangle
+/// as serves, lossy or lossless as `options` says; its width, height and channels apply to
+/// every frame). `loop_count`: 0 forever, n shown n times.
+fc_webp_animator *fc_webp_animator_new(const fc_webp_encode_options *options, int loop_count, fc_webp_report *report);
+void fc_webp_animator_free(fc_webp_animator *a);
+/// What went wrong, after a call that failed (`report` of fc_webp_animator_new is for its own failure).
+const fc_webp_report *fc_webp_animator_report(const fc_webp_animator *a);
+/// Adds a frame (the whole canvas) shown for `duration` milliseconds.
+fc_status fc_webp_animator_add(fc_webp_animator *a, const uint8_t *pixels, size_t stride, int duration);
+/// The metadata chunks the file gets (read by fc_webp_animator_finish: valid until then).
+void fc_webp_animator_set_metadata(fc_webp_animator *a, fc_metadata metadata);
+/// Assembles the file, with the metadata chunks, and writes it to `file`.
+fc_status fc_webp_animator_finish(fc_webp_animator *a, FILE *file);
 
 #endif

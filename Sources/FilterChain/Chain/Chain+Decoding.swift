@@ -236,7 +236,7 @@ struct ChainDecoder {
                 variable.value = .number(v)
             case .string(let text) where NumberExpression.isExpression(text):
                 variable.value = .expression(try expression(text, valueNode, path + ".value",
-                                                            names: result.map(\.name), later: names[(k + 1)...].compactMap { $0 },
+                                                            names: result.map(\.name) + NumberExpression.frameNames, later: names[(k + 1)...].compactMap { $0 },
                                                             reader: name))
             default:
                 throw fail(path + ".value", valueNode, .wrongType(expected: "a number, or an expression starting with '='", found: valueNode.typeName))
@@ -274,7 +274,7 @@ struct ChainDecoder {
                 let where_ = path + ".parameters." + name + indexPath(indices)
                 if version == 1 { throw fail(where_, node, .needsVersion2("an expression (a string starting with '=')")) }
                 guard case .string(let text) = node.value else { continue }
-                expressions.append((indices, try expression(text, node, where_, names: variables + NumberExpression.sizeNames)))
+                expressions.append((indices, try expression(text, node, where_, names: variables + NumberExpression.builtinNames)))
             }
             computed[name] = ComputedParameter(json: parameters.member(name)!, expressions: expressions)
         }

@@ -36,7 +36,7 @@ extension Chain {
             }
             return
         }
-        let names = variables.map(\.name) + NumberExpression.sizeNames
+        let names = variables.map(\.name) + NumberExpression.builtinNames
         var expressions: [(indices: [Int], expression: NumberExpression)] = []
         for (indices, node) in found.sites {
             guard case .string(let text) = node.value else { continue }

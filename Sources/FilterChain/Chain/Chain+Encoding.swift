@@ -20,6 +20,14 @@ extension Chain {
 extension Chain {
     /// True when the chain declares variables or a parameter holds an expression.
     public var usesExpressions: Bool { !variables.isEmpty || steps.contains { !$0.computed.isEmpty } }
+
+    /// True when an expression reads the animation frame (`frame`, `frames`, `time`): each
+    /// frame's chain is resolved anew.
+    public var readsFrame: Bool {
+        let names = Set(NumberExpression.frameNames)
+        return variables.contains { if case .expression(let e) = $0.value { !e.names.isDisjoint(with: names) } else { false } }
+            || steps.contains { $0.computed.values.contains { $0.expressions.contains { !$0.expression.names.isDisjoint(with: names) } } }
+    }
 }
 
 extension Step {

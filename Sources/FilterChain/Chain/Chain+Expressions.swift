@@ -125,9 +125,16 @@ extension Chain {
     private func evaluate(sourceSize: ImageSize?, file: String?, stopAtFirst: Bool, stepsToo: Bool) -> Run {
         let file = file ?? self.file ?? "chain"
         var run = Run(chain: self)
-        var scope: [String: Double] = [:]
+        var scope: [String: Double] = ["frame": Double(frame.frame), "frames": Double(frame.frames), "time": frame.time]
+        // Without an image (a chain file's check when read), what reads the animation frame
+        // waits for it, as what reads a size does: those names, and the variables made of them.
+        var waiting: Set<String> = sourceSize == nil ? Set(NumberExpression.frameNames) : []
         for (k, variable) in variables.enumerated() {
             let path = "variables[\(k)].value"
+            if case .expression(let e) = variable.value, !e.names.isDisjoint(with: waiting) {
+                waiting.insert(variable.name)
+                continue
+            }
             let value: Double
             switch variable.value {
             case .number(let v):
@@ -168,7 +175,9 @@ extension Chain {
             let inputSize = sizes[inputNode(ofStep: i)]
             var known = step.computed.isEmpty
             if !known {
-                let readsSize = step.computed.values.contains { $0.expressions.contains { $0.expression.readsSize } }
+                let readsSize = step.computed.values.contains {
+                    $0.expressions.contains { $0.expression.readsSize || !$0.expression.names.isDisjoint(with: waiting) }
+                }
                 if !readsSize || (inputSize != nil && sourceSize != nil) {
                     var local = scope
                     if let inputSize {

@@ -71,6 +71,9 @@ public struct Chain: StepGraph {
     /// The chain file it was read from (`load`, `parse`): errors found while it runs on an
     /// image (an expression's value out of range) name it. Nil for a chain made in code.
     public var file: String?
+    /// The animation frame expressions see (`frame`, `frames`, `time`): a render of an
+    /// animation sets it for each frame; a still is frame 0 of 1.
+    public var frame = FrameClock.still
 
     public init(workingSpace: WorkingSpace = .srgb, variables: [ChainVariable] = [], images: [ChainImage] = [],
                 steps: [Step] = []) {

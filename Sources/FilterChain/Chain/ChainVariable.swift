@@ -57,6 +57,7 @@ public struct ChainVariable: Sendable, Equatable {
         }
         if NumberExpression.functionNames.contains(name) { return "\(name) is a function" }
         if name == "width" || name == "height" { return "\(name) is the step's input \(name)" }
+        if NumberExpression.frameNames.contains(name) { return "\(name) is the animation frame's (frame, frames, time)" }
         if name.hasPrefix("source") { return "names starting with 'source' are kept for the input's measures (sourceWidth, sourceHeight)" }
         return nil
     }

@@ -22,7 +22,9 @@ import Darwin
 /// So `-2^2` is -4 and `2^-1` is 0.5. A comparison is 1 when it holds, else 0, and
 /// comparisons do not chain (`a < b < c` is refused). Names: the chain's variables, `width`
 /// and `height` (the step's input, in pixels, after the steps above it), `sourceWidth` and
-/// `sourceHeight` (the decoded input's). Functions: `if(c, a, b)` (a when c is not 0, else
+/// `sourceHeight` (the decoded input's), `frame` (an animation's frame, from 0), `frames`
+/// (how many it has) and `time` (the frame's start in seconds); a still is frame 0 of 1 at
+/// time 0. Functions: `if(c, a, b)` (a when c is not 0, else
 /// b; only the branch taken is evaluated), `min(a, b, ...)`, `max(a, b, ...)`,
 /// `clamp(x, lo, hi)` = min(max(x, lo), hi), `abs`, `floor`, `ceil`, `round` (half away
 /// from zero), `sqrt`, `pow(a, b)` = a^b, `exp`, `log` (natural), `lerp(a, b, t)` =
@@ -42,6 +44,10 @@ public struct NumberExpression: Sendable, Hashable, CustomStringConvertible {
     /// The names every expression knows besides variables: the step's input size and the
     /// source's.
     public static let sizeNames = ["width", "height", "sourceWidth", "sourceHeight"]
+    /// The names an animation's frame gives (a still: frame 0 of 1, at time 0).
+    public static let frameNames = ["frame", "frames", "time"]
+    /// Every name an expression knows besides variables.
+    public static let builtinNames = sizeNames + frameNames
     /// The functions, with the arguments each takes (as messages say them).
     public static let functions: [(name: String, arguments: String)] = [
         ("if", "(c, a, b)"), ("min", "(a, b, ...)"), ("max", "(a, b, ...)"), ("clamp", "(x, lo, hi)"),

@@ -8,6 +8,7 @@ public enum CodecRegistry {
         TIFFCodec.declaration,
         AVIFCodec.declaration,
         HEIFCodec.declaration,
+        GIFCodec.declaration,
     ]
 
     /// The declaration of a registered format.

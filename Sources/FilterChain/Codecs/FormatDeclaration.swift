@@ -29,6 +29,11 @@ public struct FormatDeclaration: Sendable {
     let encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?
     /// Why the system library the codec needs cannot be used, or nil (see ``libraryProblem``).
     let library: (@Sendable () -> String?)?
+    /// Reads a file frame by frame (`maxFrames`, 0 none, checked first); nil from it when the
+    /// file is a still, which the decoder reads.
+    let frameDecoder: (@Sendable (OpenedInput, DecodeOptions, _ maxFrames: Int) throws -> FrameDecoder?)?
+    /// Writes an animation frame by frame.
+    let frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)?
 
     init(format: ImageFormat, name: String, summary: String, extensions: [String], mediaType: String,
          capabilities: FormatCapabilities, options: [EncodeOption],
@@ -37,7 +42,9 @@ public struct FormatDeclaration: Sendable {
          check: (@Sendable ([String: EncodeOptionValue], BitDepth?) -> OptionProblem?)? = nil,
          decoder: (@Sendable (OpenedInput, DecodeOptions) throws -> StoredDecoder)?,
          encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?,
-         library: (@Sendable () -> String?)? = nil) {
+         library: (@Sendable () -> String?)? = nil,
+         frameDecoder: (@Sendable (OpenedInput, DecodeOptions, Int) throws -> FrameDecoder?)? = nil,
+         frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)? = nil) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
         self.format = format
         self.name = name
@@ -52,7 +59,14 @@ public struct FormatDeclaration: Sendable {
         self.decoder = decoder
         self.encoder = encoder
         self.library = library
+        self.frameDecoder = frameDecoder
+        self.frameEncoder = frameEncoder
     }
+
+    /// filterchain reads this format's animations frame by frame.
+    public var readsAnimations: Bool { frameDecoder != nil }
+    /// filterchain writes this format's animations.
+    public var writesAnimations: Bool { frameEncoder != nil }
 
     /// Why the system library this format needs cannot be used here (not installed, or older
     /// than the one built with), or nil. On Linux, libtiff, libavif and libheif are loaded the
@@ -99,7 +113,8 @@ public struct FormatCapabilities: Sendable, Hashable {
     public var grey: Bool
     /// The metadata it holds.
     public var metadata: Set<MetadataKind>
-    /// Files may hold an animation (reading gives its first frame, with a warning).
+    /// Files may hold an animation (see `FormatDeclaration.readsAnimations` and
+    /// `writesAnimations` for what filterchain does with one).
     public var animation: Bool
     /// Reading turns the pixels upright by the EXIF Orientation (unless told not to).
     public var exifOrientation: Bool

@@ -14,6 +14,7 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     public static let tiff = ImageFormat(id: "tiff")
     public static let avif = ImageFormat(id: "avif")
     public static let heif = ImageFormat(id: "heif")
+    public static let gif = ImageFormat(id: "gif")
 
     /// Every registered format, in the registry's order.
     public static var allCases: [ImageFormat] { CodecRegistry.declarations.map(\.format) }

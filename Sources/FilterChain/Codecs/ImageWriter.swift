@@ -42,7 +42,7 @@ public final class ImageWriter: @unchecked Sendable {
     public let header: EncodeHeader
     public let format: ImageFormat
     public let name: String
-    private let output: OutputFile
+    private let output: OutputFile?
     private let encoder: RowEncoder
     private var rowsWritten = 0
     /// Metadata that could not be written (an ICC profile for another colour space, ...).
@@ -82,7 +82,8 @@ public final class ImageWriter: @unchecked Sendable {
         self.header = header
         self.format = format
         self.name = destination.name
-        let output = try OutputFile(destination)
+        let output: OutputFile?
+        if case .frame = destination { output = nil } else { output = try OutputFile(destination) }
         self.output = output
         var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
         if options.stripMetadata, header.metadata.gainMap != nil { notes.append(Self.stripLeavesOutGainMap) }
@@ -102,8 +103,13 @@ public final class ImageWriter: @unchecked Sendable {
             }
         }
         // Each encoder places the metadata its format holds, and says what it could not.
-        encoder = try makeEncoder(output, header, metadata,
-                                  EncodeSettings(declaration: declaration, options: options, source: header.metadata))
+        if case .frame(let slot) = destination {
+            encoder = try FrameRows(slot, header: EncodeHeader(width: header.width, height: header.height, format: header.format,
+                                                               metadata: metadata), options: options)
+        } else {
+            encoder = try makeEncoder(output!, header, metadata,
+                                      EncodeSettings(declaration: declaration, options: options, source: header.metadata))
+        }
         notes += encoder.notes
     }
 
@@ -156,8 +162,8 @@ public final class ImageWriter: @unchecked Sendable {
     }
 
     /// Makes a completed output appear at its destination.
-    public func commit() throws { try output.commit() }
+    public func commit() throws { try output?.commit() }
 
     /// Throws the output away; an existing file at the destination is untouched.
-    public func abort() { output.abort() }
+    public func abort() { output?.abort() }
 }

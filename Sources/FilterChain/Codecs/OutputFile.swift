@@ -11,12 +11,17 @@ public enum ImageDestination: Sendable, Hashable {
     case standardOutput
     /// Bytes in memory: the encoded file is put in the buffer when the render succeeds.
     case memory(OutputBuffer)
+    /// A frame of an animation being written: a render of an animation
+    /// (`Renderer.render(_:animation:...)`) lays each frame out as the animation's format
+    /// holds it, and hands it to the animation's writer.
+    case frame(AnimationFrameSlot)
 
     public var name: String {
         switch self {
         case .file(let path): path
         case .standardOutput: "-"
         case .memory(let buffer): buffer.name
+        case .frame(let slot): slot.name
         }
     }
 }
@@ -54,6 +59,8 @@ final class OutputFile {
         name = destination.name
         if case .memory(let buffer) = destination { self.buffer = buffer }
         switch destination {
+        case .frame:
+            preconditionFailure("a frame goes to its animation's writer, not to a file of its own")
         case .standardOutput, .memory:
             guard let f = tmpfile() else {
                 throw CodecError(name, .writeFailed("cannot create a temporary file: \(String(cString: strerror(errno)))"))

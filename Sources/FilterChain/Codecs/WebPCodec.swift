@@ -6,7 +6,7 @@ enum WebPCodec {
 
     static let declaration = FormatDeclaration(
         format: .webp, name: "WebP",
-        summary: "lossy, lossless and alpha; an animation gives its first frame; 8-bit RGB or RGBA out",
+        summary: "lossy, lossless and alpha; animations frame by frame; 8-bit RGB or RGBA out",
         extensions: ["webp"], mediaType: "image/webp",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight], grey: false, metadata: [.icc, .exif, .xmp],
@@ -32,5 +32,12 @@ enum WebPCodec {
                             quality: settings.boolean("lossless") ? losslessQuality[settings.integer("effort")] : settings.integer("quality"),
                             lossless: settings.boolean("lossless"), effort: settings.integer("effort"),
                             alphaQuality: settings.integer("alphaQuality"))
+        },
+        frameDecoder: { input, options, maxFrames in try WebPFrameDecoder.open(input, options: options, maxFrames: maxFrames) },
+        frameEncoder: { output, header, metadata, settings in
+            try WebPFrameEncoder(output, header: header, metadata: metadata,
+                                 quality: settings.boolean("lossless") ? losslessQuality[settings.integer("effort")] : settings.integer("quality"),
+                                 lossless: settings.boolean("lossless"), effort: settings.integer("effort"),
+                                 alphaQuality: settings.integer("alphaQuality"))
         })
 }

@@ -28,7 +28,7 @@ extension Chain {
             throw ChainError(file: file, path: "images[\(i)].file", problem: .imageNotLoaded(file: image.file))
         }
         try validateVariables(file: file)
-        let names = variables.map(\.name) + NumberExpression.sizeNames
+        let names = variables.map(\.name) + NumberExpression.builtinNames
         for (i, step) in steps.enumerated() {
             // A computed parameter holds its default until its value is known: the rules
             // across parameters are checked then (`resolved(sourceSize:)`).

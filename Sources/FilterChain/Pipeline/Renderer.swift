@@ -48,6 +48,16 @@ public struct RenderResult: Sendable {
     /// For each output in order: the HDR it was written as (asked for, or an HDR source's
     /// kept, in a file or in memory), nil for SDR.
     public var hdr: [HDROutput?] = []
+
+    public init(info: ImageInfo, images: [RasterImage?], sizes: [ImageSize], notes: [String], warnings: [String],
+                values: ChainValues = ChainValues()) {
+        self.info = info
+        self.images = images
+        self.sizes = sizes
+        self.notes = notes
+        self.warnings = warnings
+        self.values = values
+    }
 }
 
 /// Runs chains on images. One renderer's threads serve every image given to it, from any
@@ -508,8 +518,9 @@ public final class Renderer: Sendable {
                             images: sinks.map { ($0 as? MemorySink)?.image },
                             sizes: outputs.indices.map(job.plan.size(ofOutput:)),
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
-                            warnings: reader.warnings, values: job.values, gainMaps: gainMaps,
-                            hdr: outputs.map { Self.hdrOutput($0, source: job.colour.source) })
+                            warnings: reader.warnings, values: job.values)
+        result.gainMaps = gainMaps
+        result.hdr = outputs.map { Self.hdrOutput($0, source: job.colour.source) }
         result.rowsPassedAsDecoded = passed
         return result
     }
