@@ -55,6 +55,8 @@ func describe(_ error: any Error) -> String {
             return e.displayName + ": " + e.message
                 .replacing(", or set EncodeOptions.format)", with: ", or use --format)")
                 .replacing("(raise DecodeOptions.maxPixels; 0 for none)", with: "(raise it with --max-pixels, 0 for none)")
+        case .unsupported:
+            return e.description.replacing("(raise maxFrames; 0 for none)", with: "(raise it with --max-frames, 0 for none)")
         default: return e.description
         }
     }

@@ -99,6 +99,9 @@ struct ImageFacts {
         out += "  colour: \(colour)\n"
         out += "  orientation: " + (orientation == .up ? "as stored" : "\(orientation.rawValue) (\(orientation)), turned upright") + "\n"
         out += "  metadata: \(metadata)\n"
+        if let a = info.animation, a.frameCount > 1 {
+            out += "  animation: \(a); delays " + Self.delays(a.delays) + "\n"
+        }
         switch gainMap {
         case .none: break
         case .found(let map): out += "  gain map: \(Self.describe(map))\n"
@@ -109,6 +112,13 @@ struct ImageFacts {
                 + (jpeg.chroma.map { ", chroma \($0)" } ?? "") + "\n"
         }
         return out
+    }
+
+    /// "100, 200 ms" or, when they are all one, "100 ms each".
+    static func delays(_ delays: [Int]) -> String {
+        if let first = delays.first, delays.allSatisfy({ $0 == first }) { return "\(first) ms each" }
+        let shown = delays.prefix(12).map(String.init).joined(separator: ", ")
+        return shown + (delays.count > 12 ? ", ... (\(delays.count))" : "") + " ms"
     }
 
     var jsonLine: String {
@@ -122,6 +132,11 @@ struct ImageFacts {
         line.add("bits", format.depth.rawValue)
         line.add("float", format.depth.isFloat)
         line.add("orientation", orientation.rawValue)
+        if let a = info.animation {
+            line.add("frames", a.frameCount)
+            line.addRaw("delays", "[" + a.delays.map(String.init).joined(separator: ",") + "]")
+            line.add("loop", a.loopCount)
+        }
         let m = info.metadata
         if let icc = m.iccProfile {
             var colour = JSONLine()

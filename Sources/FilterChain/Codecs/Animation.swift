@@ -228,6 +228,15 @@ public final class AnimationFrameSlot: @unchecked Sendable, Hashable {
     public static func == (a: AnimationFrameSlot, b: AnimationFrameSlot) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// Throws the animation away (its temporary file goes now).
+    func abandon() {
+        writer?.abort()
+        writer = nil
+    }
+
+    /// Lets go of the finished writer.
+    func release() { writer = nil }
+
     func take(_ header: EncodeHeader, pixels: UnsafeRawPointer, stride: Int) throws {
         if let writer {
             let first = writer.header

@@ -36,6 +36,7 @@ final class GIFDecoder: StoredDecoder, FrameDecoder {
     let format: PixelFormat
     let metadata: ImageMetadata
     let animation: AnimationInfo
+    var animationInfo: AnimationInfo? { animation }
     let readsWholeImageOnly = true
     let notices: [String]
     let harmlessDamage: [String]
@@ -51,7 +52,7 @@ final class GIFDecoder: StoredDecoder, FrameDecoder {
         var info = fc_gif_info()
         let status = fc_gif_decoder_open(d, &info, Int32(clamping: maxFrames))
         if status == FC_LIMIT {
-            throw CodecError(input.name, .unsupported("an animation of " + reportString(fc_gif_decoder_report(d).pointee.message)))
+            throw CodecError(input.name, .unsupported("an animation of more than \(maxFrames) frames, over the limit (raise maxFrames; 0 for none)"))
         }
         guard status == FC_OK else { throw GIFDecoder.failure(d, status, input.name) }
         width = Int(info.width)

@@ -47,6 +47,9 @@ public struct ImageInfo: Sendable, Hashable, CustomStringConvertible {
     /// `format`'s RGBA layout, and the metadata's ICC profile is the CMYK profile that says
     /// what they mean (`DecodeOptions.keepsInks`). `imageFormat` is what the image is.
     public var inks = false
+    /// For a file that holds an animation: its frames' delays and loop count (the pixels
+    /// are its first frame; `AnimationReader` reads them all).
+    public var animation: AnimationInfo?
 
     /// What the image is once its colour is converted: `format`, or RGB of its depth for inks.
     public var imageFormat: PixelFormat { inks ? PixelFormat(.rgb, format.depth) : format }
@@ -82,6 +85,8 @@ protocol StoredDecoder: AnyObject {
     var readsWholeImageOnly: Bool { get }
     /// The rows are CMYK ink amounts in an RGBA layout (see `ImageInfo.inks`).
     var inks: Bool { get }
+    /// An animation's frames, delays and loop count (the still reader gives its first frame).
+    var animationInfo: AnimationInfo? { get }
     func readRows(into: UnsafeMutableRawPointer, stride: Int, rows: Int) throws
     func readWholeImage(into: UnsafeMutableRawPointer, stride: Int) throws
     func finish() throws
@@ -112,6 +117,7 @@ extension StoredDecoder {
     var notices: [String] { [] }
     var harmlessDamage: [String] { [] }
     var inks: Bool { false }
+    var animationInfo: AnimationInfo? { nil }
     var canShrink: Bool { false }
     var orientationTag: Orientation? { nil }
     func shrink(by denominator: Int) throws {}
@@ -186,6 +192,7 @@ public final class ImageReader: @unchecked Sendable {
                          sourceFormat: sourceFormat,
                          appliedOrientation: orientation == .up ? nil : orientation)
         info.inks = decoder.inks
+        info.animation = decoder.animationInfo
     }
 
     /// Opens an image, sniffing its format from its first bytes and checking its size

@@ -19,6 +19,7 @@ final class WebPDecoder: StoredDecoder {
     let warnings: [String] = []
     /// An animation's frames, delays and loop count (nil for a still).
     let animation: AnimationInfo?
+    var animationInfo: AnimationInfo? { animation }
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
         let bytes = try input.bytesInMemory()
@@ -114,7 +115,7 @@ final class WebPFrameDecoder: FrameDecoder {
         height = Int(info.height)
         let frames = Int(info.frame_count)
         if maxFrames > 0, frames > maxFrames {
-            throw CodecError(input.name, .unsupported("an animation of more than \(maxFrames) frames (--max-frames); it has \(frames)"))
+            throw CodecError(input.name, .unsupported("an animation of more than \(maxFrames) frames, over the limit (raise maxFrames; 0 for none)"))
         }
         animation = AnimationInfo(delays: (0..<frames).map { Int(fc_webp_decoder_duration(d, Int32($0))) },
                                   loopCount: Int(fc_webp_decoder_loop_count(d)))

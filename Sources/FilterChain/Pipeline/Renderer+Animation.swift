@@ -161,6 +161,10 @@ extension Renderer {
         var values = ChainValues()
         var delays: [Int] = []
         for note in reader.harmlessDamage where !notes.contains(note) { notes.append(note) }
+        // On any failure the animations' temporary files go at once (a frame's sink may
+        // outlive the render a while in the pool's hands; its writer must not).
+        var finished = false
+        defer { if !finished { for slot in slots.values { slot.abandon() } } }
         for index in 0...taken.upperBound {
             if cancel?.isCancelled == true { throw RenderCancelled() }
             let frame = try reader.nextFrame()
@@ -208,6 +212,7 @@ extension Renderer {
             guard let writer = slots[k]!.writer else { continue }
             for note in writer.notes where !notes.contains(note) { notes.append(note) }
             try writer.finish()
+            slots[k]!.release()
         }
         for k in stills.keys.sorted() {
             let still = stills[k]!
@@ -218,6 +223,7 @@ extension Renderer {
             }
             try output.commit()
         }
+        finished = true
         return AnimationResult(info: reader.info, source: reader.animation, frames: taken,
                                written: AnimationInfo(delays: delays, loopCount: loops), images: images, sizes: sizes,
                                notes: notes, warnings: warnings, values: values)

@@ -87,7 +87,7 @@ import Testing
     /// many bytes after it, the path, words of the message).
     static let fileErrors: [(String, String, Int, String, String)] = [
         (#""sigma": "=0.002 * min(widht, height)""#, "widht", 0, "filters[1].parameters.sigma",
-         #""=0.002 * min(widht, height)", character 14: unknown name 'widht'; did you mean 'width'? (known: strength, long, width, height, sourceWidth, sourceHeight)"#),
+         #""=0.002 * min(widht, height)", character 14: unknown name 'widht'; did you mean 'width'? (known: strength, long, width, height, sourceWidth, sourceHeight, frame, frames, time)"#),
         (#""sigma": "=2 * (strength""#, "=2 * (strength", 14, "filters[1].parameters.sigma", "character 15: ')' expected, found the end"),
         (#""sigma": "=1 / (strength - 0.5)""#, "/ (", 0, "filters[1].parameters.sigma", "character 4: division by zero"),
         (#""sigma": "=sqrt(strength - 1)""#, "sqrt", 0, "filters[1].parameters.sigma", "sqrt of -0.5 is not a finite number"),
