@@ -116,7 +116,12 @@ enum FormatDocs {
         var holds = [caps.alpha ? "alpha" : "no alpha",
                      caps.depths.map { String($0.rawValue) }.joined(separator: " or ") + " bits",
                      caps.grey ? "grey" : "no grey (written as RGB)"]
-        if caps.animation { holds.append("animation (the first frame is read)") }
+        if d.readsAnimations || d.writesAnimations {
+            holds.append("animation (" + [d.readsAnimations ? "read" : nil, d.writesAnimations ? "written" : nil]
+                .compactMap { $0 }.joined(separator: " and ") + " frame by frame)")
+        } else if caps.animation {
+            holds.append("animation (the first frame is read)")
+        }
         if let side = caps.maxSide { holds.append("at most \(side) pixels on a side") }
         out += "  holds: \(holds.joined(separator: ", "))\n"
         out += "  metadata: \(caps.metadata.sorted().map(\.displayName).joined(separator: ", "))\n"

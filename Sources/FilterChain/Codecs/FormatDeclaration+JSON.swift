@@ -16,7 +16,9 @@ extension FormatDeclaration {
             ("depths", JSONNode(.array(caps.depths.map { number($0.rawValue) }))),
             ("grey", JSONNode(.bool(caps.grey))),
             ("metadata", JSONNode(.array(caps.metadata.sorted().map { string($0.rawValue) }))),
-            ("animation", JSONNode(.bool(caps.animation))),
+            // Files may hold one; and whether filterchain reads and writes every frame.
+            ("animation", JSONNode(.object([("files", JSONNode(.bool(caps.animation))), ("read", JSONNode(.bool(readsAnimations))),
+                                            ("write", JSONNode(.bool(writesAnimations)))]))),
             ("exifOrientation", JSONNode(.bool(caps.exifOrientation))),
             ("maxSide", caps.maxSide.map(number) ?? JSONNode(.null)),
             ("libraryProblem", libraryProblem.map(string) ?? JSONNode(.null)),
