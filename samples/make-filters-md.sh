@@ -301,14 +301,20 @@ do not chain (`a < b < c` is refused).
 **Names**: the chain's variables; `width` and `height`, the step's input in pixels after the
 steps above it (a geometry step's layout gives its output's size; a disabled step passes its
 input's on; a step with an `input` takes that image's size); `sourceWidth` and
-`sourceHeight`, the decoded input's (upright, as the chain sees it).
+`sourceHeight`, the decoded input's (upright, as the chain sees it); `frame`, `frames` and
+`time`, an animation's frame (its place in the source, from 0), its frame count, and the
+frame's start in seconds (the delays before it summed): a still is frame 0 of 1 at time 0.
+`"ev": "=-2 + 2 * frame / (frames - 1)"` fades an animation in; `"=0.5 * time"` grows with
+its clock. A chain file is checked when read without these three (what reads them, and a
+variable made of them, waits for the frame as what reads a size waits for the image); a name
+of the three cannot name a variable.
 
 **Functions**: `if(c, a, b)` is a when c is not 0, else b (only the branch taken is
 evaluated); `min(a, b, ...)`, `max(a, b, ...)`; `clamp(x, lo, hi)` = min(max(x, lo), hi);
 `abs`, `floor`, `ceil`; `round` (half away from zero); `sqrt`; `pow(a, b)` = a^b; `exp`;
 `log` (natural); `lerp(a, b, t)` = a + (b - a) t.
 
-**Evaluation.** In Double, once per image and step, before the image's plan is made (never
+**Evaluation.** In Double, once per image (per frame, for an animation) and step, before the image's plan is made (never
 per pixel). A whole-number parameter takes the value rounded half away from zero (100.5
 gives 101, -90.5 gives -91); a number parameter takes it as it is (a crop in pixels still
 wants whole numbers: write `=floor(width / 4)`). The value is then checked as a literal
@@ -320,7 +326,7 @@ literals.
 **Errors** name the file, the JSON path and the line and column of the character inside the
 string they are about (the column counts bytes; an escape's characters share its column):
 
-    look.json: filters[1].parameters.sigma: "=0.002 * min(widht, height)", character 14: unknown name 'widht'; did you mean 'width'? (known: strength, long, width, height, sourceWidth, sourceHeight) (line 9, column 50)
+    look.json: filters[1].parameters.sigma: "=0.002 * min(widht, height)", character 14: unknown name 'widht'; did you mean 'width'? (known: strength, long, width, height, sourceWidth, sourceHeight, frame, frames, time) (line 9, column 50)
 
 A syntax error, an unknown name ("did you mean"), a function without its arguments or with
 the wrong number of them, a variable read before it is declared, a division by zero (at the

@@ -75,7 +75,10 @@ struct Steps: ParsableCommand {
         let staged = names.map { joinPath(outputDir, ".\($0).staged-\(getpid())." + ext) }
         var outputs: [RenderOutput] = []
         for (position, path) in staged.enumerated() {
-            outputs.append(RenderOutput(step: position, .file(try codec.destination(path), codec.encodeOptions)))
+            // Without --format the step images are PNGs of their own, taking what of the
+            // options fits PNG (--quality 85 is the JPEG sheet's).
+            let output = try codec.output(path, ownFormat: codec.imageFormat == nil)
+            outputs.append(RenderOutput(step: position, .file(output.destination, output.options)))
         }
         let sheetOutput = try sheet.map { try codec.output($0, ownFormat: true) }
         // A folder in the way would only be found after all the work, half put in place.

@@ -43,3 +43,18 @@ private let fuzzInputPath: String = {
     atexit { unlink(fuzzInputPath) }
     return "/tmp/filterchain-fuzz-\(getpid()).input"
 }()
+
+/// Reads an animation frame by frame, strictly and leniently (GIF, animated WebP): the scan,
+/// the frame limit, and every frame's compositing. A pixel and frame limit keep runs small.
+public func decodeFrames(_ bytes: [UInt8]) {
+    for lenient in [false, true] {
+        do {
+            let reader = try AnimationReader(.bytes(bytes, name: "fuzz"), options: DecodeOptions(maxPixels: 1 << 20, lenient: lenient),
+                                             maxFrames: 64)
+            _ = reader.harmlessDamage
+            for _ in 0..<reader.animation.frameCount { _ = try reader.nextFrame() }
+        } catch {
+            _ = "\(error)"
+        }
+    }
+}
