@@ -102,6 +102,41 @@ import FilterChain
         try expectSteadyPeak(ext, format: format) { input in ["apply", CLI.lookChain, input, folder + "/out.\(ext)"] }
     }
 
+    /// An animation goes through frame by frame (issue 39): a 300-frame 640 x 360 GIF
+    /// resized to half and written as a GIF peaks within 15% of a 30-frame one. Held whole,
+    /// its canvases alone would be 276 MB.
+    @Test(.enabled(if: available || required, "needs the release build"))
+    func animationsDoNotGrowWithTheirLength() throws {
+        try #require(Self.available, "no \(Self.binary): run swift build -c release")
+        CLI.write(#"{"version": 1, "filters": [{"id": "5D7C2A10-3B4E-4F60-9A8B-1C2D3E4F5A6B", "type": "resize", "parameters": {"scale": 0.5}}]}"#,
+                  to: folder + "/half.json")
+        var peaks: [Int] = []
+        for count in [30, 300] {
+            let input = folder + "/anim\(count).gif"
+            let writer = try AnimationWriter(.file(input), format: .gif, width: 640, height: 360, pixelFormat: PixelFormat(.rgb, .eight))
+            var pixels = [UInt8](repeating: 0, count: 640 * 360 * 3)
+            for k in 0..<count {
+                // A background of eight colours and a box that moves: few colours, real changes.
+                for i in 0..<(640 * 360) {
+                    let x = i % 640, y = i / 640
+                    let box = (x - 2 * k + 640) % 640 < 120 && y > 100 && y < 260
+                    pixels[3 * i] = box ? 240 : UInt8((x / 80) * 30)
+                    pixels[3 * i + 1] = box ? UInt8(k % 200) : UInt8((y / 45) * 30)
+                    pixels[3 * i + 2] = box ? 30 : 120
+                }
+                try writer.add(try RasterImage(width: 640, height: 360, format: PixelFormat(.rgb, .eight), pixels: pixels), delay: 40)
+            }
+            try writer.finish()
+            let run = try Self.peak(["apply", folder + "/half.json", input, folder + "/out\(count).gif"], in: folder)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try AnimationReader(.file(folder + "/out\(count).gif")).animation.frameCount == count)
+            peaks.append(run.kib)
+        }
+        let growth = Double(peaks[1]) / Double(peaks[0]) - 1
+        #expect(growth <= 0.15, "\(peaks[0]) KiB for 30 frames, \(peaks[1]) KiB for 300")
+        print("memory gif: \(peaks[0]) KiB for 30 frames of 640x360, \(peaks[1]) KiB for 300 (\(Int(growth * 100))%)")
+    }
+
     /// Runs `arguments(input)` on 4000 x 3000 and 4000 x 12000 images of `format`: the peaks
     /// must be within 15% of each other.
     func expectSteadyPeak(_ label: String, format: ImageFormat, arguments: (String) -> [String]) throws {
