@@ -2,7 +2,7 @@ import ArgumentParser
 import FilterChain
 
 /// How animations (GIF, WebP) go through a chain: which frames, how they play.
-struct AnimationOptions: ParsableArguments {
+struct AnimationOptions: ParsableArguments, Sendable {
     @Option(help: ArgumentHelp("Frames of an animation to take: all, first, N or N-M (from 0). Default: all where the output holds an animation (GIF, WebP), first where it does not.", valueName: "all|first|N|N-M"))
     var frames: String?
 
@@ -31,6 +31,25 @@ struct AnimationOptions: ParsableArguments {
         if frames != nil || frameAsked { return true }
         guard formats.contains(where: { $0.declaration.writesAnimations }) else { return false }
         return input == "-" || AnimationReader.mayBeAnimation(.file(input))
+    }
+
+    /// Renders `input` to `outputs` (of `formats`): frame by frame when it goes so (the
+    /// first output every frame taken; a second, a preview, `previewFrame`, else every frame
+    /// where its format holds an animation, else the first taken), else as a still.
+    func render(_ renderer: Renderer, chain: Chain, input: String, decode: DecodeOptions, outputs: [RenderOutput],
+                formats: [ImageFormat], previewFrame: Int? = nil, order: Int = 0) throws -> RenderResult {
+        let source: ImageSource = input == "-" ? .standardInput : .file(input)
+        guard goesFrameByFrame(input: input, formats: formats, frameAsked: previewFrame != nil) else {
+            return try renderer.render(chain, source: source, decode: decode, outputs: outputs, cancel: Signals.cancel, order: order)
+        }
+        let frameOutputs = outputs.enumerated().map { k, output in
+            AnimationOutput(step: output.step, output.target,
+                            frame: k == 0 ? nil : previewFrame ?? (formats[k].declaration.writesAnimations ? nil : firstFrame))
+        }
+        let frames = try renderer.render(chain, animation: source, decode: decode, outputs: frameOutputs, frames: selection,
+                                         maxFrames: maxFrames, loopCount: loop, delay: delay, cancel: Signals.cancel)
+        return RenderResult(info: frames.info, images: frames.images.map(\.first), sizes: frames.sizes,
+                            notes: frames.notes, warnings: frames.warnings, values: frames.values)
     }
 
     /// The frame a still output of an animation takes when none was named: the first taken.

@@ -95,7 +95,7 @@ struct Apply: ParsableCommand {
         let chain = try variables.apply(to: resolved.chain, file: chainLabel)
         if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
-            try BatchRun(chainPath: chainLabel, chain: chain, paths: paths, options: batch, codec: codec,
+            try BatchRun(chainPath: chainLabel, chain: chain, paths: paths, options: batch, codec: codec, animation: animation,
                          threads: rendering.count, inPlace: inPlace, beforeWork: { inputs in try inline.save(resolved, inputs: inputs) }).run()
             return
         }
@@ -126,7 +126,6 @@ struct Apply: ParsableCommand {
             outputs.append(RenderOutput(step: position, .file(preview.destination, preview.options)))
             formats.append(preview.format)
         }
-        let frameByFrame = animation.goesFrameByFrame(input: input, formats: formats, frameAsked: previewFrame != nil)
         try inline.save(resolved, inputs: [input])
         let renderer = rendering.renderer()
         let result: RenderResult
@@ -137,24 +136,8 @@ struct Apply: ParsableCommand {
         line.add("output", output)
         func milliseconds() -> Int { Int(((now() - started) * 1000).rounded()) }
         do {
-            if frameByFrame {
-                // The main output: every frame taken. The preview: the frame asked for, else
-                // every frame where its format holds an animation, else the first taken.
-                var frameOutputs = [AnimationOutput(step: outputs[0].step, outputs[0].target)]
-                if outputs.count > 1 {
-                    let frame = previewFrame ?? (formats[1].declaration.writesAnimations ? nil : animation.firstFrame)
-                    frameOutputs.append(AnimationOutput(step: outputs[1].step, outputs[1].target, frame: frame))
-                }
-                let frames = try renderer.render(chain, animation: input == "-" ? .standardInput : .file(input),
-                                                 decode: codec.decodeOptions, outputs: frameOutputs, frames: animation.selection,
-                                                 maxFrames: animation.maxFrames, loopCount: animation.loop, delay: animation.delay,
-                                                 cancel: Signals.cancel)
-                result = RenderResult(info: frames.info, images: frames.images.map(\.first), sizes: frames.sizes,
-                                      notes: frames.notes, warnings: frames.warnings, values: frames.values)
-            } else {
-                result = try renderer.render(chain, source: input == "-" ? .standardInput : .file(input),
-                                             decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
-            }
+            result = try animation.render(renderer, chain: chain, input: input, decode: codec.decodeOptions, outputs: outputs,
+                                          formats: formats, previewFrame: previewFrame)
         } catch {
             if batch.json && !(error is RenderCancelled) {
                 line.add("status", "failed")

@@ -18,6 +18,8 @@ struct BatchRun {
     let paths: [String]
     let options: BatchOptions
     let codec: CodecOptions
+    /// How animations go (GIF and WebP inputs to outputs that hold them: every frame).
+    var animation = AnimationOptions()
     /// The renderer's threads (--threads), shared by every image in flight.
     let threads: Int
     /// Each input is replaced by its result, in its own format.
@@ -130,6 +132,7 @@ struct BatchRun {
         let encode = codec.encodeOptions
         let decode = codec.decodeOptions
         let chain = self.chain
+        let animation = self.animation
         let json = options.json
         let skipExisting = options.skipExisting
         runThreads(jobs, stackSize: 1 << 20) {
@@ -151,9 +154,9 @@ struct BatchRun {
                     do {
                         var encode = encode
                         if let format = item.format { encode.format = format }
-                        let result = try renderer.render(chain, source: .file(item.input), decode: decode,
-                                                         outputs: [RenderOutput(step: chain.steps.count, .file(.file(item.output), encode))],
-                                                         cancel: Signals.cancel, order: index)
+                        let result = try animation.render(renderer, chain: chain, input: item.input, decode: decode,
+                                                          outputs: [RenderOutput(step: chain.steps.count, .file(.file(item.output), encode))],
+                                                          formats: [try encode.resolvedFormat(for: .file(item.output))], order: index)
                         if decode.lenient { for warning in result.warnings { Console.warning("\(item.input): \(warning)") } }
                         for note in result.notes { Console.warning(note) }
                         report?.record(input: item.input, output: item.output, outcome: .done, error: nil, seconds: now() - started)

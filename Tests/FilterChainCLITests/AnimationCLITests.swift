@@ -38,6 +38,10 @@ import FilterChain
         #expect(all.status == 0 && all.stderr.isEmpty, "\(all.stderr)")
         let back = try AnimationReader(.file(folder + "/all.webp"))
         #expect(back.animation == AnimationInfo(delays: [40, 50, 60, 70, 80, 90], loopCount: 3))
+        // A batch takes every frame too.
+        let batch = try CLI.run(["apply", "empty.json", "in.gif", "--output-dir", "o", "--format", "webp", "--lossless", "--quiet"], in: folder)
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(try AnimationReader(.file(folder + "/o/in.webp")).animation.frameCount == 6)
         // To a PNG: the first frame, saying so.
         let first = try CLI.run(["apply", "empty.json", "in.gif", "first.png"], in: folder)
         #expect(first.status == 0 && first.stderr == "filterchain: warning: in.gif: an animation of 6 frames: only the first frame was read\n",
