@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #define FC_HEIF_MAX_METADATA_BLOCKS 256
@@ -586,4 +587,142 @@ fc_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, 
     }
     d->next_row += rows;
     return FC_OK;
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing (HEVC through libheif's x265 plugin)
+
+static fc_status fc_heif_encode_failure(fc_heif_report *report, struct heif_error e, const char *what) {
+    snprintf(report->message, sizeof report->message, "%s: %s", what, e.message ? e.message : "libheif failed");
+    if (e.code == heif_error_Memory_allocation_error) return FC_NO_MEMORY;
+    if (e.code == heif_error_Unsupported_feature || e.code == heif_error_Unsupported_filetype) return FC_UNSUPPORTED;
+    return FC_FAILED;
+}
+
+static struct heif_error fc_heif_write_file(struct heif_context *ctx, const void *data, size_t size, void *userdata) {
+    (void)ctx;
+    FILE *file = userdata;
+    struct heif_error ok = { heif_error_Ok, heif_suberror_Unspecified, "" };
+    if (fwrite(data, 1, size, file) != size) {
+        struct heif_error e = { heif_error_Encoding_error, heif_suberror_Cannot_write_output_data, "write failed" };
+        return e;
+    }
+    return ok;
+}
+
+fc_status fc_heif_encode(const fc_heif_encode_options *o, const uint8_t *pixels, size_t stride, FILE *file,
+                         fc_heif_report *report) {
+    static const char *presets[] = { "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower",
+                                     "veryslow", "placebo" };
+    const char *why = fc_heif_library_error();
+    if (why) { snprintf(report->message, sizeof report->message, "%s", why); return FC_UNSUPPORTED; }
+    if (o->preset < 0 || o->preset > 9 || o->quality < 0 || o->quality > 100 || o->width == 0 || o->height == 0
+        || (o->depth != 8 && o->depth != 16) || o->channels < 1 || o->channels > 4) {
+        snprintf(report->message, sizeof report->message, "invalid encoder settings");
+        return FC_FAILED;
+    }
+    struct heif_context *ctx = fc_libheif.heif_context_alloc();
+    if (!ctx) return FC_NO_MEMORY;
+    fc_status status = FC_OK;
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    struct heif_image_handle *handle = NULL;
+    struct heif_encoding_options *options = NULL;
+    int grey = o->channels <= 2, alpha = o->channels == 2 || o->channels == 4;
+    int bits = o->depth == 8 ? 8 : 10;
+    struct heif_error e = fc_libheif.heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder);
+    if (e.code != heif_error_Ok || !encoder) {
+        snprintf(report->message, sizeof report->message, "this libheif has no HEVC encoder (x265)");
+        status = FC_UNSUPPORTED;
+        goto done;
+    }
+    e = fc_libheif.heif_encoder_set_lossy_quality(encoder, o->quality);
+    if (e.code == heif_error_Ok) e = fc_libheif.heif_encoder_set_parameter_string(encoder, "preset", presets[o->preset]);
+    if (e.code == heif_error_Ok && !grey) e = fc_libheif.heif_encoder_set_parameter_string(encoder, "chroma", o->chroma444 ? "444" : "420");
+    if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the encoder's settings"); goto done; }
+    enum heif_chroma chroma = grey ? heif_chroma_monochrome
+        : o->depth == 8 ? (alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+                        : (alpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE);
+    e = fc_libheif.heif_image_create((int)o->width, (int)o->height, grey ? heif_colorspace_monochrome : heif_colorspace_RGB,
+                                     chroma, &image);
+    if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the image"); goto done; }
+    // The planes: interleaved for colour, Y (and alpha) for grey; 16-bit samples as 10-bit,
+    // v10 = round(v16 x 1023 / 65535), little-endian.
+    enum heif_channel planes[2] = { grey ? heif_channel_Y : heif_channel_interleaved, heif_channel_Alpha };
+    int plane_count = grey && alpha ? 2 : 1;
+    for (int p = 0; p < plane_count; p++) {
+        e = fc_libheif.heif_image_add_plane(image, planes[p], (int)o->width, (int)o->height, bits);
+        if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the image's planes"); goto done; }
+    }
+    for (int p = 0; p < plane_count; p++) {
+        int plane_stride = 0;
+        uint8_t *plane = fc_libheif.heif_image_get_plane(image, planes[p], &plane_stride);
+        if (!plane) { status = FC_NO_MEMORY; goto done; }
+        // The samples of a pixel this plane takes: all (interleaved), else grey's or alpha's.
+        int per = grey ? 1 : o->channels, first = grey ? p : 0;
+        for (uint32_t y = 0; y < o->height; y++) {
+            uint8_t *out = plane + (size_t)y * (size_t)plane_stride;
+            if (o->depth == 8) {
+                const uint8_t *in = pixels + (size_t)y * stride;
+                for (uint32_t x = 0; x < o->width; x++)
+                    for (int c = 0; c < per; c++) out[(size_t)x * per + c] = in[(size_t)x * o->channels + first + c];
+            } else {
+                const uint16_t *in = (const uint16_t *)(const void *)(pixels + (size_t)y * stride);
+                for (uint32_t x = 0; x < o->width; x++)
+                    for (int c = 0; c < per; c++) {
+                        uint32_t v = ((uint32_t)in[(size_t)x * o->channels + first + c] * 1023u + 32767u) / 65535u;
+                        out[((size_t)x * per + c) * 2] = (uint8_t)(v & 0xff);
+                        out[((size_t)x * per + c) * 2 + 1] = (uint8_t)(v >> 8);
+                    }
+            }
+        }
+    }
+    struct heif_color_profile_nclx *nclx = fc_libheif.heif_nclx_color_profile_alloc();
+    if (!nclx) { status = FC_NO_MEMORY; goto done; }
+    fc_libheif.heif_nclx_color_profile_set_color_primaries(nclx, o->colour_primaries);
+    fc_libheif.heif_nclx_color_profile_set_transfer_characteristics(nclx, o->transfer_characteristics);
+    fc_libheif.heif_nclx_color_profile_set_matrix_coefficients(nclx, o->matrix_coefficients);
+    nclx->full_range_flag = 1;
+    e = fc_libheif.heif_image_set_nclx_color_profile(image, nclx);
+    fc_libheif.heif_nclx_color_profile_free(nclx);
+    if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the colour description"); goto done; }
+    if (o->metadata.icc && o->metadata.icc_length) {
+        e = fc_libheif.heif_image_set_raw_color_profile(image, "prof", o->metadata.icc, o->metadata.icc_length);
+        if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the ICC profile"); goto done; }
+    }
+    options = fc_libheif.heif_encoding_options_alloc();
+    if (!options) { status = FC_NO_MEMORY; goto done; }
+    options->save_alpha_channel = alpha ? 1 : 0;
+    e = fc_libheif.heif_context_encode_image(ctx, image, encoder, options, &handle);
+    if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "HEVC encoding"); goto done; }
+    if (o->metadata.exif && o->metadata.exif_length) {
+        e = fc_libheif.heif_context_add_exif_metadata(ctx, handle, o->metadata.exif, (int)o->metadata.exif_length);
+        if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the EXIF item"); goto done; }
+    }
+    if (o->metadata.xmp && o->metadata.xmp_length) {
+        e = fc_libheif.heif_context_add_XMP_metadata(ctx, handle, o->metadata.xmp, (int)o->metadata.xmp_length);
+        if (e.code != heif_error_Ok) { status = fc_heif_encode_failure(report, e, "the XMP item"); goto done; }
+    }
+    struct heif_writer writer = { 1, fc_heif_write_file };
+    e = fc_libheif.heif_context_write(ctx, &writer, file);
+    if (e.code != heif_error_Ok) {
+        if (ferror(file)) {
+            snprintf(report->message, sizeof report->message, "%s", strerror(errno));
+            status = FC_WRITE_FAILED;
+        } else {
+            status = fc_heif_encode_failure(report, e, "writing the file");
+        }
+        goto done;
+    }
+    if (fflush(file) != 0) {
+        snprintf(report->message, sizeof report->message, "%s", strerror(errno));
+        status = FC_WRITE_FAILED;
+    }
+done:
+    if (options) fc_libheif.heif_encoding_options_free(options);
+    if (handle) fc_libheif.heif_image_handle_release(handle);
+    if (image) fc_libheif.heif_image_release(image);
+    if (encoder) fc_libheif.heif_encoder_release(encoder);
+    fc_libheif.heif_context_free(ctx);
+    return status;
 }

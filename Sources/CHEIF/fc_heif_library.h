@@ -53,7 +53,18 @@
     X(heif_nclx_color_profile_set_color_primaries) \
     X(heif_nclx_color_profile_set_matrix_coefficients) \
     X(heif_nclx_color_profile_set_transfer_characteristics) \
-    X(heif_register_decoder)
+    X(heif_register_decoder) \
+    X(heif_context_get_encoder_for_format) \
+    X(heif_encoder_release) \
+    X(heif_encoder_set_lossy_quality) \
+    X(heif_encoder_set_parameter_string) \
+    X(heif_encoding_options_alloc) \
+    X(heif_encoding_options_free) \
+    X(heif_context_encode_image) \
+    X(heif_context_write) \
+    X(heif_context_add_exif_metadata) \
+    X(heif_context_add_XMP_metadata) \
+    X(heif_image_set_raw_color_profile)
 
 struct fc_heif_functions {
     FC_HEIF_FUNCTIONS(FC_DYNAMIC_SLOT)

@@ -16,7 +16,7 @@ import Testing
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif"))
+    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif") + files("gif"))
     func imagesDecodeOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
         for lenient in [false, true] {
@@ -25,6 +25,25 @@ import Testing
                 let reader = try ImageReader.open(.bytes(bytes, name: "fuzz"), options: options)
                 let pixels = try reader.readAll()
                 #expect(pixels.count == reader.info.rowBytes * reader.info.height)
+            } catch let error as CodecError {
+                #expect(!error.message.isEmpty)
+            }
+        }
+    }
+
+    /// What the GIF and WebP harnesses do next: every frame of an animation, strictly and
+    /// leniently, each a whole canvas, or an error with a message.
+    @Test(arguments: files("gif") + files("webp"))
+    func animationsDecodeFrameByFrameOrFailWithAnError(_ path: String) throws {
+        let bytes = try Self.bytes(path)
+        for lenient in [false, true] {
+            do {
+                let reader = try AnimationReader(.bytes(bytes, name: "fuzz"), options: DecodeOptions(maxPixels: 1 << 20, lenient: lenient),
+                                                 maxFrames: 64)
+                for _ in 0..<reader.animation.frameCount {
+                    let frame = try reader.nextFrame()
+                    #expect(frame.width == reader.info.width && frame.height == reader.info.height)
+                }
             } catch let error as CodecError {
                 #expect(!error.message.isEmpty)
             }
@@ -192,7 +211,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "gif", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

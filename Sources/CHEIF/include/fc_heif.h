@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fc_common.h"
 
@@ -78,6 +79,25 @@ fc_status fc_heif_decoder_shrink(fc_heif_decoder *d, int denominator, fc_heif_la
 /// Delivers the next `rows` rows into dst, rows `stride` bytes apart; the first call decodes
 /// the image (once, with its transformations applied by libheif).
 fc_status fc_heif_decoder_read(fc_heif_decoder *d, uint8_t *dst, size_t stride, uint32_t rows);
+
+typedef struct {
+    uint32_t width, height;
+    int channels;            // 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
+    int depth;               // the rows': 8 (written as 8-bit HEVC) or 16 (host order, written as 10-bit)
+    int quality;             // 0...100, libheif's lossy quality
+    int chroma444;           // 4:4:4, else 4:2:0 (colour only)
+    int preset;              // x265's preset, 0 (ultrafast) to 9 (placebo)
+    // The nclx colour description written (colr nclx), full range; the matrix is also the
+    // one libheif converts RGB to YCbCr with.
+    uint16_t colour_primaries, transfer_characteristics, matrix_coefficients;
+    fc_metadata metadata;    // ICC (colr prof), EXIF and XMP items
+} fc_heif_encode_options;
+
+/// Encodes the whole image (`pixels`, rows `stride` bytes apart) with libheif's HEVC
+/// encoder (x265) and writes the file to `file`. FC_UNSUPPORTED when this libheif has no
+/// HEVC encoder.
+fc_status fc_heif_encode(const fc_heif_encode_options *options, const uint8_t *pixels, size_t stride, FILE *file,
+                         fc_heif_report *report);
 
 /// NULL when libheif and libde265 can be used; otherwise why not (on Linux they are loaded
 /// when the first HEIF file is read: fc_dynamic.h). Call before anything else here.

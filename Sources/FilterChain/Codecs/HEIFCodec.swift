@@ -1,18 +1,32 @@
 import CHEIF
 
-/// HEIF (HEIC), declared once: libheif through the fc_heif shim reads it; there is no writer.
+/// HEIF (HEIC), declared once: libheif through the fc_heif shim reads it (with libde265) and
+/// writes it (HEVC by libheif's x265 plugin).
 enum HEIFCodec {
     static let declaration = FormatDeclaration(
         format: .heif, name: "HEIF",
-        summary: "HEIC: the primary image, 8 to 16 bits, alpha, grey, grids; clap, irot and imir applied (AV1 in a HEIF without the avif brand is refused: AVIF is read by libavif)",
+        summary: "HEIC: the primary image, 8 to 16 bits, alpha, grey, grids; clap, irot and imir applied (AV1 in a HEIF without the avif brand is refused: AVIF is read by libavif); HEVC out, 8 or 10 bits (10 for 16-bit images)",
         extensions: ["heic", "heif"], mediaType: "image/heic",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .nclx]),
-        options: [],
+        options: [
+            EncodeOption("quality", .integer(0...100), default: 50,
+                         help: "quality, 0 to 100: libheif's lossy quality for x265"),
+            EncodeOption("chroma", .choice([ChromaSubsampling.yuv420.rawValue, ChromaSubsampling.yuv444.rawValue]),
+                         default: .choice(ChromaSubsampling.yuv420.rawValue), help: "chroma subsampling"),
+            EncodeOption("effort", .integer(0...9), default: .integer(HEIFCodec.defaultEffort),
+                         help: "compression effort, 0 (fastest) to 9 (smallest): x265's presets ultrafast to placebo"),
+        ],
         signature: { isHEIF(ftypBrands($0)) },
         decoder: { input, options in try HEIFDecoder(input, options: options) },
-        encoder: nil,
+        encoder: { output, header, metadata, settings in
+            try HEIFEncoder(output, header: header, metadata: metadata, quality: settings.integer("quality"),
+                            chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!, effort: settings.integer("effort"))
+        },
         library: { fc_heif_library_error().map { String(cString: $0) } })
+
+    /// x265's preset "medium" (its own default; libheif's is "slow").
+    static let defaultEffort = 5
 
     /// The brands an HEIF reader takes (ISO/IEC 23008-12: image items, image sequences, and
     /// their HEVC variants).
