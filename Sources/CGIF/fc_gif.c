@@ -627,6 +627,9 @@ struct fc_gif_encoder {
 
 static int fc_gif_write(GifFileType *gif, const GifByteType *bytes, int length) {
     fc_gif_encoder *e = gif->UserData;
+    // An encoder freed before its end lets giflib go without writing: the file may be
+    // closed already (an output thrown away).
+    if (!e->file) return length;
     return (int)fwrite(bytes, 1, (size_t)length, e->file);
 }
 
@@ -668,6 +671,7 @@ fc_gif_encoder *fc_gif_encoder_new(const fc_gif_encode_options *options, FILE *f
 
 void fc_gif_encoder_free(fc_gif_encoder *e) {
     if (!e) return;
+    e->file = NULL;  // EGifCloseFile writes a trailer: not to a file that may be gone
     if (e->gif) EGifCloseFile(e->gif, NULL);
     free((void *)e->options.metadata.icc);
     free((void *)e->options.metadata.xmp);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #define FC_HEIF_MAX_METADATA_BLOCKS 256
@@ -630,7 +631,12 @@ fc_status fc_heif_encode(const fc_heif_encode_options *o, const uint8_t *pixels,
     struct heif_encoding_options *options = NULL;
     int grey = o->channels <= 2, alpha = o->channels == 2 || o->channels == 4;
     int bits = o->depth == 8 ? 8 : 10;
+    // libheif 1.15 registers its encoder plugins at the first request, unguarded: requests
+    // one at a time (the encoding itself runs in parallel).
+    static pthread_mutex_t encoders = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&encoders);
     struct heif_error e = fc_libheif.heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder);
+    pthread_mutex_unlock(&encoders);
     if (e.code != heif_error_Ok || !encoder) {
         snprintf(report->message, sizeof report->message, "this libheif has no HEVC encoder (x265)");
         status = FC_UNSUPPORTED;

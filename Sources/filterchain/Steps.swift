@@ -34,6 +34,9 @@ struct Steps: ParsableCommand {
     @Option(help: ArgumentHelp("Also write a contact sheet of every step here (its format from the extension).", valueName: "path"))
     var sheet: String?
 
+    @Option(help: ArgumentHelp("The frame of an animation (GIF, WebP) the steps show, from 0 (default: the first).", valueName: "n"))
+    var frame: Int?
+
     @OptionGroup(title: "Reading and writing")
     var codec: CodecOptions
 
@@ -98,8 +101,19 @@ struct Steps: ParsableCommand {
         }
         let result: RenderResult
         do {
-            result = try rendering.renderer().render(chain, source: input == "-" ? .standardInput : .file(input),
-                                                     decode: codec.decodeOptions, outputs: outputs, cancel: Signals.cancel)
+            let source: ImageSource = input == "-" ? .standardInput : .file(input)
+            if let frame {
+                // Every step of that frame: the frames before it are decoded (each is drawn on
+                // the ones before), only it goes through the chain.
+                guard frame >= 0 else { throw Failure.usage("--frame \(frame): frames count from 0") }
+                let frames = try rendering.renderer().render(chain, animation: source, decode: codec.decodeOptions,
+                                                             outputs: outputs.map { AnimationOutput(step: $0.step, $0.target, frame: frame) },
+                                                             frames: .one(frame), cancel: Signals.cancel)
+                result = RenderResult(info: frames.info, images: [], sizes: frames.sizes, notes: frames.notes, warnings: frames.warnings)
+            } else {
+                result = try rendering.renderer().render(chain, source: source, decode: codec.decodeOptions, outputs: outputs,
+                                                         cancel: Signals.cancel)
+            }
         } catch {
             throw Failure.image(error)
         }

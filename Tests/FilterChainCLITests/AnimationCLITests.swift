@@ -71,6 +71,10 @@ import FilterChain
         #expect(back.animation == AnimationInfo(delays: [30, 30, 30], loopCount: 0))
         for k in 1...3 { #expect(try back.nextFrame().pixels == frames[k].pixels) }
         #expect(try CLI.pixels(folder + "/p.png").1 == frames[2].pixels)
+        // steps --frame N: every step of frame N.
+        let steps = try CLI.run(["steps", "empty.json", "in.gif", "--output-dir", "s", "--frame", "4"], in: folder)
+        #expect(steps.status == 0, "\(steps.stderr)")
+        #expect(try CLI.pixels(folder + "/s/00-input.png").1 == frames[4].pixels)
         let limited = try CLI.run(["apply", "empty.json", "in.gif", "l.gif", "--max-frames", "5"], in: folder)
         #expect(limited.status == 1 && limited.stderr == "filterchain: error: in.gif: an animation of more than 5 frames, over the limit (raise it with --max-frames, 0 for none)\n", "\(limited.stderr)")
         let info = try CLI.run(["info", "in.gif"], in: folder)

@@ -63,6 +63,7 @@ typedef struct fc_gif_encoder fc_gif_encoder;
 
 /// Starts a GIF on `file`; nothing is written before the first frame. The metadata is copied.
 fc_gif_encoder *fc_gif_encoder_new(const fc_gif_encode_options *options, FILE *file);
+/// Frees the encoder without writing anything more (`file` may be closed by then).
 void fc_gif_encoder_free(fc_gif_encoder *e);
 const fc_gif_report *fc_gif_encoder_report(const fc_gif_encoder *e);
 /// Adds a frame: the whole canvas, `channels` (3 or 4) 8-bit samples a pixel, rows `stride`

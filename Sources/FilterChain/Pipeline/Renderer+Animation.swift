@@ -42,7 +42,8 @@ public enum FrameSelection: Sendable, Hashable, CustomStringConvertible {
         case .range(let a, let b): a...b
         }
         guard range.upperBound < count else {
-            throw RenderError(.badOption("--frames \(self): the animation has \(count) frame\(count == 1 ? "" : "s") (0-\(count - 1))"), file: file)
+            let what = range.count == 1 ? "frame \(range.lowerBound) is" : "frames \(self) reach"
+            throw RenderError(.badOption("\(what) past the last: the animation has \(count) frame\(count == 1 ? "" : "s") (0-\(count - 1))"), file: file)
         }
         return range
     }
