@@ -397,24 +397,14 @@ static fc_status fc_avif_write(FILE *file, const uint8_t *bytes, size_t size) {
     return FC_OK;
 }
 
-fc_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pixels, size_t stride,
-                         FILE *file, fc_avif_report *report) {
-    if (o->channels < 1 || o->channels > 4 || (o->sample_bytes != 1 && o->sample_bytes != 2)
-        || (o->depth != 8 && o->depth != 10) || o->width == 0 || o->height == 0 || stride > UINT32_MAX) {
-        fc_avif_say(report, "invalid encoder settings");
-        return FC_FAILED;
-    }
-    const char *codec = fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AOM, AVIF_CODEC_FLAG_CAN_ENCODE);
-    avifCodecChoice choice = codec ? AVIF_CODEC_CHOICE_AOM : AVIF_CODEC_CHOICE_AUTO;
-    if (!codec && !fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_ENCODE)) {
-        fc_avif_say(report, "this libavif was built without an AV1 encoder");
-        return FC_UNSUPPORTED;
-    }
+// The avifImage of `pixels`, converted to YUV as `o` says, with `o`'s metadata.
+static avifImage *fc_avif_image(const fc_avif_encode_options *o, const uint8_t *pixels, size_t stride, fc_avif_report *report,
+                                fc_status *status) {
     int grey = o->channels <= 2, alpha = o->channels == 2 || o->channels == 4;
     avifPixelFormat format = grey ? AVIF_PIXEL_FORMAT_YUV400
                            : o->yuv_format == 420 ? AVIF_PIXEL_FORMAT_YUV420 : AVIF_PIXEL_FORMAT_YUV444;
     avifImage *im = fc_libavif.avifImageCreate(o->width, o->height, (uint32_t)o->depth, format);
-    if (!im) return FC_NO_MEMORY;
+    if (!im) { *status = FC_NO_MEMORY; return NULL; }
     im->yuvRange = AVIF_RANGE_FULL;
     im->colorPrimaries = o->colour_primaries;
     im->transferCharacteristics = o->transfer_characteristics;
@@ -440,18 +430,50 @@ fc_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pixels,
     if (r != AVIF_RESULT_OK) {
         fc_avif_say_result(report, "converting to YUV", r, NULL);
         fc_libavif.avifImageDestroy(im);
-        return fc_avif_status_of(r);
+        *status = fc_avif_status_of(r);
+        return NULL;
+    }
+    *status = FC_OK;
+    return im;
+}
+
+// The settings' checks and the encoder they make (libaom when there).
+static avifEncoder *fc_avif_encoder(const fc_avif_encode_options *o, fc_avif_report *report, fc_status *status) {
+    if (o->channels < 1 || o->channels > 4 || (o->sample_bytes != 1 && o->sample_bytes != 2)
+        || (o->depth != 8 && o->depth != 10) || o->width == 0 || o->height == 0) {
+        fc_avif_say(report, "invalid encoder settings");
+        *status = FC_FAILED;
+        return NULL;
+    }
+    const char *codec = fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AOM, AVIF_CODEC_FLAG_CAN_ENCODE);
+    avifCodecChoice choice = codec ? AVIF_CODEC_CHOICE_AOM : AVIF_CODEC_CHOICE_AUTO;
+    if (!codec && !fc_libavif.avifCodecName(AVIF_CODEC_CHOICE_AUTO, AVIF_CODEC_FLAG_CAN_ENCODE)) {
+        fc_avif_say(report, "this libavif was built without an AV1 encoder");
+        *status = FC_UNSUPPORTED;
+        return NULL;
     }
     avifEncoder *encoder = fc_libavif.avifEncoderCreate();
-    if (!encoder) { fc_libavif.avifImageDestroy(im); return FC_NO_MEMORY; }
+    if (!encoder) { *status = FC_NO_MEMORY; return NULL; }
     encoder->codecChoice = choice;
     encoder->maxThreads = o->threads < 1 ? 1 : o->threads;
     encoder->speed = o->speed < AVIF_SPEED_SLOWEST ? AVIF_SPEED_SLOWEST : o->speed > AVIF_SPEED_FASTEST ? AVIF_SPEED_FASTEST : o->speed;
     // Quantizer 0 makes libaom lossless (of the YUV planes: exact RGB with the identity matrix).
     encoder->minQuantizer = encoder->maxQuantizer = o->quantizer;
     encoder->minQuantizerAlpha = encoder->maxQuantizerAlpha = o->alpha_quantizer;
+    *status = FC_OK;
+    return encoder;
+}
+
+fc_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pixels, size_t stride,
+                         FILE *file, fc_avif_report *report) {
+    if (stride > UINT32_MAX) { fc_avif_say(report, "invalid encoder settings"); return FC_FAILED; }
+    fc_status status;
+    avifEncoder *encoder = fc_avif_encoder(o, report, &status);
+    if (!encoder) return status;
+    avifImage *im = fc_avif_image(o, pixels, stride, report, &status);
+    if (!im) { fc_libavif.avifEncoderDestroy(encoder); return status; }
     avifRWData output = AVIF_DATA_EMPTY;
-    r = fc_libavif.avifEncoderWrite(encoder, im, &output);
+    avifResult r = fc_libavif.avifEncoderWrite(encoder, im, &output);
     if (r != AVIF_RESULT_OK) {
         fc_avif_say_result(report, "encoding", r, &encoder->diag);
         fc_libavif.avifRWDataFree(&output);
@@ -464,4 +486,131 @@ fc_status fc_avif_encode(const fc_avif_encode_options *o, const uint8_t *pixels,
     fc_status s = fc_avif_write(file, output.data, output.size);
     fc_libavif.avifRWDataFree(&output);
     return s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Sequences
+
+int fc_avif_decoder_duration(const fc_avif_decoder *d, int index) {
+    if (!d->decoder || index < 0 || index >= d->info.image_count) return 0;
+    avifImageTiming timing;
+    if (fc_libavif.avifDecoderNthImageTiming(d->decoder, (uint32_t)index, &timing) != AVIF_RESULT_OK) return 0;
+    double ms = timing.duration * 1000.0;
+    return ms <= 0 ? 0 : ms > 655350 ? 655350 : (int)(ms + 0.5);
+}
+
+fc_status fc_avif_decoder_next_frame(fc_avif_decoder *d, uint8_t *dst, size_t stride) {
+    if (!d->opened || !d->decoder) { fc_avif_say(&d->report, "not opened, or no frame left"); return FC_FAILED; }
+    avifDecoder *dec = d->decoder;
+    fc_avif_info *in = &d->info;
+    if (d->max_pixels > 0 && d->max_pixels < dec->imageSizeLimit) dec->imageSizeLimit = (uint32_t)d->max_pixels;
+    avifResult r = fc_libavif.avifDecoderNextImage(dec);
+    if (r != AVIF_RESULT_OK) {
+        fc_avif_say_result(&d->report, "decoding a frame", r, &dec->diag);
+        return r == AVIF_RESULT_OUT_OF_MEMORY ? FC_NO_MEMORY : FC_FAILED;
+    }
+    const avifImage *im = dec->image;
+    if (im->width != in->stored_width || im->height != in->stored_height || (int)im->depth != in->depth
+        || (im->yuvFormat == AVIF_PIXEL_FORMAT_YUV400) != (in->yuv_format == 400)) {
+        fc_avif_say(&d->report, "a frame's size or layout is not the sequence's");
+        return FC_FAILED;
+    }
+    size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
+    size_t row = (size_t)im->width * bpp;
+    if (!d->pixels) {
+        if (row / bpp != im->width || row > UINT32_MAX || (im->height && row > SIZE_MAX / im->height)) return FC_NO_MEMORY;
+        d->pixels_stride = row;
+        d->pixels = malloc(row * im->height);
+        if (!d->pixels) return FC_NO_MEMORY;
+    }
+    fc_status status;
+    if (in->yuv_format == 400) {
+        status = fc_avif_convert_grey(d, im);
+    } else {
+        avifRGBImage rgb;
+        fc_libavif.avifRGBImageSetDefaults(&rgb, im);
+        rgb.depth = in->sample_bytes == 2 ? 16 : 8;
+        rgb.format = in->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+        fc_avif_set_conversion(&rgb, d->conversion);
+        rgb.alphaPremultiplied = AVIF_FALSE;
+        rgb.pixels = d->pixels;
+        rgb.rowBytes = (uint32_t)row;
+        r = fc_libavif.avifImageYUVToRGB(im, &rgb);
+        if (r != AVIF_RESULT_OK) fc_avif_say_result(&d->report, "converting to RGB", r, NULL);
+        status = fc_avif_status_of(r);
+    }
+    if (status != FC_OK) return status;
+    // Every row, through the transformations.
+    d->next_row = 0;
+    for (uint32_t y = 0; y < in->height; y++) {
+        for (uint32_t x = 0; x < in->width; x++) {
+            uint32_t sx, sy;
+            fc_avif_source(in, x, y, &sx, &sy);
+            memcpy(dst + (size_t)y * stride + (size_t)x * bpp, d->pixels + (size_t)sy * d->pixels_stride + (size_t)sx * bpp, bpp);
+        }
+    }
+    return FC_OK;
+}
+
+struct fc_avif_sequence {
+    fc_avif_encode_options options;
+    fc_avif_report report;
+    avifEncoder *encoder;
+    int frames;
+};
+
+fc_avif_sequence *fc_avif_sequence_new(const fc_avif_encode_options *o, fc_avif_report *report) {
+    fc_status status;
+    avifEncoder *encoder = fc_avif_encoder(o, report, &status);
+    if (!encoder) return NULL;
+    fc_avif_sequence *s = calloc(1, sizeof *s);
+    if (!s) { fc_libavif.avifEncoderDestroy(encoder); return NULL; }
+    s->options = *o;
+    s->options.metadata = (fc_metadata){ 0 };
+    s->encoder = encoder;
+    encoder->timescale = 1000;
+    return s;
+}
+
+void fc_avif_sequence_free(fc_avif_sequence *s) {
+    if (!s) return;
+    if (s->encoder) fc_libavif.avifEncoderDestroy(s->encoder);
+    free(s);
+}
+
+const fc_avif_report *fc_avif_sequence_report(const fc_avif_sequence *s) { return &s->report; }
+
+void fc_avif_sequence_set_metadata(fc_avif_sequence *s, fc_metadata metadata) { s->options.metadata = metadata; }
+
+fc_status fc_avif_sequence_add(fc_avif_sequence *s, const uint8_t *pixels, size_t stride, int duration) {
+    if (stride > UINT32_MAX) { fc_avif_say(&s->report, "invalid frame"); return FC_FAILED; }
+    fc_avif_encode_options o = s->options;
+    // The metadata goes with the first frame (libavif takes the sequence's from it); the
+    // pointers are the caller's, valid during this call only.
+    s->options.metadata = (fc_metadata){ 0 };
+    if (s->frames > 0) o.metadata = (fc_metadata){ 0 };
+    fc_status status;
+    avifImage *im = fc_avif_image(&o, pixels, stride, &s->report, &status);
+    if (!im) return status;
+    avifResult r = fc_libavif.avifEncoderAddImage(s->encoder, im, (uint64_t)(duration < 1 ? 1 : duration), AVIF_ADD_IMAGE_FLAG_NONE);
+    fc_libavif.avifImageDestroy(im);
+    if (r != AVIF_RESULT_OK) {
+        fc_avif_say_result(&s->report, "encoding a frame", r, &s->encoder->diag);
+        return fc_avif_status_of(r);
+    }
+    s->frames++;
+    return FC_OK;
+}
+
+fc_status fc_avif_sequence_finish(fc_avif_sequence *s, FILE *file) {
+    avifRWData output = AVIF_DATA_EMPTY;
+    avifResult r = fc_libavif.avifEncoderFinish(s->encoder, &output);
+    if (r != AVIF_RESULT_OK) {
+        fc_avif_say_result(&s->report, "ending the sequence", r, &s->encoder->diag);
+        fc_libavif.avifRWDataFree(&output);
+        return fc_avif_status_of(r);
+    }
+    fc_status status = fc_avif_write(file, output.data, output.size);
+    fc_libavif.avifRWDataFree(&output);
+    return status;
 }

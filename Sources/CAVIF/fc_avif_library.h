@@ -12,6 +12,9 @@
     X(avifDecoderCreate) \
     X(avifDecoderDestroy) \
     X(avifDecoderNextImage) \
+    X(avifDecoderNthImageTiming) \
+    X(avifEncoderAddImage) \
+    X(avifEncoderFinish) \
     X(avifDecoderParse) \
     X(avifDecoderSetIOMemory) \
     X(avifDiagnosticsClearError) \

@@ -91,6 +91,28 @@ typedef struct {
 
 /// Encodes the whole image (`pixels`, rows `stride` bytes apart) with libaom (libavif's
 /// choice when libaom is missing) and writes the file to `file`.
+/// A sequence's frame `index`: its duration in milliseconds (rounded), as stored.
+int fc_avif_decoder_duration(const fc_avif_decoder *d, int index);
+/// A sequence, frame by frame: decodes the next frame and delivers it whole (rows `stride`
+/// bytes apart, the layout fc_avif_decoder_open said), with the transformations applied.
+/// Not mixed with fc_avif_decoder_read on one decoder.
+fc_status fc_avif_decoder_next_frame(fc_avif_decoder *d, uint8_t *dst, size_t stride);
+
+typedef struct fc_avif_sequence fc_avif_sequence;
+
+/// An AVIF image sequence (libavif's avifEncoderAddImage, a timescale of 1000): every frame
+/// in the layout and with the settings of `options`; its metadata goes with the first.
+fc_avif_sequence *fc_avif_sequence_new(const fc_avif_encode_options *options, fc_avif_report *report);
+void fc_avif_sequence_free(fc_avif_sequence *s);
+const fc_avif_report *fc_avif_sequence_report(const fc_avif_sequence *s);
+/// The metadata the next frame added carries (valid during that call; the first frame's is
+/// the sequence's). By default none.
+void fc_avif_sequence_set_metadata(fc_avif_sequence *s, fc_metadata metadata);
+/// Adds a frame shown for `duration` milliseconds.
+fc_status fc_avif_sequence_add(fc_avif_sequence *s, const uint8_t *pixels, size_t stride, int duration);
+/// Ends the sequence and writes the file.
+fc_status fc_avif_sequence_finish(fc_avif_sequence *s, FILE *file);
+
 fc_status fc_avif_encode(const fc_avif_encode_options *options, const uint8_t *pixels, size_t stride,
                          FILE *file, fc_avif_report *report);
 

@@ -5,7 +5,7 @@ import CAVIF
 enum AVIFCodec {
     static let declaration = FormatDeclaration(
         format: .avif, name: "AVIF",
-        summary: "8, 10 and 12 bits, 4:4:4/4:2:2/4:2:0/4:0:0, alpha; clap, irot and imir applied; a sequence gives its first frame; 8 or 10 bits out (10 for 16-bit images)",
+        summary: "8, 10 and 12 bits, 4:4:4/4:2:2/4:2:0/4:0:0, alpha; clap, irot and imir applied; sequences frame by frame; 8 or 10 bits out (10 for 16-bit images)",
         extensions: ["avif"], mediaType: "image/avif",
         capabilities: FormatCapabilities(
             alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .nclx],
@@ -33,7 +33,14 @@ enum AVIFCodec {
                             chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!,
                             alphaQuality: settings.integer("alphaQuality"))
         },
-        library: { fc_avif_library_error().map { String(cString: $0) } })
+        library: { fc_avif_library_error().map { String(cString: $0) } },
+        frameDecoder: { input, options, maxFrames in try AVIFDecoder.frames(input, options: options, maxFrames: maxFrames) },
+        frameEncoder: { output, header, metadata, settings in
+            try AVIFFrameEncoder(output, header: header, metadata: metadata,
+                                 quality: settings.integer("quality"), effort: settings.integer("effort"),
+                                 chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!,
+                                 alphaQuality: settings.integer("alphaQuality"))
+        })
 
     /// AV1's largest frame side (16 bits for the width and height minus one).
     static let maxSide = 65536

@@ -8,7 +8,7 @@ import CAVIF
 /// Orientation is not applied (HEIF's rule) and is reset to 1 in the kept EXIF and XMP, so
 /// that no later reader turns the image again. libavif reads from memory, so the file is read
 /// whole first (the bytes, not the pixels).
-final class AVIFDecoder: StoredDecoder {
+final class AVIFDecoder: StoredDecoder, FrameDecoder {
     private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
     private let input: OpenedInput
@@ -22,6 +22,25 @@ final class AVIFDecoder: StoredDecoder {
     let warnings: [String] = []
     /// What the container said (sizes before the transformations, bits, layout).
     let info: fc_avif_info
+    /// A sequence's frames and their durations; libavif 0.11 reads no loop count (the
+    /// sequence's edit list), so it is taken as forever, as browsers play sequences.
+    let animation: AnimationInfo
+    var animationInfo: AnimationInfo? { info.image_count > 1 ? animation : nil }
+
+    /// A sequence frame by frame; nil for a still (the still decoder reads it).
+    static func frames(_ input: OpenedInput, options: DecodeOptions, maxFrames: Int) throws -> AVIFDecoder? {
+        let decoder = try AVIFDecoder(input, options: options)
+        guard decoder.info.image_count > 1 else { return nil }
+        if maxFrames > 0, Int(decoder.info.image_count) > maxFrames {
+            throw CodecError(input.name, .unsupported("an animation of more than \(maxFrames) frames, over the limit (raise maxFrames; 0 for none)"))
+        }
+        return decoder
+    }
+
+    func nextFrame(into destination: UnsafeMutableRawPointer, stride: Int) throws {
+        let status = fc_avif_decoder_next_frame(d, destination.assumingMemoryBound(to: UInt8.self), stride)
+        if status != FC_OK { throw AVIFDecoder.failure(d, status, input.name) }
+    }
 
     /// How YUV becomes RGB: `fast` (what the tool uses) is libyuv where libavif has it, with
     /// bilinear chroma upsampling; `reference` is libavif's own arithmetic with nearest chroma,
@@ -42,6 +61,8 @@ final class AVIFDecoder: StoredDecoder {
         let status = fc_avif_decoder_open(d, &info)
         guard status == FC_OK else { throw AVIFDecoder.failure(d, status, input.name) }
         self.info = info
+        animation = AnimationInfo(delays: (0..<Int(max(1, info.image_count))).map { Int(fc_avif_decoder_duration(d, Int32($0))) },
+                                  loopCount: 0)
         width = Int(info.width)
         height = Int(info.height)
         let channels: Channels = switch info.channels {

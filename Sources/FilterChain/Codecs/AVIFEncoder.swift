@@ -108,3 +108,77 @@ final class AVIFEncoder: WholeImageEncoder {
         }
     }
 }
+
+/// An AVIF image sequence (libavif's avifEncoderAddImage through fc_avif): every frame with
+/// the output's quality, effort, chroma and alpha quality, and the colour description of a
+/// still AVIF; the metadata with the first frame. libaom encodes each frame as it comes
+/// (against the ones before); libavif holds the encoded frames until the end.
+final class AVIFFrameEncoder: FrameEncoder {
+    private let output: OutputFile
+    private let header: AnimationHeader
+    private let sequence: CHandle
+    let notes: [String]
+
+    init(_ output: OutputFile, header: AnimationHeader, metadata: ImageMetadata, quality: Int, effort: Int,
+         chroma: ChromaSubsampling, alphaQuality: Int) throws {
+        try AVIFCodec.declaration.requireLibrary(output.name)
+        self.output = output
+        self.header = header
+        var metadata = metadata
+        var notes: [String] = []
+        if let exif = metadata.exif, !Exif.isTIFF(exif) {
+            metadata.exif = nil
+            notes.append("the EXIF data does not start with a TIFF header; not written")
+        }
+        notes += metadata.notWritten(in: "AVIF")
+        if header.loopCount != 0 { notes.append("an AVIF sequence plays forever here (libavif 0.11 writes no loop count)") }
+        self.notes = notes
+        let grey = header.format.channels.isGrey, lossless = quality == 100
+        let (primaries, transfer, matrix) = AVIFEncoder.colour(source: metadata.nclx, icc: metadata.iccProfile?.isEmpty == false,
+                                                               lossless: lossless, grey: grey)
+        var report = fc_avif_report()
+        let made: OpaquePointer? = {
+            var o = fc_avif_encode_options()
+            o.width = UInt32(header.width)
+            o.height = UInt32(header.height)
+            o.channels = Int32(header.format.channels.count)
+            o.sample_bytes = header.format.depth == .sixteen ? 2 : 1
+            o.depth = header.format.depth == .sixteen ? 10 : 8
+            o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
+            o.quantizer = AVIFEncoder.quantizer(quality: quality)
+            o.alpha_quantizer = AVIFEncoder.quantizer(quality: alphaQuality)
+            o.speed = Int32(9 - effort)
+            o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
+            o.colour_primaries = primaries
+            o.transfer_characteristics = transfer
+            o.matrix_coefficients = matrix
+            // The metadata goes in with the first frame (`add`).
+            return fc_avif_sequence_new(&o, &report)
+        }()
+        guard let made else { throw CodecError.writing(output, FC_FAILED, message: reportString(report.message), format: .avif) }
+        sequence = CHandle(made, free: fc_avif_sequence_free)
+        firstMetadata = metadata
+    }
+
+    /// The metadata the first frame carries (the shim reads it when that frame is added).
+    private let firstMetadata: ImageMetadata
+    private var added = 0
+
+    private func failure(_ status: fc_status) -> CodecError {
+        .writing(output, status, message: reportString(fc_avif_sequence_report(sequence.pointer).pointee.message), format: .avif)
+    }
+
+    func add(_ pixels: UnsafeRawPointer, stride: Int, delay: Int) throws {
+        let status = firstMetadata.withEmbedded { embedded in
+            if added == 0 { fc_avif_sequence_set_metadata(sequence.pointer, embedded) }
+            return fc_avif_sequence_add(sequence.pointer, pixels.assumingMemoryBound(to: UInt8.self), stride, Int32(delay))
+        }
+        if status != FC_OK { throw failure(status) }
+        added += 1
+    }
+
+    func finish() throws {
+        let status = fc_avif_sequence_finish(sequence.pointer, output.file)
+        if status != FC_OK { throw failure(status) }
+    }
+}

@@ -7,5 +7,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard bytes.count >= 12, bytes[4..<8].elementsEqual(Array("ftyp".utf8)) else { return -1 }  // not kept in the corpus
     decodeBothWays(bytes)
+    decodeFrames(bytes)
     return 0
 }
