@@ -60,6 +60,50 @@ import Testing
         if count >= 100 { #expect(withFloat > 0, "no case of \(count) has a float image") }
     }
 
+    /// Random chains on animations (issue 39): a case's image, made 8-bit RGBA, and two
+    /// changes of it (its rows turned over, its channels darkened) as a 3-frame lossless WebP
+    /// animation; the chain's output for each frame must be the still render of that frame as
+    /// decoded (which the cases above hold to the step-by-step oracle).
+    @Test(arguments: 0..<2)
+    func randomChainsOnAnimations(batch: Int) throws {
+        _ = Self.setUp
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for index in 0..<12 {
+            let seed = Self.caseSeed(batch: 1000 + batch, index: index)
+            var e = SeedEntropy(seed)
+            let c = RandomChains.makeCase(&e)
+            let n = c.chain.steps.count
+            let w = c.image.width, h = c.image.height
+            guard w <= 16383, h <= 16383 else { continue }
+            // The image's samples as 8-bit RGBA (rgba16 holds them at 16 bits).
+            let rgba = c.image.rgba16.map { UInt8(($0 * 255 + 32767) / 65535) }
+            var frames = [rgba, [UInt8](repeating: 0, count: rgba.count), rgba.map { $0 / 2 }]
+            for y in 0..<h { frames[1].replaceSubrange((y * w * 4)..<((y + 1) * w * 4), with: rgba[((h - 1 - y) * w * 4)..<((h - y) * w * 4)]) }
+            for k in [2] { for i in Swift.stride(from: 3, to: frames[k].count, by: 4) { frames[k][i] = rgba[i] } }
+            let path = folder.appendingPathComponent("a\(batch)-\(index).webp").path
+            let writer = try AnimationWriter(.file(path), format: .webp, width: w, height: h, pixelFormat: PixelFormat(.rgba, .eight),
+                                             options: EncodeOptions(settings: ["lossless": .boolean(true)]))
+            for f in frames { try writer.add(try RasterImage(width: w, height: h, format: PixelFormat(.rgba, .eight), pixels: f), delay: 50) }
+            try writer.finish()
+            let renderer = Renderer(threads: 2)
+            let result: AnimationResult
+            do {
+                result = try renderer.render(c.chain, animation: .file(path), outputs: [AnimationOutput(step: n, .memory(depth: .sixteen))])
+            } catch is RenderError {
+                continue  // a geometry step that cannot apply: the still cases check that
+            }
+            // (A frame equal to the one before lengthens it: an image that is its own flip
+            // makes two frames.)
+            let reader = try AnimationReader(.file(path))
+            #expect(result.images[0].count == reader.animation.frameCount && reader.animation.frameCount >= 2)
+            for k in 0..<reader.animation.frameCount {
+                let still = try renderer.render(c.chain, image: try reader.nextFrame(), outputs: [RenderOutput(step: n, .memory(depth: .sixteen))])
+                #expect(result.images[0][k] == still.images[0], "\(Self.repro(seed)): frame \(k) of the animation differs from its still render")
+            }
+        }
+    }
+
     /// One case, from the seed a failure printed.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_CASE"] != nil))
     func oneCase() throws {
