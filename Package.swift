@@ -54,6 +54,10 @@ let package = Package(
         .target(name: "CJPEG", dependencies: ["CCommon", "SystemJPEG", "CEngines"]),
         // giflib 5 (MIT; Debian: libgif-dev; macOS: brew install giflib), linked by name: it has
         // no pkg-config file.
+        // libjxl 0.7 or newer and libjxl_threads (BSD-3-Clause; Debian: libjxl-dev; macOS: brew
+        // install jpeg-xl): on Linux loaded when a JPEG XL file first needs them, as libavif is.
+        .target(name: "CJXL", dependencies: ["CCommon", "CDynamic"],
+                linkerSettings: [.linkedLibrary("jxl", .when(platforms: [.macOS])), .linkedLibrary("jxl_threads", .when(platforms: [.macOS]))]),
         .target(name: "CGIF", dependencies: ["CCommon"], linkerSettings: [.linkedLibrary("gif")]),
         .target(name: "CLCMS", dependencies: ["SystemLCMS", "CEngines"]),
         // The fast engines, apart from the shims: the hand-vectorised loops (AVX chosen at run
@@ -74,7 +78,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dav1d", .when(platforms: [.linux]))]),
         .target(name: "CHEIF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
                 linkerSettings: [.linkedLibrary("de265", .when(platforms: [.macOS]))]),
-        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CGIF", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
+        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CGIF", "CJXL", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

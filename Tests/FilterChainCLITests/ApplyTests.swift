@@ -69,7 +69,7 @@ import FilterChain
         #expect(ext.status == 64 && ext.stderr.contains("x.bmp"))
         // The library names EncodeOptions.format and DecodeOptions.maxPixels; the command line
         // says its flags instead.
-        #expect(ext.stderr == "filterchain: error: x.bmp: unsupported output format '.bmp' (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, .heic, .heif, .gif, or use --format)\n", "\(ext.stderr)")
+        #expect(ext.stderr == "filterchain: error: x.bmp: unsupported output format '.bmp' (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, .heic, .heif, .gif, .jxl, or use --format)\n", "\(ext.stderr)")
         let big = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "big.png", "--max-pixels", "1000"], in: folder)
         #expect(big.status == 1 && big.stderr == "filterchain: error: \(CLI.samples)/chelsea.png: image is 451 x 300 = 135300 pixels, over the limit of 1000 (raise it with --max-pixels, 0 for none)\n", "\(big.stderr)")
         let noDir = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "nofolder/x.png"], in: folder)

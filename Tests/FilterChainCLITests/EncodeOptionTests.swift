@@ -127,7 +127,7 @@ import FilterChain
         (["--quality", "80", "--encode", "quality=90"], "o.jpg", "--encode quality=90: --quality gives quality too; give it once"),
         (["--encode", "quality=80", "--encode", "quality=90"], "o.jpg", "--encode quality=90: --encode quality=80 gives quality too; give it once"),
         (["--encode", "quality=101"], "o.jpg", "--quality: 101 is out of range; allowed 1...100"),
-        (["--encode", "effort=3"], "o.jpg", "--effort is not an option of JPEG output; WebP, AVIF and HEIF take it"),
+        (["--encode", "effort=3"], "o.jpg", "--effort is not an option of JPEG output; WebP, AVIF, HEIF and JPEG XL take it"),
     ])
     func refusals(arguments: [String], output: String, message: String) throws {
         let r = try run(["apply", CLI.lookChain, CLI.samples + "/logo.png", output] + arguments)

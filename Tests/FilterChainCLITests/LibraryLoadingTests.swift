@@ -81,7 +81,7 @@ import Testing
         #expect(text.out.contains("  NOT USABLE HERE: libtiff.so.6 cannot be loaded: "), "\(text.out)")
         let usable = try CLI.run(["formats", "--json"])
         let all = try #require(try JSONSerialization.jsonObject(with: usable.stdout) as? [[String: Any]])
-        #expect(all.count == 7 && all.allSatisfy { $0["libraryProblem"] is NSNull }, "\(all.map { $0["libraryProblem"] ?? "" })")
+        #expect(all.count == 8 && all.allSatisfy { $0["libraryProblem"] is NSNull }, "\(all.map { $0["libraryProblem"] ?? "" })")
         let jpeg = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "fine.jpg"], in: folder, environment: environment)
         #expect(jpeg.status == 0, "\(jpeg.stderr)")
         let webp = try CLI.run(["apply", CLI.lookChain, "fine.jpg", "fine.webp"], in: folder, environment: environment)

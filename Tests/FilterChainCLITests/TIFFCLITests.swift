@@ -139,7 +139,7 @@ import FilterChain
                       (["--quality", "80"], "o.tif", "--quality is for TIFF's jpeg compression"),
                       (["--tiff-compression", "zstd"], "o.png", "--tiff-compression is not an option of PNG output; TIFF takes it"),
                       (["--tiff-compression", "lzma"], "o.tif", "--tiff-compression: lzma is out of range; allowed none, lzw, deflate, zstd, jpeg"),
-                      (["--lossless"], "o.tif", "--lossless is not an option of TIFF output; WebP takes it"),
+                      (["--lossless"], "o.tif", "--lossless is not an option of TIFF output; WebP and JPEG XL take it"),
                       (["--compression", "6", "--tiff-compression", "lzw"], "o.tif",
                        "--compression is the level of TIFF's deflate compression (--tiff-compression deflate)"),
                       (["--compression", "6"], "o.webp", "--compression is not an option of WebP output; PNG and TIFF take it")])

@@ -32,11 +32,11 @@ import FilterChain
 
     /// WebP's options are usage errors for other formats (and JPEG's for WebP), naming the
     /// formats that take them.
-    @Test(arguments: [(["--lossless"], "o.png", "--lossless is not an option of PNG output; WebP takes it"),
-                      (["--effort", "3"], "o.jpg", "--effort is not an option of JPEG output; WebP, AVIF and HEIF take it"),
+    @Test(arguments: [(["--lossless"], "o.png", "--lossless is not an option of PNG output; WebP and JPEG XL take it"),
+                      (["--effort", "3"], "o.jpg", "--effort is not an option of JPEG output; WebP, AVIF, HEIF and JPEG XL take it"),
                       (["--progressive"], "o.webp", "--progressive is not an option of WebP output; JPEG takes it"),
                       (["--alpha-quality", "101"], "o.webp", "--alpha-quality: 101 is out of range; allowed 0...100"),
-                      (["--effort", "7"], "o.webp", "--effort 7: WebP output takes 0...6 (7 is for AVIF and HEIF)"),
+                      (["--effort", "7"], "o.webp", "--effort 7: WebP output takes 0...6 (7 is for AVIF, HEIF and JPEG XL)"),
                       (["--lossless", "--quality", "90"], "o.webp", "--quality is for lossy WebP"),
                       (["--depth", "16"], "o.webp", "WebP holds 8 bits only")])
     func optionsOfOtherFormatsAreUsageErrors(options: [String], output: String, message: String) throws {

@@ -16,7 +16,7 @@ import Testing
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif") + files("gif"))
+    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif") + files("gif") + files("jxl"))
     func imagesDecodeOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
         for lenient in [false, true] {
@@ -33,7 +33,7 @@ import Testing
 
     /// What the GIF and WebP harnesses do next: every frame of an animation, strictly and
     /// leniently, each a whole canvas, or an error with a message.
-    @Test(arguments: files("gif") + files("webp"))
+    @Test(arguments: files("gif") + files("webp") + files("jxl"))
     func animationsDecodeFrameByFrameOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
         for lenient in [false, true] {
@@ -211,7 +211,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "gif", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "gif", "jxl", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

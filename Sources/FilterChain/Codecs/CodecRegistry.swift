@@ -9,6 +9,7 @@ public enum CodecRegistry {
         AVIFCodec.declaration,
         HEIFCodec.declaration,
         GIFCodec.declaration,
+        JXLCodec.declaration,
     ]
 
     /// The declaration of a registered format.

@@ -15,6 +15,7 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     public static let avif = ImageFormat(id: "avif")
     public static let heif = ImageFormat(id: "heif")
     public static let gif = ImageFormat(id: "gif")
+    public static let jxl = ImageFormat(id: "jxl")
 
     /// Every registered format, in the registry's order.
     public static var allCases: [ImageFormat] { CodecRegistry.declarations.map(\.format) }

@@ -28,7 +28,7 @@ import Testing
         let extensions = CodecRegistry.declarations.flatMap(\.extensions)
         #expect(Set(ids).count == ids.count)
         #expect(Set(extensions).count == extensions.count)
-        #expect(ImageFormat(pathExtension: "bmp") == nil && ImageFormat(rawValue: "jxl") == nil)
+        #expect(ImageFormat(pathExtension: "bmp") == nil && ImageFormat(rawValue: "bmp") == nil)
     }
 
     @Test(arguments: CodecRegistry.declarations.map(\.format))

@@ -158,8 +158,8 @@ import FilterChain
             message { _ = try image.encoded(as: .tiff, options: EncodeOptions(quality: 80)) },
             message { _ = try image.encoded(as: .tiff, options: EncodeOptions(depth: .sixteen, settings: ["tiffCompression": .choice("jpeg")])) },
         ]
-        #expect(messages[0].hasSuffix("unsupported output format '.bmp' (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, .heic, .heif, .gif, or set EncodeOptions.format)"), "\(messages[0])")
-        #expect(messages[1].hasSuffix("cannot tell the output format: no extension (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, .heic, .heif, .gif, or set EncodeOptions.format)"))
+        #expect(messages[0].hasSuffix("unsupported output format '.bmp' (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, .heic, .heif, .gif, .jxl, or set EncodeOptions.format)"), "\(messages[0])")
+        #expect(messages[1].hasSuffix("cannot tell the output format: no extension (end the name with .png, .jpg, .jpeg, .webp, .tif, .tiff, .avif, .heic, .heif, .gif, .jxl, or set EncodeOptions.format)"))
         #expect(messages[2] == "a.png: image is 4 x 3 = 12 pixels, over the limit of 10 (raise DecodeOptions.maxPixels; 0 for none)", "\(messages[2])")
         #expect(messages[3] == "settings[\"quality\"] is for lossy WebP; lossless WebP takes settings[\"effort\"]", "\(messages[3])")
         #expect(messages[4] == "settings[\"quality\"] is for TIFF's jpeg compression (settings[\"tiffCompression\"] = \"jpeg\"); the others are lossless", "\(messages[4])")
