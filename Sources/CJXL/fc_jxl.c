@@ -425,3 +425,38 @@ fc_status fc_jxl_encoder_finish(fc_jxl_encoder *e, FILE *file) {
     }
     return FC_OK;
 }
+
+// ---------------------------------------------------------------------------------------
+// A JPEG's lossless transcode
+
+fc_status fc_jxl_transcode_jpeg(const uint8_t *jpeg, size_t size, int effort, int threads, FILE *file, fc_jxl_report *report) {
+    const char *why = fc_jxl_library_error();
+    if (why) { fc_jxl_say(report, why); return FC_UNSUPPORTED; }
+    fc_jxl_encoder *e = calloc(1, sizeof *e);
+    if (!e) return FC_NO_MEMORY;
+    e->enc = fc_libjxl.JxlEncoderCreate(NULL);
+    if (!e->enc) { free(e); return FC_NO_MEMORY; }
+    if (threads > 1) {
+        e->runner = fc_libjxl_threads.JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
+        if (e->runner) fc_libjxl.JxlEncoderSetParallelRunner(e->enc, fc_libjxl_threads.JxlThreadParallelRunner, e->runner);
+    }
+    fc_status status = FC_OK;
+    // What rebuilds the JPEG's bytes (a jbrd box), and the JPEG's own coefficients.
+    if (fc_libjxl.JxlEncoderStoreJPEGMetadata(e->enc, JXL_TRUE) != JXL_ENC_SUCCESS) {
+        status = fc_jxl_encode_failure(e, "keeping the JPEG's bytes");
+    } else {
+        e->settings = fc_libjxl.JxlEncoderFrameSettingsCreate(e->enc, NULL);
+        if (!e->settings
+            || fc_libjxl.JxlEncoderFrameSettingsSetOption(e->settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS) {
+            status = fc_jxl_encode_failure(e, "the encoder's settings");
+        } else if (fc_libjxl.JxlEncoderAddJPEGFrame(e->settings, jpeg, size) != JXL_ENC_SUCCESS) {
+            status = fc_jxl_encode_failure(e, "the JPEG cannot be transcoded losslessly");
+        } else {
+            e->frames = 1;
+            status = fc_jxl_encoder_finish(e, file);
+        }
+    }
+    *report = e->report;
+    fc_jxl_encoder_free(e);
+    return status;
+}

@@ -47,7 +47,9 @@
     X(JxlEncoderCloseBoxes) \
     X(JxlEncoderCloseInput) \
     X(JxlEncoderProcessOutput) \
-    X(JxlEncoderGetError)
+    X(JxlEncoderGetError) \
+    X(JxlEncoderStoreJPEGMetadata) \
+    X(JxlEncoderAddJPEGFrame)
 
 #define FC_JXL_THREADS_FUNCTIONS(X) \
     X(JxlThreadParallelRunner) \

@@ -39,6 +39,9 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("gain-map-quality"), help: CodecOptions.help("gainMapQuality"))
     var gainMapQuality: Int?
 
+    @Flag(name: .customLong("no-jpeg-reconstruction"), help: "JPEG XL: encode a JPEG input's pixels instead of transcoding its bytes losslessly (which a chain of no steps does by default).")
+    var noJPEGReconstruction = false
+
     // `--encode NAME=VALUE`: every option of every format by its registry name, no flag of
     // its own needed: a new codec's options work here, in `formats` and in validation with
     // no edit to the tool.
@@ -101,6 +104,7 @@ struct CodecOptions: ParsableArguments {
         if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
         if let gainMap { s["gainMap"] = .choice(gainMap) }
         if let gainMapQuality { s["gainMapQuality"] = .integer(gainMapQuality) }
+        if noJPEGReconstruction { s["jpegReconstruction"] = .boolean(false) }
         return s
     }
 

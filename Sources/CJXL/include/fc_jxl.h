@@ -81,6 +81,12 @@ fc_status fc_jxl_encoder_add(fc_jxl_encoder *e, const uint8_t *pixels, size_t st
 /// Ends the file and writes it to `file`.
 fc_status fc_jxl_encoder_finish(fc_jxl_encoder *e, FILE *file);
 
+/// A JPEG's lossless transcode: its DCT coefficients recompressed, with what rebuilds its
+/// exact bytes (djxl gives the original file back), written to `file`. FC_FAILED (the
+/// report says why) for a JPEG libjxl cannot take this way (arithmetic coding, some
+/// progressive layouts, CMYK).
+fc_status fc_jxl_transcode_jpeg(const uint8_t *jpeg, size_t size, int effort, int threads, FILE *file, fc_jxl_report *report);
+
 /// NULL when libjxl and libjxl_threads can be used; otherwise why not.
 const char *fc_jxl_library_error(void);
 

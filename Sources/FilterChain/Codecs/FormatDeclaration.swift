@@ -34,6 +34,10 @@ public struct FormatDeclaration: Sendable {
     let frameDecoder: (@Sendable (OpenedInput, DecodeOptions, _ maxFrames: Int) throws -> FrameDecoder?)?
     /// Writes an animation frame by frame.
     let frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)?
+    /// Writes a file of another format from its bytes, not its pixels, when nothing changes
+    /// them (a chain of no steps): JPEG XL's lossless JPEG transcode. Nil from it when it does
+    /// not take that format with these settings.
+    let transcoder: (@Sendable (_ source: ImageFormat, EncodeSettings) -> (@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void)?)?
 
     init(format: ImageFormat, name: String, summary: String, extensions: [String], mediaType: String,
          capabilities: FormatCapabilities, options: [EncodeOption],
@@ -44,7 +48,8 @@ public struct FormatDeclaration: Sendable {
          encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?,
          library: (@Sendable () -> String?)? = nil,
          frameDecoder: (@Sendable (OpenedInput, DecodeOptions, Int) throws -> FrameDecoder?)? = nil,
-         frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)? = nil) {
+         frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)? = nil,
+         transcoder: (@Sendable (ImageFormat, EncodeSettings) -> (@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void)?)? = nil) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
         self.format = format
         self.name = name
@@ -61,6 +66,7 @@ public struct FormatDeclaration: Sendable {
         self.library = library
         self.frameDecoder = frameDecoder
         self.frameEncoder = frameEncoder
+        self.transcoder = transcoder
     }
 
     /// filterchain reads this format's animations frame by frame.

@@ -19,6 +19,8 @@ enum JXLCodec {
                          help: "quality, 1 to 100, mapped to libjxl's distance as cjxl maps it (90: distance 1.0; 100: lossless)"),
             EncodeOption("lossless", .boolean, default: false, help: "lossless: the decoded samples are the image given"),
             EncodeOption("effort", .integer(1...9), default: 7, help: "compression effort, 1 (fastest) to 9 (smallest), as cjxl's"),
+            EncodeOption("jpegReconstruction", .boolean, default: true,
+                         help: "a JPEG through a chain of no steps is transcoded losslessly (about 20% smaller; djxl gives its bytes back); off: its pixels are encoded"),
         ],
         // A bare codestream (FF 0A) or the container's signature box.
         signature: {
@@ -38,6 +40,18 @@ enum JXLCodec {
         frameDecoder: { input, options, maxFrames in try JXLDecoder.frames(input, options: options, maxFrames: maxFrames) },
         frameEncoder: { output, header, metadata, settings in
             try JXLEncoder(output, header: header, metadata: metadata, settings: JXLSettings(settings), animated: true)
+        },
+        transcoder: { source, settings in
+            guard source == .jpeg, settings.boolean("jpegReconstruction") else { return nil }
+            let effort = settings.integer("effort")
+            return { bytes, output in
+                var report = fc_jxl_report()
+                let status = fc_jxl_transcode_jpeg(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(effort),
+                                                   Int32(clamping: WorkerPool.availableCores), output.file, &report)
+                // A JPEG libjxl does not take so is refused as such (the render encodes its pixels).
+                if status == FC_FAILED || status == FC_UNSUPPORTED { throw CodecError(output.name, .unsupported(reportString(report.message))) }
+                if status != FC_OK { throw CodecError.writing(output, status, message: reportString(report.message), format: .jxl) }
+            }
         })
 
     /// cjxl's mapping of a quality to a butteraugli distance: 0.1 + (100 - q) x 0.09 from 30 up

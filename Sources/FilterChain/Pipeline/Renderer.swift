@@ -90,6 +90,10 @@ public final class Renderer: Sendable {
         // Standard input is read once, so that the image can be read again.
         var source = source
         if source == .standardInput { source = .bytes(try OpenedInput.readStandardInput(), name: "-") }
+        var transcodeNotes: [String] = []
+        if let transcoded = try transcode(chain, source: source, decode: decode, outputs: outputs, formats: formats, notes: &transcodeNotes) {
+            return transcoded
+        }
         var shrunk = 1, parallel = false
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .relaxed) }
@@ -110,9 +114,55 @@ public final class Renderer: Sendable {
             return Opened(pixels: reader, logicalSize: shrink?.logicalSize, resolved: resolved)
         }
         var result = try render(open: open, formats: formats, outputs: outputs, cancel: cancel, order: order)
+        result.notes = transcodeNotes + result.notes
         result.shrunkOnLoad = shrunk
         result.decodedInParallel = parallel
         return result
+    }
+
+    /// Outputs written from the source's bytes, not its pixels: when the chain has no step
+    /// that runs, every output is a file whose format transcodes the source's
+    /// (`FormatDeclaration.transcoder`: a JPEG to JPEG XL, losslessly), and no option changes
+    /// the pixels or the metadata. Nil when not (the render decodes); a transcode the library
+    /// refuses (a JPEG libjxl cannot take so) falls back to the pixels, with a note.
+    private func transcode(_ chain: Chain, source: ImageSource, decode: DecodeOptions, outputs: [RenderOutput],
+                           formats: [ImageFormat?], notes: inout [String]) throws -> RenderResult? {
+        guard !outputs.isEmpty, !chain.steps.contains(where: \.enabled) else { return nil }
+        var jobs: [(destination: ImageDestination, options: EncodeOptions, format: ImageFormat)] = []
+        for (i, output) in outputs.enumerated() {
+            guard case .file(let destination, let options) = output.target, let format = formats[i], format.declaration.transcoder != nil,
+                  options.depth == nil, options.outputProfile == .source, !options.stripMetadata, !options.stripColorProfile,
+                  options.hdr == nil, !options.standardDynamicRange else { return nil }
+            jobs.append((destination, options, format))
+        }
+        let input = try OpenedInput.open(source)
+        let sourceFormat = input.format
+        var writers: [(@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void, ImageDestination, ImageFormat)] = []
+        for job in jobs {
+            let settings = EncodeSettings(declaration: job.format.declaration, options: job.options, source: .none)
+            guard let write = job.format.declaration.transcoder?(sourceFormat, settings) else { return nil }
+            writers.append((write, job.destination, job.format))
+        }
+        // The header, for what the result says (and the pixel limit, as a render checks it).
+        let reader = try ImageReader.open(source, options: decode)
+        let bytes = try input.bytesInMemory()
+        var files: [OutputFile] = []
+        do {
+            for (write, destination, _) in writers {
+                let output = try OutputFile(destination)
+                files.append(output)
+                try write(bytes, output)
+            }
+        } catch let error as CodecError {
+            for file in files { file.abort() }
+            guard case .unsupported(let why) = error.reason else { throw error }
+            notes.append("\(input.name): not transcoded losslessly (\(why)); its pixels were encoded")
+            return nil
+        }
+        for file in files { try file.commit() }
+        let size = ImageSize(width: reader.info.width, height: reader.info.height)
+        return RenderResult(info: reader.info, images: outputs.map { _ in nil }, sizes: outputs.map { _ in size },
+                            notes: [], warnings: [])
     }
 
     /// Runs `chain` on an image in memory (`variables` as for a file).

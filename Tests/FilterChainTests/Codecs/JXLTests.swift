@@ -120,6 +120,35 @@ import Testing
         for f in frames { #expect(try back.nextFrame().pixels == f.pixels) }
     }
 
+    /// A JPEG through a chain of no steps becomes its lossless transcode (a jbrd box keeps what
+    /// rebuilds its bytes; djxl gives them back), smaller; a step, or jpegReconstruction off,
+    /// encodes its pixels.
+    @Test func aJPEGThroughNoStepsIsTranscodedLosslessly() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let jpeg = TestData.samples.appendingPathComponent("rocket.jpg").path
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: jpeg)))
+        let renderer = Renderer(threads: 2)
+        _ = try renderer.render(Chain(), source: .file(jpeg), outputs: [RenderOutput(step: 0, .file(.file(folder + "/t.jxl"), EncodeOptions()))])
+        let transcoded = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/t.jxl")))
+        #expect(HEIFConformanceTests.find(Array("jbrd".utf8), in: transcoded) != nil)
+        #expect(transcoded.count < original.count * 9 / 10, "\(transcoded.count) against the JPEG's \(original.count)")
+        if Self.tools {
+            #expect(try Self.run("djxl", [folder + "/t.jxl", folder + "/back.jpg"]) == 0)
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/back.jpg"))) == original, "djxl did not give the JPEG's bytes back")
+        }
+        let image = try RasterImage(contentsOf: folder + "/t.jxl")
+        #expect(image.width == 640 && image.height == 427)
+        // Off, or with a step: the pixels.
+        _ = try renderer.render(Chain(), source: .file(jpeg), outputs: [RenderOutput(step: 0, .file(.file(folder + "/p.jxl"),
+                                                                                                    EncodeOptions(settings: ["jpegReconstruction": .boolean(false)])))])
+        _ = try renderer.render(Chain([Exposure(ev: 0.5)]), source: .file(jpeg), outputs: [RenderOutput(step: 1, .file(.file(folder + "/s.jxl"), EncodeOptions()))])
+        for name in ["p.jxl", "s.jxl"] {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+            #expect(HEIFConformanceTests.find(Array("jbrd".utf8), in: bytes) == nil, "\(name) is a transcode")
+        }
+    }
+
     @Test func qualityMapsToDistanceAsCjxlDoes() {
         #expect(abs(JXLCodec.distance(quality: 90) - 1.0) < 1e-6)
         #expect(abs(JXLCodec.distance(quality: 30) - 6.4) < 1e-5)
