@@ -264,6 +264,36 @@ static fc_status fc_avif_convert_grey(fc_avif_decoder *d, const avifImage *im) {
     return status;
 }
 
+// The decoded image (or frame) converted into `pixels` (allocated at the first), in the
+// delivered layout, as stored (before the transformations).
+static fc_status fc_avif_convert(fc_avif_decoder *d, const avifImage *im) {
+    const fc_avif_info *in = &d->info;
+    size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
+    size_t row = (size_t)im->width * bpp;
+    if (!d->pixels) {
+        if (row / bpp != im->width || row > UINT32_MAX || (im->height && row > SIZE_MAX / im->height)) {
+            fc_avif_say(&d->report, "the image is too large to hold in memory");
+            return FC_NO_MEMORY;
+        }
+        d->pixels_stride = row;
+        d->pixels = malloc(row * im->height);
+        if (!d->pixels) return FC_NO_MEMORY;
+    }
+    if (in->yuv_format == 400) return fc_avif_convert_grey(d, im);
+    avifRGBImage rgb;
+    fc_libavif.avifRGBImageSetDefaults(&rgb, im);
+    rgb.depth = in->sample_bytes == 2 ? 16 : 8;
+    rgb.format = in->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+    fc_avif_set_conversion(&rgb, d->conversion);
+    // A premultiplied image is unpremultiplied by the conversion.
+    rgb.alphaPremultiplied = AVIF_FALSE;
+    rgb.pixels = d->pixels;
+    rgb.rowBytes = (uint32_t)row;
+    avifResult r = fc_libavif.avifImageYUVToRGB(im, &rgb);
+    if (r != AVIF_RESULT_OK) fc_avif_say_result(&d->report, "converting to RGB", r, NULL);
+    return fc_avif_status_of(r);
+}
+
 // Decodes the image (or the first frame) and converts it once; then frees libavif.
 static fc_status fc_avif_decode(fc_avif_decoder *d) {
     avifDecoder *dec = d->decoder;
@@ -286,32 +316,7 @@ static fc_status fc_avif_decode(fc_avif_decoder *d) {
                  im->depth, fc_libavif.avifPixelFormatToString(im->yuvFormat));
         return FC_FAILED;
     }
-    size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
-    size_t row = (size_t)im->width * bpp;
-    if (row / bpp != im->width || row > UINT32_MAX || (im->height && row > SIZE_MAX / im->height)) {
-        fc_avif_say(&d->report, "the image is too large to hold in memory");
-        return FC_NO_MEMORY;
-    }
-    d->pixels_stride = row;
-    d->pixels = malloc(row * im->height);
-    if (!d->pixels) return FC_NO_MEMORY;
-    fc_status status;
-    if (in->yuv_format == 400) {
-        status = fc_avif_convert_grey(d, im);
-    } else {
-        avifRGBImage rgb;
-        fc_libavif.avifRGBImageSetDefaults(&rgb, im);
-        rgb.depth = in->sample_bytes == 2 ? 16 : 8;
-        rgb.format = in->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
-        fc_avif_set_conversion(&rgb, d->conversion);
-        // A premultiplied image is unpremultiplied by the conversion.
-        rgb.alphaPremultiplied = AVIF_FALSE;
-        rgb.pixels = d->pixels;
-        rgb.rowBytes = (uint32_t)row;
-        r = fc_libavif.avifImageYUVToRGB(im, &rgb);
-        if (r != AVIF_RESULT_OK) fc_avif_say_result(&d->report, "converting to RGB", r, NULL);
-        status = fc_avif_status_of(r);
-    }
+    fc_status status = fc_avif_convert(d, im);
     // The planes (and the codec) are no longer needed.
     fc_libavif.avifDecoderDestroy(dec);
     d->decoder = NULL;
@@ -515,30 +520,8 @@ fc_status fc_avif_decoder_next_frame(fc_avif_decoder *d, uint8_t *dst, size_t st
         fc_avif_say(&d->report, "a frame's size or layout is not the sequence's");
         return FC_FAILED;
     }
+    fc_status status = fc_avif_convert(d, im);
     size_t bpp = (size_t)in->channels * (size_t)in->sample_bytes;
-    size_t row = (size_t)im->width * bpp;
-    if (!d->pixels) {
-        if (row / bpp != im->width || row > UINT32_MAX || (im->height && row > SIZE_MAX / im->height)) return FC_NO_MEMORY;
-        d->pixels_stride = row;
-        d->pixels = malloc(row * im->height);
-        if (!d->pixels) return FC_NO_MEMORY;
-    }
-    fc_status status;
-    if (in->yuv_format == 400) {
-        status = fc_avif_convert_grey(d, im);
-    } else {
-        avifRGBImage rgb;
-        fc_libavif.avifRGBImageSetDefaults(&rgb, im);
-        rgb.depth = in->sample_bytes == 2 ? 16 : 8;
-        rgb.format = in->channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
-        fc_avif_set_conversion(&rgb, d->conversion);
-        rgb.alphaPremultiplied = AVIF_FALSE;
-        rgb.pixels = d->pixels;
-        rgb.rowBytes = (uint32_t)row;
-        r = fc_libavif.avifImageYUVToRGB(im, &rgb);
-        if (r != AVIF_RESULT_OK) fc_avif_say_result(&d->report, "converting to RGB", r, NULL);
-        status = fc_avif_status_of(r);
-    }
     if (status != FC_OK) return status;
     // Every row, through the transformations.
     d->next_row = 0;

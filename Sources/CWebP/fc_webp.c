@@ -207,6 +207,20 @@ fc_status fc_webp_decoder_finish(fc_webp_decoder *d) {
     return fc_webp_decode_to(d, d->info.height);
 }
 
+// The ICCP, EXIF and XMP chunks of `m` (those present), copied into the muxer.
+static WebPMuxError fc_webp_set_chunks(WebPMux *mux, const fc_metadata *m) {
+    struct { const char *fourcc; const uint8_t *bytes; size_t size; } chunks[] = {
+        { "ICCP", m->icc, m->icc_length }, { "EXIF", m->exif, m->exif_length }, { "XMP ", m->xmp, m->xmp_length },
+    };
+    WebPMuxError e = WEBP_MUX_OK;
+    for (int i = 0; i < 3 && e == WEBP_MUX_OK; i++) {
+        if (!chunks[i].bytes) continue;
+        WebPData chunk = { chunks[i].bytes, chunks[i].size };
+        e = WebPMuxSetChunk(mux, chunks[i].fourcc, &chunk, 1);
+    }
+    return e;
+}
+
 static fc_status fc_webp_write(FILE *file, const uint8_t *bytes, size_t size) {
     if (fwrite(bytes, 1, size, file) != size || fflush(file) != 0) return FC_WRITE_FAILED;
     return FC_OK;
@@ -274,14 +288,7 @@ fc_status fc_webp_encode(const fc_webp_encode_options *o, const uint8_t *pixels,
     if (!mux) { WebPMemoryWriterClear(&writer); return FC_NO_MEMORY; }
     WebPData image = { writer.mem, writer.size };
     WebPMuxError e = WebPMuxSetImage(mux, &image, 0);
-    struct { const char *fourcc; const uint8_t *bytes; size_t size; } chunks[] = {
-        { "ICCP", o->metadata.icc, o->metadata.icc_length }, { "EXIF", o->metadata.exif, o->metadata.exif_length }, { "XMP ", o->metadata.xmp, o->metadata.xmp_length },
-    };
-    for (int i = 0; i < 3 && e == WEBP_MUX_OK; i++) {
-        if (!chunks[i].bytes) continue;
-        WebPData chunk = { chunks[i].bytes, chunks[i].size };
-        e = WebPMuxSetChunk(mux, chunks[i].fourcc, &chunk, 0);
-    }
+    if (e == WEBP_MUX_OK) e = fc_webp_set_chunks(mux, &o->metadata);
     WebPData assembled = { NULL, 0 };
     if (e == WEBP_MUX_OK) e = WebPMuxAssemble(mux, &assembled);
     WebPMuxDelete(mux);
@@ -425,15 +432,7 @@ fc_status fc_webp_animator_finish(fc_webp_animator *a, FILE *file) {
     WebPMux *mux = WebPMuxCreate(&data, 1);
     WebPDataClear(&data);
     if (!mux) { fc_webp_say(&a->report, "the animation could not be re-read to add its metadata"); return FC_FAILED; }
-    struct { const char *fourcc; const uint8_t *bytes; size_t size; } chunks[] = {
-        { "ICCP", m->icc, m->icc_length }, { "EXIF", m->exif, m->exif_length }, { "XMP ", m->xmp, m->xmp_length },
-    };
-    WebPMuxError e = WEBP_MUX_OK;
-    for (int i = 0; i < 3 && e == WEBP_MUX_OK; i++) {
-        if (!chunks[i].bytes) continue;
-        WebPData chunk = { chunks[i].bytes, chunks[i].size };
-        e = WebPMuxSetChunk(mux, chunks[i].fourcc, &chunk, 1);
-    }
+    WebPMuxError e = fc_webp_set_chunks(mux, m);
     WebPData assembled = { NULL, 0 };
     if (e == WEBP_MUX_OK) e = WebPMuxAssemble(mux, &assembled);
     WebPMuxDelete(mux);

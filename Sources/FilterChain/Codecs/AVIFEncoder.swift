@@ -28,10 +28,7 @@ final class AVIFEncoder: WholeImageEncoder {
         self.header = header
         var metadata = metadata
         // libavif refuses the whole file for EXIF data without a TIFF header: that EXIF alone is left out.
-        if let exif = metadata.exif, !Exif.isTIFF(exif) {
-            metadata.exif = nil
-            notes.append("the EXIF data does not start with a TIFF header; not written")
-        }
+        notes += metadata.keepTIFFExifOnly()
         self.metadata = metadata
         self.quality = quality
         self.effort = effort
@@ -61,29 +58,37 @@ final class AVIFEncoder: WholeImageEncoder {
         return (1, 13, matrix)
     }
 
-    func finish() throws {
-        let grey = header.format.channels.isGrey
+    /// The shim's settings for images of `format`, `width` x `height` (the metadata apart).
+    static func options(width: Int, height: Int, format: PixelFormat, metadata: ImageMetadata, quality: Int, effort: Int,
+                        chroma: ChromaSubsampling, alphaQuality: Int) -> fc_avif_encode_options {
         let lossless = quality == 100
-        let (primaries, transfer, matrix) = Self.colour(source: metadata.nclx, icc: metadata.iccProfile?.isEmpty == false, lossless: lossless, grey: grey)
+        let (primaries, transfer, matrix) = colour(source: metadata.nclx, icc: metadata.iccProfile?.isEmpty == false, lossless: lossless,
+                                                   grey: format.channels.isGrey)
+        var o = fc_avif_encode_options()
+        o.width = UInt32(width)
+        o.height = UInt32(height)
+        o.channels = Int32(format.channels.count)
+        o.sample_bytes = format.depth == .sixteen ? 2 : 1
+        o.depth = format.depth == .sixteen ? 10 : 8
+        o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
+        o.quantizer = quantizer(quality: quality)
+        o.alpha_quantizer = quantizer(quality: alphaQuality)
+        o.speed = Int32(9 - effort)
+        // libaom's own threads, one per core: its row-based multithreading (on from 2
+        // threads) gives the same bytes for every count from 2 up, so a single core still
+        // gets 2, and the file is the same on every machine.
+        o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
+        o.colour_primaries = primaries
+        o.transfer_characteristics = transfer
+        o.matrix_coefficients = matrix
+        return o
+    }
+
+    func finish() throws {
         var report = fc_avif_report()
         let status = metadata.withEmbedded { embedded in
-            var o = fc_avif_encode_options()
-            o.width = UInt32(header.width)
-            o.height = UInt32(header.height)
-            o.channels = Int32(header.format.channels.count)
-            o.sample_bytes = header.format.depth == .sixteen ? 2 : 1
-            o.depth = header.format.depth == .sixteen ? 10 : 8
-            o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
-            o.quantizer = Self.quantizer(quality: quality)
-            o.alpha_quantizer = Self.quantizer(quality: alphaQuality)
-            o.speed = Int32(9 - effort)
-            // libaom's own threads, one per core: its row-based multithreading (on
-            // from 2 threads) gives the same bytes for every count from 2 up, so a
-            // single core still gets 2, and the file is the same on every machine.
-            o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
-            o.colour_primaries = primaries
-            o.transfer_characteristics = transfer
-            o.matrix_coefficients = matrix
+            var o = Self.options(width: header.width, height: header.height, format: header.format, metadata: metadata,
+                                 quality: quality, effort: effort, chroma: chroma, alphaQuality: alphaQuality)
             o.metadata = embedded
             return fc_avif_encode(&o, pixels.bytes, pixels.rowBytes, output.file, &report)
         }
@@ -126,35 +131,15 @@ final class AVIFFrameEncoder: FrameEncoder {
         self.header = header
         var metadata = metadata
         var notes: [String] = []
-        if let exif = metadata.exif, !Exif.isTIFF(exif) {
-            metadata.exif = nil
-            notes.append("the EXIF data does not start with a TIFF header; not written")
-        }
+        notes += metadata.keepTIFFExifOnly()
         notes += metadata.notWritten(in: "AVIF")
         if header.loopCount != 0 { notes.append("an AVIF sequence plays forever here (libavif 0.11 writes no loop count)") }
         self.notes = notes
-        let grey = header.format.channels.isGrey, lossless = quality == 100
-        let (primaries, transfer, matrix) = AVIFEncoder.colour(source: metadata.nclx, icc: metadata.iccProfile?.isEmpty == false,
-                                                               lossless: lossless, grey: grey)
         var report = fc_avif_report()
-        let made: OpaquePointer? = {
-            var o = fc_avif_encode_options()
-            o.width = UInt32(header.width)
-            o.height = UInt32(header.height)
-            o.channels = Int32(header.format.channels.count)
-            o.sample_bytes = header.format.depth == .sixteen ? 2 : 1
-            o.depth = header.format.depth == .sixteen ? 10 : 8
-            o.yuv_format = chroma == .yuv420 && !lossless ? 420 : 444
-            o.quantizer = AVIFEncoder.quantizer(quality: quality)
-            o.alpha_quantizer = AVIFEncoder.quantizer(quality: alphaQuality)
-            o.speed = Int32(9 - effort)
-            o.threads = Int32(clamping: max(2, WorkerPool.availableCores))
-            o.colour_primaries = primaries
-            o.transfer_characteristics = transfer
-            o.matrix_coefficients = matrix
-            // The metadata goes in with the first frame (`add`).
-            return fc_avif_sequence_new(&o, &report)
-        }()
+        // The metadata goes in with the first frame (`add`).
+        var o = AVIFEncoder.options(width: header.width, height: header.height, format: header.format, metadata: metadata,
+                                    quality: quality, effort: effort, chroma: chroma, alphaQuality: alphaQuality)
+        let made = fc_avif_sequence_new(&o, &report)
         guard let made else { throw CodecError.writing(output, FC_FAILED, message: reportString(report.message), format: .avif) }
         sequence = CHandle(made, free: fc_avif_sequence_free)
         firstMetadata = metadata

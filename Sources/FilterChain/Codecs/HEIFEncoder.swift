@@ -21,10 +21,7 @@ final class HEIFEncoder: WholeImageEncoder {
         self.output = output
         self.header = header
         var metadata = metadata
-        if let exif = metadata.exif, !Exif.isTIFF(exif) {
-            metadata.exif = nil
-            notes.append("the EXIF data does not start with a TIFF header; not written")
-        }
+        notes += metadata.keepTIFFExifOnly()
         self.metadata = metadata
         self.quality = quality
         self.chroma = chroma

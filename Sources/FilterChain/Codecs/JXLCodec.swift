@@ -189,10 +189,7 @@ final class JXLEncoder: WholeImageEncoder, FrameEncoder {
         self.header = header
         var metadata = metadata
         var notes: [String] = []
-        if let exif = metadata.exif, !Exif.isTIFF(exif) {
-            metadata.exif = nil
-            notes.append("the EXIF data does not start with a TIFF header; not written")
-        }
+        notes += metadata.keepTIFFExifOnly()
         notes += metadata.notWritten(in: "JPEG XL")
         self.notes = notes
         var report = fc_jxl_report()

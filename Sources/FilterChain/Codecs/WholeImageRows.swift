@@ -35,6 +35,14 @@ final class WholeImageRows {
 }
 
 extension ImageMetadata {
+    /// Leaves out EXIF data that does not start with a TIFF header (libavif refuses the whole
+    /// file for it; libheif and libjxl place it wrongly), and says so.
+    mutating func keepTIFFExifOnly() -> [String] {
+        guard let exif, !Exif.isTIFF(exif) else { return [] }
+        self.exif = nil
+        return ["the EXIF data does not start with a TIFF header; not written"]
+    }
+
     /// The ICC profile, EXIF and XMP as the shims' encoders take them, valid inside `body`.
     func withEmbedded<T>(_ body: (fc_metadata) -> T) -> T {
         let icc = iccProfile ?? [], exif = exif ?? [], xmp = xmp ?? []
