@@ -39,6 +39,9 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("gain-map-quality"), help: CodecOptions.help("gainMapQuality"))
     var gainMapQuality: Int?
 
+    @Option(help: CodecOptions.help("distance"))
+    var distance: Double?
+
     @Flag(name: .customLong("no-jpeg-reconstruction"), help: "JPEG XL: encode a JPEG input's pixels instead of transcoding its bytes losslessly (which a chain of no steps does by default).")
     var noJPEGReconstruction = false
 
@@ -105,6 +108,7 @@ struct CodecOptions: ParsableArguments {
         if let gainMap { s["gainMap"] = .choice(gainMap) }
         if let gainMapQuality { s["gainMapQuality"] = .integer(gainMapQuality) }
         if noJPEGReconstruction { s["jpegReconstruction"] = .boolean(false) }
+        if let distance { s["distance"] = .number(distance) }
         return s
     }
 
@@ -151,6 +155,9 @@ struct CodecOptions: ParsableArguments {
         case .boolean:
             guard let v = Bool(raw) else { return .failure(ValidationError("--encode \(text): \(name) takes true or false")) }
             return .success((name, .boolean(v)))
+        case .number:
+            guard let v = Double(raw), v.isFinite else { return .failure(ValidationError("--encode \(text): \(name) takes a number")) }
+            return .success((name, .number(v)))
         default:
             return .success((name, .choice(raw)))
         }

@@ -23,9 +23,16 @@ import FilterChain
                 case .integer(let range):
                     value = String(range.lowerBound + (range.upperBound - range.lowerBound) / 3)
                     flag = [option.flag, value]
+                case .boolean where option.defaultValue == .boolean(true):
+                    // On by default: the tool's flag turns it off.
+                    value = "false"
+                    flag = ["--no-" + option.flag.dropFirst(2)]
                 case .boolean:
                     value = "true"
                     flag = [option.flag]
+                case .number(let range):
+                    value = JSONWriter.number(range.lowerBound + (range.upperBound - range.lowerBound) / 10)
+                    flag = [option.flag, value]
                 case .choice(let values):
                     value = values.last!
                     flag = [option.flag, value]
@@ -49,7 +56,8 @@ import FilterChain
                 // is refused alone, in the same words either way; every other one is written.
                 let typed: EncodeOptionValue = switch option.kind {
                 case .integer: .integer(Int(value)!)
-                case .boolean: .boolean(true)
+                case .boolean: .boolean(value == "true")
+                case .number: .number(Double(value)!)
                 default: .choice(value)
                 }
                 let refusedAlone = declaration.combinationProblem([option.name: typed], depth: nil) != nil

@@ -30,6 +30,8 @@ extension FormatDeclaration {
                 m += [("kind", string("integer")), ("minimum", number(r.lowerBound)), ("maximum", number(r.upperBound))]
             case .choice(let values):
                 m += [("kind", string("choice")), ("choices", JSONNode(.array(values.map(string))))]
+            case .number(let r):
+                m += [("kind", string("number")), ("minimum", JSONNode(.number(r.lowerBound))), ("maximum", JSONNode(.number(r.upperBound)))]
             default:
                 m += [("kind", string("boolean"))]
             }

@@ -219,6 +219,8 @@ public enum EncodeOptionValue: Sendable, Hashable, CustomStringConvertible,
     case integer(Int)
     case boolean(Bool)
     case choice(String)
+    /// A number with a fraction (JPEG XL's distance).
+    case number(Double)
 
     public init(integerLiteral value: Int) { self = .integer(value) }
     public init(booleanLiteral value: Bool) { self = .boolean(value) }
@@ -227,12 +229,21 @@ public enum EncodeOptionValue: Sendable, Hashable, CustomStringConvertible,
     public var integer: Int? { if case .integer(let v) = self { v } else { nil } }
     public var boolean: Bool? { if case .boolean(let v) = self { v } else { nil } }
     public var choice: String? { if case .choice(let v) = self { v } else { nil } }
+    /// A number, or a whole number as one.
+    public var number: Double? {
+        switch self {
+        case .number(let v): v
+        case .integer(let v): Double(v)
+        default: nil
+        }
+    }
 
     public var description: String {
         switch self {
         case .integer(let v): String(v)
         case .boolean(let v): String(v)
         case .choice(let v): v
+        case .number(let v): JSONWriter.number(v)
         }
     }
 
@@ -242,6 +253,7 @@ public enum EncodeOptionValue: Sendable, Hashable, CustomStringConvertible,
         case .integer(let v): JSONNode(.number(Double(v)))
         case .boolean(let v): JSONNode(.bool(v))
         case .choice(let v): JSONNode(.string(v))
+        case .number(let v): JSONNode(.number(v))
         }
     }
 }
@@ -284,6 +296,7 @@ public struct EncodeOption: Sendable {
         case (.integer(let range), .integer(let v)) where range.contains(v): return nil
         case (.boolean, .boolean): return nil
         case (.choice(let values), .choice(let v)) where values.contains(v): return nil
+        case (.number(let range), _) where value.number.map(range.contains) == true: return nil
         default:
             return "\(name) \(value) is out of range; allowed \(allowed)"
         }
@@ -295,6 +308,7 @@ public struct EncodeOption: Sendable {
         case .integer(let r): "\(r.lowerBound)...\(r.upperBound)"
         case .boolean: "true or false"
         case .choice(let values): values.joined(separator: ", ")
+        case .number(let r): "\(JSONWriter.number(r.lowerBound))...\(JSONWriter.number(r.upperBound))"
         default: kind.allowed
         }
     }
@@ -319,6 +333,9 @@ struct EncodeSettings {
     func integer(_ name: String) -> Int { value(name).integer! }
     func boolean(_ name: String) -> Bool { value(name).boolean! }
     func choice(_ name: String) -> String { value(name).choice! }
+    func number(_ name: String) -> Double { value(name).number! }
+    /// Whether the option was given (not a source's or the declared default).
+    func given(_ name: String) -> Bool { options.settings[name] != nil }
 
     /// Every option of the format with the value used, in declaration order; an option about
     /// a kind of metadata only when the source has it.

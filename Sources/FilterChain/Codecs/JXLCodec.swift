@@ -17,6 +17,8 @@ enum JXLCodec {
         options: [
             EncodeOption("quality", .integer(1...100), default: 90,
                          help: "quality, 1 to 100, mapped to libjxl's distance as cjxl maps it (90: distance 1.0; 100: lossless)"),
+            EncodeOption("distance", .number(0...25), default: .number(1),
+                         help: "butteraugli distance, 0 to 25 (1: visually lossless, cjxl's default; 0: lossless); instead of quality"),
             EncodeOption("lossless", .boolean, default: false, help: "lossless: the decoded samples are the image given"),
             EncodeOption("effort", .integer(1...9), default: 7, help: "compression effort, 1 (fastest) to 9 (smallest), as cjxl's"),
             EncodeOption("jpegReconstruction", .boolean, default: true,
@@ -28,8 +30,11 @@ enum JXLCodec {
                 || FormatDeclaration.starts($0, with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A])
         },
         check: { settings, _ in
-            settings["lossless"]?.boolean == true && settings["quality"] != nil
-                ? OptionProblem("{quality} is for lossy JPEG XL; lossless JPEG XL takes {effort}") : nil
+            if settings["quality"] != nil && settings["distance"] != nil {
+                return OptionProblem("{quality} and {distance} both say how lossy; give one")
+            }
+            return settings["lossless"]?.boolean == true && (settings["quality"] != nil || settings["distance"] != nil)
+                ? OptionProblem("{quality} and {distance} are for lossy JPEG XL; lossless JPEG XL takes {effort}") : nil
         },
         decoder: { input, options in try JXLDecoder(input, options: options) },
         encoder: { output, header, metadata, settings in
@@ -67,8 +72,10 @@ struct JXLSettings {
     var effort: Int
 
     init(_ settings: EncodeSettings) {
-        lossless = settings.boolean("lossless") || settings.integer("quality") == 100
-        distance = lossless ? 0 : JXLCodec.distance(quality: settings.integer("quality"))
+        // A distance given wins; else the quality's (the default quality 90 is distance 1).
+        let distance = settings.given("distance") ? Float(settings.number("distance")) : JXLCodec.distance(quality: settings.integer("quality"))
+        lossless = settings.boolean("lossless") || (!settings.given("distance") && settings.integer("quality") == 100) || distance == 0
+        self.distance = lossless ? 0 : distance
         effort = settings.integer("effort")
     }
 }

@@ -149,6 +149,28 @@ import Testing
         }
     }
 
+    /// `distance` as cjxl's `-d`: the same bytes as cjxl's file at that distance and effort
+    /// from the same pixels; given with quality, or with lossless, refused.
+    @Test func distanceIsCjxlsDistance() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let p = AVIFTests.smooth(67, 45, PixelFormat(.rgb, .eight))
+        try p.write(to: .file(folder + "/d.jxl"), format: .jxl, options: EncodeOptions(settings: ["distance": .number(2.5)]))
+        let near = Pixels(bytes: try Self.decode(folder + "/d.jxl").pixels, width: 67, height: 45, format: p.format)
+        try p.write(to: .file(folder + "/q.jxl"), format: .jxl, options: EncodeOptions(quality: 50))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/d.jxl"))) != Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/q.jxl"))))
+        #expect(AVIFTests.psnr(near, p) > 35)
+        #expect(throws: RenderError.self) { try p.write(to: .file(folder + "/x.jxl"), format: .jxl, options: EncodeOptions(quality: 80, settings: ["distance": .number(2)])) }
+        #expect(throws: RenderError.self) { try p.write(to: .file(folder + "/x.jxl"), format: .jxl, options: EncodeOptions(settings: ["distance": .number(26)])) }
+        if Self.tools {
+            try p.write(to: .file(folder + "/in.png"), format: .png)
+            #expect(try Self.run("cjxl", [folder + "/in.png", folder + "/c.jxl", "-d", "2.5", "-e", "7"]) == 0)
+            #expect(try Self.run("djxl", [folder + "/c.jxl", folder + "/c.png"]) == 0)
+            // The same encoder at the same distance and effort: the same pixels.
+            #expect(try Self.decode(folder + "/c.png").pixels == near.bytes)
+        }
+    }
+
     @Test func qualityMapsToDistanceAsCjxlDoes() {
         #expect(abs(JXLCodec.distance(quality: 90) - 1.0) < 1e-6)
         #expect(abs(JXLCodec.distance(quality: 30) - 6.4) < 1e-5)
