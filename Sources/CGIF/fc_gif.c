@@ -769,6 +769,12 @@ static fc_status fc_gif_put_pending(fc_gif_encoder *e) {
     if (EGifPutExtension(e->gif, GRAPHICS_EXT_FUNC_CODE, 4, extension) == GIF_ERROR) return fc_gif_failure(e, "writing a frame's control block");
     ColorMapObject *map = f->local ? fc_gif_map(f->palette, f->colours) : NULL;
     if (f->local && !map) return FC_NO_MEMORY;
+    // giflib keeps a copy of a frame's local table and, given none for the next frame, drops
+    // the pointer without freeing it (giflib 5.2.1's EGifPutImageDesc): freed here.
+    if (!map && e->gif->Image.ColorMap) {
+        GifFreeMapObject(e->gif->Image.ColorMap);
+        e->gif->Image.ColorMap = NULL;
+    }
     int result = EGifPutImageDesc(e->gif, (int)f->x, (int)f->y, (int)f->w, (int)f->h, false, map);
     if (map) GifFreeMapObject(map);
     if (result == GIF_ERROR) return fc_gif_failure(e, "writing a frame's descriptor");
