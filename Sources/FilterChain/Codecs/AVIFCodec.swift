@@ -35,6 +35,8 @@ enum AVIFCodec {
         },
         library: { fc_avif_library_error().map { String(cString: $0) } },
         frameDecoder: { input, options, maxFrames in try AVIFDecoder.frames(input, options: options, maxFrames: maxFrames) },
+        // A sequence names the brand avis (as major or compatible brand).
+        mayHoldAnimation: { HEIFCodec.ftypBrands($0)?.contains("avis") ?? true },
         frameEncoder: { output, header, metadata, settings in
             try AVIFFrameEncoder(output, header: header, metadata: metadata,
                                  quality: settings.integer("quality"), effort: settings.integer("effort"),

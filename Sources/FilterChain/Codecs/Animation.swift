@@ -38,6 +38,24 @@ protocol FrameDecoder: AnyObject {
     func nextFrame(into destination: UnsafeMutableRawPointer, stride: Int) throws
 }
 
+/// A decoder whose library hands out whole frames only (GIF, JPEG XL): read as a still, it
+/// gives its first frame, whole.
+protocol WholeFrameDecoder: StoredDecoder, FrameDecoder {}
+
+extension WholeFrameDecoder {
+    var readsWholeImageOnly: Bool { true }
+
+    func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        preconditionFailure("\(Self.self) reads whole frames only")
+    }
+
+    func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
+        try nextFrame(into: destination, stride: stride)
+    }
+
+    func finish() throws {}
+}
+
 /// An encoder of an animation: whole canvases, one at a time, each with its delay; the file
 /// appears only when `finish()` succeeds (its OutputFile's commit).
 protocol FrameEncoder: AnyObject {
@@ -118,10 +136,13 @@ public final class AnimationReader {
     public var isAnimation: Bool { decoder != nil }
 
     /// Whether a file may be an animation, from its first bytes: its format reads animations
-    /// (GIF, WebP). False for a file that cannot be read (the render says why).
+    /// (GIF, WebP, AVIF, JPEG XL) and the bytes do not say it is a still (a WebP without the
+    /// animation flag, an AVIF without the avis brand). False for a file that cannot be read
+    /// (the render says why).
     public static func mayBeAnimation(_ source: ImageSource) -> Bool {
         guard let input = try? OpenedInput.open(source) else { return false }
-        return input.format.declaration.readsAnimations
+        let declaration = input.format.declaration
+        return declaration.readsAnimations && (declaration.mayHoldAnimation?(input.prefix) ?? true)
     }
 
     /// Skips the next frame (it is decoded: each frame is drawn on the ones before).

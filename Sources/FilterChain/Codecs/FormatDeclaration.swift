@@ -32,6 +32,9 @@ public struct FormatDeclaration: Sendable {
     /// Reads a file frame by frame (`maxFrames`, 0 none, checked first); nil from it when the
     /// file is a still, which the decoder reads.
     let frameDecoder: (@Sendable (OpenedInput, DecodeOptions, _ maxFrames: Int) throws -> FrameDecoder?)?
+    /// From a file's first bytes (up to 32): whether it may hold an animation, so that a
+    /// still is not opened to find out (nil: any file of the format may).
+    let mayHoldAnimation: (@Sendable ([UInt8]) -> Bool)?
     /// Writes an animation frame by frame.
     let frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)?
     /// Writes a file of another format from its bytes, not its pixels, when nothing changes
@@ -48,6 +51,7 @@ public struct FormatDeclaration: Sendable {
          encoder: (@Sendable (OutputFile, EncodeHeader, ImageMetadata, EncodeSettings) throws -> RowEncoder)?,
          library: (@Sendable () -> String?)? = nil,
          frameDecoder: (@Sendable (OpenedInput, DecodeOptions, Int) throws -> FrameDecoder?)? = nil,
+         mayHoldAnimation: (@Sendable ([UInt8]) -> Bool)? = nil,
          frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)? = nil,
          transcoder: (@Sendable (ImageFormat, EncodeSettings) -> (@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void)?)? = nil) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
@@ -65,6 +69,7 @@ public struct FormatDeclaration: Sendable {
         self.encoder = encoder
         self.library = library
         self.frameDecoder = frameDecoder
+        self.mayHoldAnimation = mayHoldAnimation
         self.frameEncoder = frameEncoder
         self.transcoder = transcoder
     }

@@ -27,7 +27,7 @@ enum GIFCodec {
 /// giflib through the fc_gif shim. The file is read whole (the bytes, not the pixels) and
 /// scanned once without decompressing: the frame count, delays, loop count and damage are
 /// known before any pixel memory. Frames are then decoded one at a time onto one canvas.
-final class GIFDecoder: StoredDecoder, FrameDecoder {
+final class GIFDecoder: WholeFrameDecoder {
     private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
     private let input: OpenedInput
@@ -37,7 +37,6 @@ final class GIFDecoder: StoredDecoder, FrameDecoder {
     let metadata: ImageMetadata
     let animation: AnimationInfo
     var animationInfo: AnimationInfo? { animation }
-    let readsWholeImageOnly = true
     let notices: [String]
     let harmlessDamage: [String]
     let warnings: [String] = []
@@ -86,16 +85,6 @@ final class GIFDecoder: StoredDecoder, FrameDecoder {
         let status = fc_gif_decoder_next(d, destination.assumingMemoryBound(to: UInt8.self), stride)
         if status != FC_OK { throw GIFDecoder.failure(d, status, input.name) }
     }
-
-    func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
-        preconditionFailure("a GIF is read whole")
-    }
-
-    func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
-        try nextFrame(into: destination, stride: stride)
-    }
-
-    func finish() throws {}
 }
 
 /// A GIF of frames: fc_gif quantises each frame (its changed rectangle) to a palette, the

@@ -83,7 +83,7 @@ struct JXLSettings {
 /// libjxl through the fc_jxl shim. The file is read whole (the bytes); open reads the basic
 /// information, the colour and the metadata boxes; each frame is decoded whole (libjxl
 /// coalesces an animation's frames into full canvases and applies the orientation).
-final class JXLDecoder: StoredDecoder, FrameDecoder {
+final class JXLDecoder: WholeFrameDecoder {
     private let handle: CHandle
     private var d: OpaquePointer { handle.pointer }
     private let input: OpenedInput
@@ -91,7 +91,6 @@ final class JXLDecoder: StoredDecoder, FrameDecoder {
     let height: Int
     let format: PixelFormat
     let metadata: ImageMetadata
-    let readsWholeImageOnly = true
     let notices: [String]
     let harmlessDamage: [String] = []
     let warnings: [String] = []
@@ -146,11 +145,16 @@ final class JXLDecoder: StoredDecoder, FrameDecoder {
         var count = 1
         var delays = [0]
         if info.animated != 0 {
-            var durations = [Int32](repeating: 0, count: 100_000)
+            // The frame headers are walked (no pixel is decoded); again with room for every
+            // frame's duration when there are more than 256.
+            var durations = [Int32](repeating: 0, count: 256)
             count = Int(fc_jxl_count_frames(base, bytes.count, &durations, Int32(durations.count)))
+            if count > durations.count {
+                durations = [Int32](repeating: 0, count: count)
+                count = Int(fc_jxl_count_frames(base, bytes.count, &durations, Int32(durations.count)))
+            }
             guard count > 0 else { throw CodecError(input.name, .corrupt(format: .jxl, "the animation's frames cannot be read")) }
-            delays = durations.prefix(min(count, durations.count)).map(Int.init)
-            if count > durations.count { delays += [Int](repeating: 0, count: count - durations.count) }
+            delays = durations.prefix(count).map(Int.init)
         }
         animation = AnimationInfo(delays: delays, loopCount: Int(info.loop_count))
         notices = count > 1 ? ["an animation of \(count) frames: only the first frame was read"] : []
@@ -166,16 +170,6 @@ final class JXLDecoder: StoredDecoder, FrameDecoder {
         let status = fc_jxl_decoder_next_frame(d, destination.assumingMemoryBound(to: UInt8.self), stride, &duration)
         if status != FC_OK { throw JXLDecoder.failure(d, status, input.name) }
     }
-
-    func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
-        preconditionFailure("a JPEG XL image is read whole")
-    }
-
-    func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
-        try nextFrame(into: destination, stride: stride)
-    }
-
-    func finish() throws {}
 }
 
 /// libjxl's encoder through fc_jxl: a still (the rows gathered, then encoded) or an

@@ -34,6 +34,8 @@ enum WebPCodec {
                             alphaQuality: settings.integer("alphaQuality"))
         },
         frameDecoder: { input, options, maxFrames in try WebPFrameDecoder.open(input, options: options, maxFrames: maxFrames) },
+        // An animation is an extended file (VP8X) whose flags byte says ANIM (0x02).
+        mayHoldAnimation: { $0.count > 20 && FormatDeclaration.starts($0, with: Array("VP8X".utf8), at: 12) && $0[20] & 0x02 != 0 },
         frameEncoder: { output, header, metadata, settings in
             try WebPFrameEncoder(output, header: header, metadata: metadata,
                                  quality: settings.boolean("lossless") ? losslessQuality[settings.integer("effort")] : settings.integer("quality"),

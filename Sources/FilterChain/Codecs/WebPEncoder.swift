@@ -28,17 +28,25 @@ final class WebPEncoder: WholeImageEncoder {
         notes += metadata.notWritten(in: "WebP")
     }
 
+    /// The shim's settings for images of `format`, `width` x `height` (the metadata apart).
+    static func options(width: Int, height: Int, format: PixelFormat, quality: Int, lossless: Bool, effort: Int,
+                        alphaQuality: Int) -> fc_webp_encode_options {
+        var o = fc_webp_encode_options()
+        o.width = UInt32(width)
+        o.height = UInt32(height)
+        o.channels = Int32(format.channels.count)
+        o.quality = Int32(quality)
+        o.lossless = lossless ? 1 : 0
+        o.method = Int32(effort)
+        o.alpha_quality = Int32(alphaQuality)
+        return o
+    }
+
     func finish() throws {
         var report = fc_webp_report()
         let status = metadata.withEmbedded { embedded in
-            var o = fc_webp_encode_options()
-            o.width = UInt32(header.width)
-            o.height = UInt32(header.height)
-            o.channels = Int32(header.format.channels.count)
-            o.quality = Int32(quality)
-            o.lossless = lossless ? 1 : 0
-            o.method = Int32(effort)
-            o.alpha_quality = Int32(alphaQuality)
+            var o = WebPEncoder.options(width: header.width, height: header.height, format: header.format, quality: quality,
+                                        lossless: lossless, effort: effort, alphaQuality: alphaQuality)
             o.metadata = embedded
             return fc_webp_encode(&o, pixels.bytes, pixels.rowBytes, output.file, &report)
         }
@@ -64,14 +72,8 @@ final class WebPFrameEncoder: FrameEncoder {
         self.header = header
         self.metadata = metadata
         notes = metadata.notWritten(in: "WebP")
-        var o = fc_webp_encode_options()
-        o.width = UInt32(header.width)
-        o.height = UInt32(header.height)
-        o.channels = Int32(header.format.channels.count)
-        o.quality = Int32(quality)
-        o.lossless = lossless ? 1 : 0
-        o.method = Int32(effort)
-        o.alpha_quality = Int32(alphaQuality)
+        var o = WebPEncoder.options(width: header.width, height: header.height, format: header.format, quality: quality,
+                                    lossless: lossless, effort: effort, alphaQuality: alphaQuality)
         var report = fc_webp_report()
         guard let a = fc_webp_animator_new(&o, Int32(header.loopCount), &report) else {
             throw CodecError(output.name, .writeFailed(reportString(report.message)))

@@ -281,6 +281,24 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "precious")
     }
 
+    /// The first bytes say a still WebP or AVIF is one (not opened to find out); an animation
+    /// of either, and any GIF, may hold frames.
+    @Test func theFirstBytesTellAStillFromAnAnimation() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let frames = try Self.movingFrames(3)
+        for format in [ImageFormat.webp, .avif, .gif] {
+            let still = folder + "/still.\(format.preferredExtension)", animated = folder + "/anim.\(format.preferredExtension)"
+            try frames[0].write(to: still, options: EncodeOptions(format: format))
+            let writer = try AnimationWriter(.file(animated), format: format, width: 40, height: 30, pixelFormat: frames[0].format)
+            for f in frames { try writer.add(f, delay: 50) }
+            try writer.finish()
+            #expect(AnimationReader.mayBeAnimation(.file(animated)), "\(format) animation")
+            #expect(AnimationReader.mayBeAnimation(.file(still)) == (format == .gif), "\(format) still")
+        }
+        #expect(!AnimationReader.mayBeAnimation(.file(TestData.samples.appendingPathComponent("chelsea.png").path)))
+    }
+
     @Test func aStillInputGoesTheStillWay() throws {
         let renderer = Renderer(threads: 2)
         let png = try RasterImage(contentsOf: TestData.samples.appendingPathComponent("chelsea.png").path)
