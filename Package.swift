@@ -59,6 +59,10 @@ let package = Package(
         .target(name: "CJXL", dependencies: ["CCommon", "CDynamic"],
                 linkerSettings: [.linkedLibrary("jxl", .when(platforms: [.macOS])), .linkedLibrary("jxl_threads", .when(platforms: [.macOS]))]),
         .target(name: "CGIF", dependencies: ["CCommon"], linkerSettings: [.linkedLibrary("gif")]),
+        // LibRaw 0.20 or newer, its thread-safe build (LGPL-2.1 or CDDL-1.0; Debian: libraw-dev;
+        // macOS: brew install libraw): on Linux loaded when a RAW file first needs it.
+        .target(name: "CRAW", dependencies: ["CCommon", "CDynamic"],
+                linkerSettings: [.linkedLibrary("raw_r", .when(platforms: [.macOS]))]),
         .target(name: "CLCMS", dependencies: ["SystemLCMS", "CEngines"]),
         // The fast engines, apart from the shims: the hand-vectorised loops (AVX chosen at run
         // time, with paths of identical results), the two-thread Huffman decoder that fc_jpeg.c
@@ -78,7 +82,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("dav1d", .when(platforms: [.linux]))]),
         .target(name: "CHEIF", dependencies: ["CCommon", "CDynamic", .target(name: "SystemHEIF", condition: .when(platforms: [.macOS]))],
                 linkerSettings: [.linkedLibrary("de265", .when(platforms: [.macOS]))]),
-        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CGIF", "CJXL", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
+        .target(name: "FilterChain", dependencies: ["CCommon", "CPNG", "CJPEG", "CWebP", "CGIF", "CJXL", "CRAW", "CTIFF", "CHEIF", "CAVIF", "CEngines", "CLCMS"]),
         .executableTarget(name: "filterchain", dependencies: [
             "FilterChain",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

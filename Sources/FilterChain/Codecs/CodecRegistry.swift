@@ -10,6 +10,7 @@ public enum CodecRegistry {
         HEIFCodec.declaration,
         GIFCodec.declaration,
         JXLCodec.declaration,
+        RAWCodec.declaration,
     ]
 
     /// The declaration of a registered format.

@@ -41,6 +41,9 @@ public struct FormatDeclaration: Sendable {
     /// them (a chain of no steps): JPEG XL's lossless JPEG transcode. Nil from it when it does
     /// not take that format with these settings.
     let transcoder: (@Sendable (_ source: ImageFormat, EncodeSettings) -> (@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void)?)?
+    /// Files of another format's signature that are this format's (a DNG or NEF is a TIFF
+    /// by its first bytes): tested once that format is sniffed.
+    let claim: FormatClaim?
 
     init(format: ImageFormat, name: String, summary: String, extensions: [String], mediaType: String,
          capabilities: FormatCapabilities, options: [EncodeOption],
@@ -53,7 +56,8 @@ public struct FormatDeclaration: Sendable {
          frameDecoder: (@Sendable (OpenedInput, DecodeOptions, Int) throws -> FrameDecoder?)? = nil,
          mayHoldAnimation: (@Sendable ([UInt8]) -> Bool)? = nil,
          frameEncoder: (@Sendable (OutputFile, AnimationHeader, ImageMetadata, EncodeSettings) throws -> FrameEncoder)? = nil,
-         transcoder: (@Sendable (ImageFormat, EncodeSettings) -> (@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void)?)? = nil) {
+         transcoder: (@Sendable (ImageFormat, EncodeSettings) -> (@Sendable (UnsafeRawBufferPointer, OutputFile) throws -> Void)?)? = nil,
+         claim: FormatClaim? = nil) {
         precondition(!extensions.isEmpty, "\(name): a format needs an extension")
         self.format = format
         self.name = name
@@ -72,6 +76,7 @@ public struct FormatDeclaration: Sendable {
         self.mayHoldAnimation = mayHoldAnimation
         self.frameEncoder = frameEncoder
         self.transcoder = transcoder
+        self.claim = claim
     }
 
     /// filterchain reads this format's animations frame by frame.
@@ -110,6 +115,13 @@ public struct FormatDeclaration: Sendable {
     static func starts(_ prefix: [UInt8], with bytes: [UInt8], at offset: Int = 0) -> Bool {
         prefix.count >= offset + bytes.count && Array(prefix[offset..<offset + bytes.count]) == bytes
     }
+}
+
+/// A format whose files carry another format's signature: which one, and the test that tells
+/// its files from that format's (it may read the file's structure, not only its first bytes).
+struct FormatClaim: Sendable {
+    let refines: ImageFormat
+    let test: @Sendable (OpenedInput) -> Bool
 }
 
 /// What a format can hold. Outputs are laid out from it: alpha is composited over the

@@ -16,6 +16,7 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     public static let heif = ImageFormat(id: "heif")
     public static let gif = ImageFormat(id: "gif")
     public static let jxl = ImageFormat(id: "jxl")
+    public static let raw = ImageFormat(id: "raw")
 
     /// Every registered format, in the registry's order.
     public static var allCases: [ImageFormat] { CodecRegistry.declarations.map(\.format) }

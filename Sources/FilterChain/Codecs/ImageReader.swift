@@ -20,6 +20,8 @@ public struct DecodeOptions: Sendable, Hashable {
     /// (`ImageInfo.inks`) for a colour engine to convert with the profile, instead of RGB by
     /// the naive formula. The renderer sets it; its colour management converts them.
     public var keepsInks = false
+    /// How a camera RAW is developed (`--raw-wb`, `--raw-demosaic`, `--raw-highlights`).
+    public var raw = RAWDevelopment()
 
     public static let defaultMaxPixels = 178_956_970
 
@@ -103,6 +105,8 @@ protocol StoredDecoder: AnyObject {
     var orientationTag: Orientation? { get }
     /// Delivers the image at 1/denominator of its size (JPEG DCT scaling).
     func shrink(by denominator: Int) throws
+    /// The reductions `shrink(by:)` takes and what they do (`ShrinkOnLoad`).
+    var shrinkOnLoad: ShrinkOnLoad { get }
     /// Before the first read: entropy-decode on a thread of its own (JPEG), when the image
     /// has at least `minimumMCUs` MCUs; the thread hands over `chunkMCUs` at a time, and
     /// takes a second thread for the scan's second half from `splitMCUs` MCUs.
@@ -121,6 +125,7 @@ extension StoredDecoder {
     var canShrink: Bool { false }
     var orientationTag: Orientation? { nil }
     func shrink(by denominator: Int) throws {}
+    var shrinkOnLoad: ShrinkOnLoad { .dctScaling }
     func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int) {}
     var decodesInParallel: Bool { false }
     var entropyPath: (ownDecoderOnly: Bool, split: Bool) { (false, false) }
@@ -140,6 +145,19 @@ extension StoredDecoder {
         let spare = hints.threads >= 4 && WorkerPool.availableCores >= 4
         decodeInParallel(minimumMCUs: 2048, chunkMCUs: 512, splitMCUs: spare ? 8192 : 0)
     }
+}
+
+/// How a decoder delivers an image smaller before its first row: the reductions it offers
+/// (largest first), how many times the size a render needs the reduced image must keep, and
+/// whether a reduction averages encoded values (so that a chain in linear light cannot use it).
+struct ShrinkOnLoad: Sendable {
+    var factors: [Int]
+    var margin: Int
+    var averagesEncodedValues: Bool
+
+    /// JPEG's DCT scaling and HEIF's block averages: 1/2, 1/4, 1/8 of encoded values, keeping
+    /// twice the size needed for the resize that follows.
+    static let dctScaling = ShrinkOnLoad(factors: [8, 4, 2], margin: 2, averagesEncodedValues: true)
 }
 
 /// What a render knows that may make a decoder faster, never different: whether the image is
@@ -252,16 +270,26 @@ public final class ImageReader: @unchecked Sendable {
         return decoder.decodesInParallel
     }
 
+    /// Shrink-on-load toward `target`, the size the chain's first step makes: the largest
+    /// reduction the decoder offers that keeps its margin (`ShrinkOnLoad`), unless it averages
+    /// encoded values and the chain works in linear light. Returns the denominator (1: none).
+    func shrink(toward target: ImageSize, linearLight: Bool) throws -> Int {
+        let kind = decoder.shrinkOnLoad
+        guard !(linearLight && kind.averagesEncodedValues) else { return 1 }
+        return try shrink(keepingAtLeast: ImageSize(width: kind.margin * target.width, height: kind.margin * target.height))
+    }
+
     /// Shrink-on-load: has a JPEG decoded at 1/2, 1/4 or 1/8 of its size (libjpeg's DCT
     /// scaling), the largest reduction that keeps at least `minimum` pixels on both axes,
     /// before any row is read. Returns the denominator used (1: none).
     @discardableResult
     func shrink(keepingAtLeast minimum: ImageSize) throws -> Int {
         guard decoder.canShrink, nextRow == 0 else { return 1 }
-        for d in [8, 4, 2] {
+        for d in decoder.shrinkOnLoad.factors {
             // libjpeg's scaled size is ceil(size / d).
             if (info.width + d - 1) / d >= minimum.width && (info.height + d - 1) / d >= minimum.height {
                 try decoder.shrink(by: d)
+                info.metadata.cameraRAW = decoder.metadata.cameraRAW
                 let (w, h) = orientation.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)
                 info.width = w
                 info.height = h

@@ -24,7 +24,7 @@ public enum ImageSource: Sendable, Hashable {
 /// (standard input, pipes, bytes). Its format has been sniffed from the first bytes.
 final class OpenedInput {
     let name: String
-    let format: ImageFormat
+    private(set) var format: ImageFormat
     /// The first bytes (up to 32), for format sniffing and header peeks.
     let prefix: [UInt8]
     private(set) var file: UnsafeMutablePointer<FILE>?
@@ -134,12 +134,26 @@ final class OpenedInput {
     }
 
     static func open(_ source: ImageSource) throws -> OpenedInput {
+        let input: OpenedInput
         switch source {
-        case .file(let path): return try openFile(path)
+        case .file(let path): input = try openFile(path)
         case .standardInput:
             let bytes = try readAll(0, name: "-")
-            return try fromBytes(bytes, name: "-")
-        case .bytes(let bytes, let name): return try fromBytes(bytes, name: name)
+            input = try fromBytes(bytes, name: "-")
+        case .bytes(let bytes, let name): input = try fromBytes(bytes, name: name)
+        }
+        input.claim()
+        return input
+    }
+
+    /// A format that claims files of the sniffed one takes this one when its test says so
+    /// (`FormatDeclaration.claim`: a DNG sniffed as TIFF is a camera RAW).
+    private func claim() {
+        for d in CodecRegistry.declarations {
+            if let claim = d.claim, claim.refines == format, claim.test(self) {
+                format = d.format
+                return
+            }
         }
     }
 

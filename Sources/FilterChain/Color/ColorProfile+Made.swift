@@ -7,6 +7,14 @@ extension ColorProfile {
     /// Display P3 (P3 primaries, D65 white, the sRGB curve) as outputs carry it.
     public static let displayP3: ColorProfile = try! made(.displayP3, description: "Display P3 (filterchain)")
 
+    /// ProPhoto RGB (ROMM: its primaries, D50 white) with a linear curve: what LibRaw's
+    /// `output_color = 4` develops a camera RAW into (dcraw's matrix from linear sRGB,
+    /// Bradford-adapted to D50; white stays white). It holds every colour of sRGB, Display P3
+    /// and nearly all of Rec. 2020 within 0...1.
+    public static let linearProPhoto: ColorProfile = try! rgb(
+        white: (0.3457, 0.3585), primaries: [(0.7347, 0.2653), (0.1596, 0.8404), (0.0366, 0.0001)],
+        curve: (1, [1.0]), description: "ProPhoto RGB, linear (filterchain)")
+
     /// Grey with the sRGB curve (sGrey), for grey outputs tagged as sRGB.
     public static let srgbGrey: ColorProfile = try! grey(curve: (4, [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]),
                                                          description: "sGrey (filterchain)")

@@ -11,16 +11,23 @@ package enum ImageColour: Sendable {
     /// primaries. They come in as linear light with SDR white (203 cd/m²) at 1.0
     /// (`InputLeg.into`, HDRInput.swift).
     case hdr(HDRTransfer, primaries: ColorProfile)
+    /// A camera RAW developed by LibRaw: linear ProPhoto RGB (`ColorProfile.linearProPhoto`)
+    /// from the camera's matrix, scene light with the sensor's white at 1.0. It comes in as
+    /// that profile says; `--output-profile source` writes it as untagged sRGB (the profile
+    /// describes the development, not a look to keep).
+    case camera(ColorProfile)
 
     /// The profile, or nil for sRGB.
     public var profile: ColorProfile? {
         if case .profile(let p, _) = self { return p }
+        if case .camera(let p) = self { return p }
         return nil
     }
 
     /// The description of an image with `metadata`, and a warning when a description was
     /// there but cannot be used (sRGB is then assumed, as for a damaged profile).
     public static func of(_ metadata: ImageMetadata) -> (colour: ImageColour, warning: String?) {
+        if metadata.cameraRAW != nil { return (.camera(.linearProPhoto), nil) }
         if let icc = metadata.iccProfile {
             do {
                 let profile = try ProfileCache.shared.profile(icc)

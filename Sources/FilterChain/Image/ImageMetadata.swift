@@ -31,6 +31,9 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// An HDR gain map beside the image (a JPEG's Ultra HDR, ISO 21496-1 or Apple's map), kept
     /// to outputs while every step leaves it as it is (see README, "HDR gain maps").
     public var gainMap: GainMapImage?
+    /// A camera RAW's development (LibRaw's): its samples are linear ProPhoto RGB from the
+    /// camera's matrix, and what `filterchain info` shows of the camera. Never written as such.
+    public var cameraRAW: CameraRAWInfo?
     /// A gain map a render is making beside the image (`--gain-map create`), written after
     /// the image when it is complete (JPEG); never read from a file.
     var gainMapToCome: GainMapInProgress?

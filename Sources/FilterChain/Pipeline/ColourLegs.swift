@@ -40,6 +40,8 @@ struct InputLeg: Sendable {
             }
         case .hdr(let transfer, let primaries):
             return try hdr(transfer, primaries: primaries, into: space)
+        case .camera(let profile):
+            return try into(space, from: .profile(profile, origin: "camera RAW"), intent: intent, sampleBytes: sampleBytes)
         case .profile(let profile, _):
             if profile.space != .cmyk, let fused = MatrixTRCKernel.input(from: profile, to: space) {
                 return InputLeg(decodesSRGB: false, kernel: fused.withoutFirstCurves, lut: nil,
@@ -79,6 +81,8 @@ struct OutputLeg: Sendable {
         case .hdr:
             // HDR outputs are made by their rendition (GainMapRendition), not by a leg.
             throw ColorProfileError.cannotUse("PQ and HLG are written with --hdr")
+        case .camera(let profile):
+            return try from(space, to: .profile(profile, origin: "camera RAW"), intent: intent)
         case .profile(let profile, _):
             if profile.space == .cmyk {
                 return OutputLeg(encodesSRGB: false, kernel: nil,

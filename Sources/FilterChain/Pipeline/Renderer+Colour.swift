@@ -148,6 +148,8 @@ extension Renderer {
             // gamut as far as Display P3, what HDR photographs are mastered within.
             return (.profile(.displayP3, origin: "Display P3"), .icc(ColorProfile.displayP3.iccData ?? []), grey ? .rgb : .asIs, nil)
         }
+        // A camera RAW's linear ProPhoto describes its development, not a look to keep: its
+        // outputs are sRGB, untagged, as an untagged input's (--output-profile chooses a wider one).
         guard case .profile(let p, _) = input.source else { return (.srgb, .keep, .asIs, nil) }
         if p.space != .cmyk && !p.servesAsOutput(intent: intent) {
             // A profile that cannot describe an output (an input-only LUT profile such as

@@ -228,16 +228,17 @@ public final class Renderer: Sendable {
     }
 
     /// Shrink-on-load: when the chain's first enabled step is a geometry step that allows it
-    /// (a fast resize), the working space is not linear (DCT scaling averages encoded values) and
-    /// no output takes the image before that step, a JPEG is decoded at 1/2, 1/4 or 1/8 of
-    /// its size, the largest reduction that keeps at least twice the resized size (before a
-    /// cover crop) on both axes. Returns, when the decoder shrank the image, the size the
+    /// (a fast resize) and no output takes the image before that step, the decoder delivers
+    /// the image reduced as its `ShrinkOnLoad` says: a JPEG at 1/2, 1/4 or 1/8 of its size
+    /// (DCT scaling averages encoded values: not in a linear working space), the largest
+    /// reduction that keeps at least twice the resized size (before a cover crop) on both
+    /// axes; a camera RAW at half size (one pixel per 2x2 block of the sensor, in any working
+    /// space) when that keeps the resized size. Returns, when the decoder shrank the image, the size the
     /// chain takes the image to have and the reduction.
     private func shrinkOnLoad(_ chain: ResolvedChain, reader: ImageReader, outputs: [RenderOutput]) throws
         -> (logicalSize: ImageSize, denominator: Int)?
     {
-        guard !chain.workingSpace.isLinear,
-              let first = chain.steps.firstIndex(where: \.enabled),
+        guard let first = chain.steps.firstIndex(where: \.enabled),
               outputs.allSatisfy({ $0.step > first }),
               chain.readsSourceOnlyAt(first),
               case .geometry(let kernel) = chain.steps[first].filter.operation(), kernel.allowsShrinkOnLoad
@@ -245,7 +246,7 @@ public final class Renderer: Sendable {
         let size = ImageSize(width: reader.info.width, height: reader.info.height)
         // A step that cannot apply is reported by the plan.
         guard case .resample(let to, _)? = try? kernel.layout(for: size) else { return nil }
-        let denominator = try reader.shrink(keepingAtLeast: ImageSize(width: 2 * to.width, height: 2 * to.height))
+        let denominator = try reader.shrink(toward: to, linearLight: chain.workingSpace.isLinear)
         return denominator > 1 ? (size, denominator) : nil
     }
 

@@ -1,0 +1,313 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CRAW
+
+/// How a camera RAW is developed: LibRaw's own processing with these settings (README, "Camera
+/// RAW"; filters.md, "RAW input"), into 16-bit linear ProPhoto RGB.
+public struct RAWDevelopment: Sendable, Hashable {
+    /// The white balance: the camera's as-shot multipliers, LibRaw's grey-world estimate,
+    /// daylight (the camera matrix's D65 white), or a light of a colour temperature in kelvin.
+    public enum WhiteBalance: Sendable, Hashable, CustomStringConvertible {
+        case camera, auto, daylight
+        case kelvin(Int)
+
+        /// `camera`, `auto`, `daylight` or a temperature 2000 to 25000 ("5500" or "5500K").
+        public init?(parsing text: String) {
+            switch text.lowercased() {
+            case "camera": self = .camera
+            case "auto": self = .auto
+            case "daylight": self = .daylight
+            default:
+                var t = text.lowercased()
+                if t.hasSuffix("k") { t.removeLast() }
+                guard let k = Int(t), (2000...25000).contains(k) else { return nil }
+                self = .kelvin(k)
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .camera: "camera"
+            case .auto: "auto"
+            case .daylight: "daylight"
+            case .kelvin(let k): "\(k)K"
+            }
+        }
+    }
+
+    /// LibRaw's demosaic algorithms (its `user_qual`).
+    public enum Demosaic: String, Sendable, Hashable, CaseIterable {
+        case ahd, dcb, dht, aahd, ppg, linear
+
+        var libraw: Int32 {
+            switch self {
+            case .linear: 0
+            case .ppg: 2
+            case .ahd: 3
+            case .dcb: 4
+            case .dht: 11
+            case .aahd: 12
+            }
+        }
+    }
+
+    /// What becomes of clipped highlights (LibRaw's `highlight`): clipped to white, left
+    /// unclipped (tinted), blended, or rebuilt (LibRaw's level 5, rawpy's default rebuild).
+    public enum Highlights: String, Sendable, Hashable, CaseIterable {
+        case clip, unclip, blend, rebuild
+
+        var libraw: Int32 {
+            switch self {
+            case .clip: 0
+            case .unclip: 1
+            case .blend: 2
+            case .rebuild: 5
+            }
+        }
+    }
+
+    public var whiteBalance: WhiteBalance
+    public var demosaic: Demosaic
+    public var highlights: Highlights
+    /// Use the camera's embedded JPEG preview instead of developing when it is at least the
+    /// size the chain's first step needs (`--raw-preview`; contact sheets, photo managers).
+    public var preview: Bool
+
+    public init(whiteBalance: WhiteBalance = .camera, demosaic: Demosaic = .ahd, highlights: Highlights = .clip,
+                preview: Bool = false) {
+        self.whiteBalance = whiteBalance
+        self.demosaic = demosaic
+        self.highlights = highlights
+        self.preview = preview
+    }
+}
+
+/// What `filterchain info` shows of a camera RAW, from LibRaw.
+public struct CameraRAWInfo: Sendable, Hashable, CustomStringConvertible {
+    public var make: String
+    public var model: String
+    public var lens: String
+    /// The colour filter pattern: "RGGB", "BGGR", "GRBG", "GBRG", "X-Trans" or "none".
+    public var pattern: String
+    public var blackLevel: Int
+    public var whiteLevel: Int
+    /// The camera's white balance multipliers (R, G, B), green 1; empty when it has none.
+    public var asShot: [Double]
+    /// "1.4.0.0" for a DNG.
+    public var dngVersion: String?
+    /// The sensor's samples.
+    public var sensorWidth: Int
+    public var sensorHeight: Int
+    /// How it was developed ("camera white balance, AHD, highlights clip").
+    public var development: String
+
+    public var description: String {
+        var parts = [RAWCodec.trimmed("\(make) \(model)")]
+        if let dngVersion { parts.append("DNG \(dngVersion)") }
+        parts.append("sensor \(sensorWidth) x \(sensorHeight), \(pattern)")
+        parts.append("black \(blackLevel), white \(whiteLevel)")
+        if !asShot.isEmpty { parts.append("as shot R \(fmt(asShot[0])) G 1 B \(fmt(asShot[2]))") }
+        if !lens.isEmpty { parts.append("lens \(lens)") }
+        parts.append(development)
+        return parts.joined(separator: "; ")
+    }
+
+    private func fmt(_ v: Double) -> String { String(Double((v * 1000).rounded()) / 1000) }
+}
+
+/// Camera RAW, declared once: LibRaw (LGPL-2.1 or CDDL-1.0) through the fc_raw shim develops
+/// DNG and the cameras' formats. Read only.
+enum RAWCodec {
+    static let declaration = FormatDeclaration(
+        format: .raw, name: "camera RAW",
+        summary: "DNG, CR2, CR3, NEF, ARW, RAF, ORF, RW2, PEF and the rest LibRaw reads; developed (black/white levels, white balance, demosaic, highlights, camera matrix) into 16-bit linear light; read only",
+        extensions: ["dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "rwl", "pef", "srw",
+                     "erf", "3fr", "fff", "iiq", "mos", "mrw", "x3f", "dcr", "kdc", "mef", "raw"],
+        mediaType: "image/x-dcraw",
+        capabilities: FormatCapabilities(alpha: false, depths: [.sixteen], grey: false, metadata: [.exif, .xmp]),
+        options: [],
+        // The formats with a signature of their own; TIFF-structured ones (DNG, CR2, NEF, ARW,
+        // PEF, ...) are told from a TIFF by `claims`.
+        signature: { b in
+            let ascii = { (s: String) in Array(s.utf8) }
+            return FormatDeclaration.starts(b, with: ascii("FUJIFILMCCD-RAW"))          // RAF
+                || FormatDeclaration.starts(b, with: ascii("IIRO")) || FormatDeclaration.starts(b, with: ascii("IIRS"))
+                || FormatDeclaration.starts(b, with: ascii("MMOR"))                     // ORF
+                || FormatDeclaration.starts(b, with: [0x49, 0x49, 0x55, 0x00])          // RW2, RWL
+                || (FormatDeclaration.starts(b, with: ascii("ftyp"), at: 4) && FormatDeclaration.starts(b, with: ascii("crx "), at: 8))  // CR3
+                || FormatDeclaration.starts(b, with: [0x00, 0x4D, 0x52, 0x4D])          // MRW
+                || FormatDeclaration.starts(b, with: ascii("FOVb"))                     // X3F
+                || FormatDeclaration.starts(b, with: ascii("HEAPCCDR"), at: 6)          // CRW
+        },
+        decoder: { input, options in try RAWDecoder(input, options: options) },
+        encoder: nil,
+        library: { fc_raw_library_error().map { String(cString: $0) } },
+        claim: FormatClaim(refines: .tiff, test: RAWCodec.claims))
+
+    static func trimmed(_ s: String) -> String {
+        String(s.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+
+    static let dngVersionTag: UInt16 = 50706
+    static let makeTag: UInt16 = 271
+
+    /// Whether a file sniffed as TIFF is a camera's RAW: a DNG (its DNGVersion tag), a CR2
+    /// ("CR" after the header), or a TIFF with a camera's Make that LibRaw opens as a RAW
+    /// (NEF, ARW, PEF, SRW, ...; a camera's plain TIFF stays TIFF).
+    static func claims(_ input: OpenedInput) -> Bool {
+        if FormatDeclaration.starts(input.prefix, with: [0x43, 0x52, 0x02], at: 8) { return true }
+        let wanted: Set<UInt16> = [dngVersionTag, makeTag]
+        func ifd0(_ bytes: some TIFFBytes) -> TIFFDirectory? {
+            guard let (layout, first) = TIFFDirectory.header(bytes) else { return nil }
+            return TIFFDirectory(bytes, at: first, layout: layout, keeping: wanted.contains)
+        }
+        let directory: TIFFDirectory?
+        if let (fd, size) = input.regularFile() {
+            directory = ifd0(FileBytes(fd: fd, count: size))
+        } else if let base = input.memoryBase {
+            directory = ifd0(UnsafeRawBufferPointer(start: base, count: input.memoryCount))
+        } else {
+            directory = nil
+        }
+        guard let directory else { return false }
+        if directory[dngVersionTag] != nil { return true }
+        guard let make = directory.text(makeTag), !RAWCodec.trimmed(make).isEmpty,
+              fc_raw_library_error() == nil else { return false }
+        if input.regularFile() != nil { return fc_raw_identify_file(input.name) != 0 }
+        return fc_raw_identify_buffer(input.memoryBase, input.memoryCount) != 0
+    }
+}
+
+/// LibRaw through the fc_raw shim. The file's headers are read when it opens (size, camera,
+/// levels; no raw data); the raw data is unpacked and developed at the first row, once the
+/// render has chosen half size or not, into LibRaw's buffer, from which rows are copied
+/// upright as they are asked for (no second copy of the image).
+final class RAWDecoder: StoredDecoder {
+    private let handle: CHandle
+    private var d: OpaquePointer { handle.pointer }
+    private let input: OpenedInput
+    private let development: RAWDevelopment
+    private let lenient: Bool
+    private(set) var width: Int
+    private(set) var height: Int
+    private let halfSize: (width: Int, height: Int)
+    private let mosaic: Bool
+    private var half = false
+    private var developed = false
+    private var nextRow = 0
+    let format = PixelFormat(.rgb, .sixteen)
+    private(set) var metadata: ImageMetadata
+    private(set) var warnings: [String] = []
+    let harmlessDamage: [String] = []
+
+    init(_ input: OpenedInput, options: DecodeOptions) throws {
+        try RAWCodec.declaration.requireLibrary(input.name)
+        let bytes = try input.bytesInMemory()
+        guard let d = fc_raw_decoder_new(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) else {
+            throw CodecError(input.name, .outOfMemory)
+        }
+        handle = CHandle(d, free: fc_raw_decoder_free)
+        self.input = input
+        development = options.raw
+        lenient = options.lenient
+        var info = fc_raw_info()
+        // LibRaw's own cap on its raw buffer follows the pixel limit (8 bytes a pixel at most).
+        let capMB = options.maxPixels > 0 ? UInt32(clamping: max(64, options.maxPixels / (1 << 17))) : 0
+        let status = fc_raw_decoder_open(d, &info, 0, capMB)
+        guard status == FC_OK else { throw RAWDecoder.failure(d, status, input.name) }
+        try ImageReader.checkLimit(input.name, width: Int(info.raw_width), height: Int(info.raw_height), options: options)
+        try ImageReader.checkLimit(input.name, width: Int(info.width), height: Int(info.height), options: options)
+        width = Int(info.width)
+        height = Int(info.height)
+        halfSize = (Int(info.half_width), Int(info.half_height))
+        mosaic = info.bayer != 0
+        var metadata = ImageMetadata()
+        var length = 0
+        if let p = fc_raw_decoder_xmp(d, &length), length > 0 {
+            metadata.xmp = XMP.withOrientationReset(Array(UnsafeBufferPointer(start: p, count: length)))
+        }
+        // EXIF as the file holds it where it is TIFF-structured (DNG, CR2, NEF, ARW, PEF, ...);
+        // LibRaw applies the orientation, so the kept EXIF says upright.
+        if let exif = TIFFExif.exifData(fromTIFF: bytes) { metadata.exif = Exif.withOrientationReset(exif) }
+        let asShot = [info.as_shot.0, info.as_shot.1, info.as_shot.2]
+        metadata.cameraRAW = CameraRAWInfo(
+            make: RAWDecoder.string(info.make), model: RAWDecoder.string(info.model), lens: RAWDecoder.string(info.lens),
+            pattern: info.xtrans != 0 ? "X-Trans" : info.bayer != 0 ? RAWDecoder.string(info.cfa) : "none",
+            blackLevel: Int(info.black), whiteLevel: Int(info.white),
+            asShot: asShot[1] > 0 ? asShot.map { Double($0 / asShot[1]) } : [],
+            dngVersion: info.dng_version == 0 ? nil : (0..<4).map { String((info.dng_version >> (24 - 8 * $0)) & 0xFF) }.joined(separator: "."),
+            sensorWidth: Int(info.raw_width), sensorHeight: Int(info.raw_height),
+            development: "\(development.whiteBalance) white balance, \(development.demosaic.rawValue.uppercased()), highlights \(development.highlights.rawValue)")
+        if development.whiteBalance == .camera && asShot[1] <= 0 {
+            warnings.append("\(input.name): the file has no as-shot white balance; LibRaw's daylight balance was used")
+        }
+        self.metadata = metadata
+    }
+
+    /// A fixed C string field as a Swift string.
+    static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            RAWCodec.trimmed(String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self))
+        }
+    }
+
+    static func failure(_ d: OpaquePointer, _ status: fc_status, _ name: String) -> CodecError {
+        .reading(name, status, message: reportString(fc_raw_decoder_report(d).pointee.message), format: .raw)
+    }
+
+    var readsWholeImageOnly: Bool { false }
+    var canShrink: Bool { mosaic && !developed }
+    /// Half size: LibRaw takes one pixel per 2x2 block of the mosaic (no demosaic), exact in
+    /// linear light; worth it whenever the chain's first step shrinks by 2 or more.
+    var shrinkOnLoad: ShrinkOnLoad { ShrinkOnLoad(factors: [2], margin: 1, averagesEncodedValues: false) }
+
+    func shrink(by denominator: Int) throws {
+        precondition(denominator == 2 && canShrink, "a RAW shrinks by 2 only, before its first row")
+        half = true
+        width = halfSize.width
+        height = halfSize.height
+        metadata.cameraRAW?.development += ", half size"
+    }
+
+    private func develop() throws {
+        var s = fc_raw_settings()
+        switch development.whiteBalance {
+        case .camera: s.white_balance = FC_RAW_WB_CAMERA
+        case .auto: s.white_balance = FC_RAW_WB_AUTO
+        case .daylight: s.white_balance = FC_RAW_WB_DAYLIGHT
+        case .kelvin(let k):
+            s.white_balance = FC_RAW_WB_KELVIN
+            s.kelvin = Int32(k)
+        }
+        s.demosaic = development.demosaic.libraw
+        s.highlights = development.highlights.libraw
+        s.half_size = half ? 1 : 0
+        let status = fc_raw_decoder_develop(d, &s, lenient ? 1 : 0)
+        guard status == FC_OK else { throw RAWDecoder.failure(d, status, input.name) }
+        if fc_raw_decoder_damage(d) > 0 {
+            warnings.append("\(input.name): \(reportString(fc_raw_decoder_report(d).pointee.message)); decoded as far as it goes (--lenient)")
+        }
+        var w: UInt32 = 0, h: UInt32 = 0
+        fc_raw_decoder_size(d, &w, &h)
+        guard Int(w) == width && Int(h) == height else {
+            throw CodecError(input.name, .unsupported("LibRaw developed \(w) x \(h) pixels where its header said \(width) x \(height) (a sensor layout filterchain does not handle)"))
+        }
+        developed = true
+    }
+
+    func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        if !developed { try develop() }
+        let status = fc_raw_decoder_rows(d, destination.assumingMemoryBound(to: UInt16.self), stride, UInt32(nextRow), UInt32(rows))
+        guard status == FC_OK else { throw RAWDecoder.failure(d, status, input.name) }
+        nextRow += rows
+    }
+
+    func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
+        try readRows(into: destination, stride: stride, rows: height - nextRow)
+    }
+
+    func finish() throws {}
+}
