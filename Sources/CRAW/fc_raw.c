@@ -210,20 +210,41 @@ fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *setti
     p->use_camera_wb = settings->white_balance == FC_RAW_WB_CAMERA;
     p->use_auto_wb = settings->white_balance == FC_RAW_WB_AUTO;
     if (settings->white_balance == FC_RAW_WB_KELVIN) {
-        // The light's white in the camera's RGB (its XYZ-to-camera matrix); each channel's
-        // multiplier makes it neutral.
+        // The light's white in the camera's raw RGB, and the multipliers that make it neutral.
+        // LibRaw's rgb_cam takes daylight-balanced camera RGB to linear sRGB (dcraw normalises
+        // the camera matrix so that D65 white is 1, 1, 1 there, with pre_mul its daylight
+        // balance); so raw = rgb_cam^-1 * srgb / pre_mul.
         double x, y;
         fc_raw_white(settings->kelvin, &x, &y);
-        double xyz[3] = {x / y, 1.0, (1 - x - y) / y}, cam[3];
-        for (int c = 0; c < 3; c++) {
-            cam[c] = 0;
-            for (int k = 0; k < 3; k++) cam[c] += lr->color.cam_xyz[c][k] * xyz[k];
+        const double xyz[3] = {x / y, 1.0, (1 - x - y) / y};
+        static const double srgb_from_xyz[3][3] = {
+            {3.2404542, -1.5371385, -0.4985314}, {-0.9692660, 1.8760108, 0.0415560}, {0.0556434, -0.2040259, 1.0572252}};
+        double rgb[3], m[3][3], inv[3][3];
+        for (int i = 0; i < 3; i++) {
+            rgb[i] = 0;
+            for (int k = 0; k < 3; k++) rgb[i] += srgb_from_xyz[i][k] * xyz[k];
+            for (int k = 0; k < 3; k++) m[i][k] = lr->color.rgb_cam[i][k];
         }
-        if (!(cam[0] > 0 && cam[1] > 0 && cam[2] > 0)) {
-            fc_raw_say(&d->report, "the camera has no colour matrix, so a white balance in kelvin cannot be computed");
+        double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                   + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+        int usable = fabs(det) > 1e-9 && lr->color.pre_mul[0] > 0 && lr->color.pre_mul[1] > 0 && lr->color.pre_mul[2] > 0;
+        double raw[3] = {0, 0, 0};
+        if (usable) {
+            for (int i = 0; i < 3; i++)
+                for (int k = 0; k < 3; k++) {
+                    int i1 = (k + 1) % 3, i2 = (k + 2) % 3, k1 = (i + 1) % 3, k2 = (i + 2) % 3;
+                    inv[i][k] = (m[i1][k1] * m[i2][k2] - m[i1][k2] * m[i2][k1]) / det;
+                }
+            for (int i = 0; i < 3; i++) {
+                for (int k = 0; k < 3; k++) raw[i] += inv[i][k] * rgb[k];
+                raw[i] /= lr->color.pre_mul[i];
+            }
+        }
+        if (!(raw[0] > 0 && raw[1] > 0 && raw[2] > 0)) {
+            fc_raw_say(&d->report, "the camera has no usable colour matrix, so a white balance in kelvin cannot be computed");
             return FC_UNSUPPORTED;
         }
-        for (int c = 0; c < 3; c++) p->user_mul[c] = (float)(cam[1] / cam[c]);
+        for (int c = 0; c < 3; c++) p->user_mul[c] = (float)(raw[1] / raw[c]);
         p->user_mul[3] = p->user_mul[1];
     }
     p->user_qual = settings->demosaic;

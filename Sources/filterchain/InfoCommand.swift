@@ -56,13 +56,16 @@ struct ImageFacts {
     private var channels: String { info.inks ? "CMYK" : format.channels.isGrey ? "grey" : "RGB" }
     private var bits: String { "\(format.depth.rawValue)\(format.depth.isFloat ? " float" : "")" }
     /// The orientation the file stores (EXIF, or TIFF's tag), applied to give the size shown.
-    private var orientation: Orientation { info.appliedOrientation ?? .up }
+    private var orientation: Orientation {
+        info.appliedOrientation ?? info.metadata.cameraRAW.flatMap { Orientation(rawValue: $0.orientation) } ?? .up
+    }
     private var profile: ColorProfile? { info.metadata.iccProfile.flatMap { try? ColorProfile(iccData: $0) } }
 
     /// How the file describes its colour: an ICC profile (its description, space and size),
     /// an nclx box, PNG's colour chunks, or nothing (taken as sRGB).
     private var colour: String {
         let m = info.metadata
+        if m.cameraRAW != nil { return "camera RAW: linear ProPhoto from the camera's matrix (written as sRGB unless --output-profile says)" }
         if let icc = m.iccProfile {
             let name = profile?.profileDescription.map { "\"\($0)\" " } ?? ""
             return "ICC profile \(name)(" + (m.iccColorSpace.map { $0.trimmingWhitespace + ", " } ?? "") + "\(icc.count) bytes)"
@@ -99,6 +102,12 @@ struct ImageFacts {
         out += "  colour: \(colour)\n"
         out += "  orientation: " + (orientation == .up ? "as stored" : "\(orientation.rawValue) (\(orientation)), turned upright") + "\n"
         out += "  metadata: \(metadata)\n"
+        if let camera = info.metadata.cameraRAW {
+            out += "  camera: \(camera)\n"
+            if camera.previewWidth > 0 {
+                out += "  preview: \(camera.previewWidth) x \(camera.previewHeight)\(camera.previewIsJPEG ? " JPEG" : " (not a JPEG)")\n"
+            }
+        }
         if let a = info.animation, a.frameCount > 1 {
             out += "  animation: \(a); delays " + Self.delays(a.delays) + "\n"
         }
@@ -167,6 +176,27 @@ struct ImageFacts {
             c.add("maxCLL", light.maxCLL)
             c.add("maxFALL", light.maxFALL)
             line.addRaw("contentLight", c.text)
+        }
+        if let c = m.cameraRAW {
+            var j = JSONLine()
+            j.add("make", c.make)
+            j.add("model", c.model)
+            j.add("lens", c.lens.isEmpty ? nil : c.lens)
+            j.add("pattern", c.pattern)
+            j.add("black", c.blackLevel)
+            j.add("white", c.whiteLevel)
+            j.addRaw("asShot", c.asShot.isEmpty ? "null" : "[" + c.asShot.prefix(3).map { JSONWriter.number($0) }.joined(separator: ",") + "]")
+            j.add("dngVersion", c.dngVersion)
+            j.add("sensorWidth", c.sensorWidth)
+            j.add("sensorHeight", c.sensorHeight)
+            if c.previewWidth > 0 {
+                var p = JSONLine()
+                p.add("width", c.previewWidth)
+                p.add("height", c.previewHeight)
+                p.add("jpeg", c.previewIsJPEG)
+                j.addRaw("preview", p.text)
+            }
+            line.addRaw("camera", j.text)
         }
         if let jpeg = m.sourceJPEG {
             var j = JSONLine()

@@ -81,6 +81,18 @@ struct CodecOptions: ParsableArguments {
     @Flag(name: .customLong("no-auto-orient"), help: "Keep the pixels as stored instead of turning them upright by their EXIF Orientation (\(listText(CodecRegistry.readable.filter(\.capabilities.exifOrientation).map(\.name)))).")
     var noAutoOrient = false
 
+    @Option(name: .customLong("raw-wb"), help: ArgumentHelp("A camera RAW's white balance: camera (as shot), auto (LibRaw's grey world), daylight (the camera matrix's D65), or a light's colour temperature in kelvin (2000 to 25000).", valueName: "camera|auto|daylight|KELVIN"))
+    var rawWhiteBalance: String = "camera"
+
+    @Option(name: .customLong("raw-demosaic"), help: ArgumentHelp("A camera RAW's demosaic (LibRaw's): ahd, dcb, dht, aahd, ppg or linear.", valueName: "algorithm"))
+    var rawDemosaic: String = "ahd"
+
+    @Option(name: .customLong("raw-highlights"), help: ArgumentHelp("A camera RAW's clipped highlights: clip (to white), unclip (as the sensor saw them, tinted), blend, or rebuild (LibRaw's reconstruction, level 5).", valueName: "clip|unclip|blend|rebuild"))
+    var rawHighlights: String = "clip"
+
+    @Flag(name: .customLong("raw-preview"), help: "For a camera RAW: use its embedded JPEG preview instead of developing it, when the preview is at least the size the chain's first step (a resize) needs.")
+    var rawPreview = false
+
     @Flag(help: "Decode damaged images as far as possible (the damage is reported as a warning) instead of refusing them.")
     var lenient = false
 
@@ -238,6 +250,15 @@ struct CodecOptions: ParsableArguments {
             throw ValidationError("--background: '\(background)' is not a colour; use white, black, #rgb or #rrggbb")
         }
         if maxPixels < 0 { throw ValidationError("--max-pixels: must be 0 (no limit) or more") }
+        if RAWDevelopment.WhiteBalance(parsing: rawWhiteBalance) == nil {
+            throw ValidationError("--raw-wb: '\(rawWhiteBalance)' is not a white balance; use camera, auto, daylight or a temperature from 2000 to 25000 (kelvin)")
+        }
+        if RAWDevelopment.Demosaic(rawValue: rawDemosaic.lowercased()) == nil {
+            throw ValidationError("--raw-demosaic: '\(rawDemosaic)' is not one of \(RAWDevelopment.Demosaic.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if RAWDevelopment.Highlights(rawValue: rawHighlights.lowercased()) == nil {
+            throw ValidationError("--raw-highlights: '\(rawHighlights)' is not one of \(RAWDevelopment.Highlights.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         if CodecOptions.intents[intent] == nil {
             throw ValidationError("--intent: '\(intent)' is not an intent; use perceptual, relative, saturation or absolute")
         }
@@ -316,7 +337,12 @@ struct CodecOptions: ParsableArguments {
     }
 
     var decodeOptions: DecodeOptions {
-        DecodeOptions(maxPixels: maxPixels, autoOrient: !noAutoOrient, lenient: lenient, strict: strict)
+        var options = DecodeOptions(maxPixels: maxPixels, autoOrient: !noAutoOrient, lenient: lenient, strict: strict)
+        options.raw = RAWDevelopment(whiteBalance: RAWDevelopment.WhiteBalance(parsing: rawWhiteBalance) ?? .camera,
+                                     demosaic: RAWDevelopment.Demosaic(rawValue: rawDemosaic.lowercased()) ?? .ahd,
+                                     highlights: RAWDevelopment.Highlights(rawValue: rawHighlights.lowercased()) ?? .clip,
+                                     preview: rawPreview)
+        return options
     }
 
     /// The destination for a path ("-" is stdout), checked for a format it can be written in.

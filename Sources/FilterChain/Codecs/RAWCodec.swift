@@ -101,6 +101,12 @@ public struct CameraRAWInfo: Sendable, Hashable, CustomStringConvertible {
     /// The sensor's samples.
     public var sensorWidth: Int
     public var sensorHeight: Int
+    /// The orientation LibRaw applied (as an EXIF Orientation, 1 when upright as stored).
+    public var orientation: Int
+    /// The camera's embedded preview (0 x 0 when it has none) and whether it is a JPEG.
+    public var previewWidth: Int
+    public var previewHeight: Int
+    public var previewIsJPEG: Bool
     /// How it was developed ("camera white balance, AHD, highlights clip").
     public var development: String
 
@@ -153,6 +159,7 @@ enum RAWCodec {
 
     static let dngVersionTag: UInt16 = 50706
     static let makeTag: UInt16 = 271
+    static let whiteLevelTag: UInt16 = 50717
 
     /// Whether a file sniffed as TIFF is a camera's RAW: a DNG (its DNGVersion tag), a CR2
     /// ("CR" after the header), or a TIFF with a camera's Make that LibRaw opens as a RAW
@@ -218,6 +225,13 @@ final class RAWDecoder: StoredDecoder {
         let capMB = options.maxPixels > 0 ? UInt32(clamping: max(64, options.maxPixels / (1 << 17))) : 0
         let status = fc_raw_decoder_open(d, &info, 0, capMB)
         guard status == FC_OK else { throw RAWDecoder.failure(d, status, input.name) }
+        // LibRaw takes a DNG's WhiteLevel of 0 as none given (and develops against 16 bits); the
+        // specification has it above the black level, so such a file is refused (IFD0's, where
+        // the raw image of a one-image DNG is).
+        if info.dng_version != 0, let (layout, first) = TIFFDirectory.header(bytes),
+           TIFFDirectory(bytes, at: first, layout: layout, keeping: { $0 == RAWCodec.whiteLevelTag })?.integer(RAWCodec.whiteLevelTag) == 0 {
+            throw CodecError(input.name, .corrupt(format: .raw, "its WhiteLevel tag is 0 (a white level must be above the black level)"))
+        }
         try ImageReader.checkLimit(input.name, width: Int(info.raw_width), height: Int(info.raw_height), options: options)
         try ImageReader.checkLimit(input.name, width: Int(info.width), height: Int(info.height), options: options)
         width = Int(info.width)
@@ -237,11 +251,12 @@ final class RAWDecoder: StoredDecoder {
             make: RAWDecoder.string(info.make), model: RAWDecoder.string(info.model), lens: RAWDecoder.string(info.lens),
             pattern: info.xtrans != 0 ? "X-Trans" : info.bayer != 0 ? RAWDecoder.string(info.cfa) : "none",
             blackLevel: Int(info.black), whiteLevel: Int(info.white),
-            asShot: asShot[1] > 0 ? asShot.map { Double($0 / asShot[1]) } : [],
+            asShot: asShot.allSatisfy { $0 > 0 } ? asShot.map { Double($0 / asShot[1]) } : [],
             dngVersion: info.dng_version == 0 ? nil : (0..<4).map { String((info.dng_version >> (24 - 8 * $0)) & 0xFF) }.joined(separator: "."),
-            sensorWidth: Int(info.raw_width), sensorHeight: Int(info.raw_height),
+            sensorWidth: Int(info.raw_width), sensorHeight: Int(info.raw_height), orientation: Int(info.orientation),
+            previewWidth: Int(info.thumb_width), previewHeight: Int(info.thumb_height), previewIsJPEG: info.thumb_jpeg != 0,
             development: "\(development.whiteBalance) white balance, \(development.demosaic.rawValue.uppercased()), highlights \(development.highlights.rawValue)")
-        if development.whiteBalance == .camera && asShot[1] <= 0 {
+        if development.whiteBalance == .camera && !asShot.allSatisfy({ $0 > 0 }) {
             warnings.append("\(input.name): the file has no as-shot white balance; LibRaw's daylight balance was used")
         }
         self.metadata = metadata
