@@ -88,6 +88,7 @@ def write_dng(path, raw, pattern="RGGB", black=512, white=16383, neutral=(1, 1, 
     t.set(Tag.Make, make)
     t.set(Tag.Model, model)
     t.set(Tag.UniqueCameraModel, "%s %s" % (make, model))
+    _LJ92["raw"], _LJ92["bits"] = raw, 16
     r = RAW2DNG()
     r.options(t, path="", compress=compress)
     data = bytes(r.convert(raw))
@@ -102,3 +103,78 @@ def make_dng(path, width=600, height=400, pattern="RGGB", bits=14, black=512, or
     rgb = photograph(width, height, name)
     cam, neutral = camera_samples(rgb, black, white, headroom)
     return write_dng(path, mosaic(cam, pattern), pattern, black, white, neutral, orientation, compress, as_shot=as_shot)
+
+
+def lj92(raw, bits=16):
+    """Lossless JPEG (ITU T.81 process 14, SOF3) of a mosaic, as DNG's compression 7 holds it: two
+    components (a row's samples in pairs, so each is predicted from the last of its own colour),
+    predictor 1 (left; a row's first sample from the one above), one Huffman table of 5-bit codes
+    for the 17 difference categories. Written here because pidng's own encoder (a C extension)
+    fails on Python 3.10 and newer."""
+    h, w = raw.shape
+    assert w % 2 == 0
+    clrs, wide = 2, w // 2
+    out = bytearray(b"\xff\xd8")
+    # DHT: class 0, table 0; 17 codes of length 5 (none of them all ones).
+    counts = [0] * 16
+    counts[4] = 17
+    dht = bytes([0x00]) + bytes(counts) + bytes(range(17))
+    out += b"\xff\xc4" + (2 + len(dht)).to_bytes(2, "big") + dht
+    sof = bytes([bits]) + h.to_bytes(2, "big") + wide.to_bytes(2, "big") + bytes([clrs])
+    sof += b"".join(bytes([c, 0x11, 0]) for c in range(clrs))
+    out += b"\xff\xc3" + (2 + len(sof)).to_bytes(2, "big") + sof
+    sos = bytes([clrs]) + b"".join(bytes([c, 0x00]) for c in range(clrs)) + bytes([1, 0, 0])
+    out += b"\xff\xda" + (2 + len(sos)).to_bytes(2, "big") + sos
+    # Differences, all at once: left neighbour of the same colour, the first column from above.
+    a = raw.astype(np.int64)
+    pred = np.empty_like(a)
+    pred[:, clrs:] = a[:, :-clrs]
+    pred[0, :clrs] = 1 << (bits - 1)
+    pred[1:, :clrs] = a[:-1, :clrs]
+    diff = (a - pred) & 0xFFFF
+    diff = np.where(diff >= 0x8000, diff - 0x10000, diff)  # -32768 ... 32767
+    mag = np.abs(diff)
+    ssss = np.zeros_like(mag)
+    nz = mag > 0
+    ssss[nz] = np.floor(np.log2(mag[nz])).astype(np.int64) + 1
+    ssss[diff == -32768] = 16
+    extra = np.where(diff < 0, diff - 1, diff) & ((1 << ssss) - 1)
+    # Bits: each sample's 5-bit category code, then its ssss extra bits (none for 16).
+    acc, nbits, data = 0, 0, bytearray()
+    for s, e in zip(ssss.ravel().tolist(), extra.ravel().tolist()):
+        acc = (acc << 5) | s
+        nbits += 5
+        if s and s < 16:
+            acc = (acc << s) | e
+            nbits += s
+        while nbits >= 8:
+            nbits -= 8
+            byte = (acc >> nbits) & 0xFF
+            data.append(byte)
+            if byte == 0xFF:
+                data.append(0)
+        acc &= (1 << nbits) - 1
+    if nbits:
+        byte = ((acc << (8 - nbits)) | ((1 << (8 - nbits)) - 1)) & 0xFF
+        data.append(byte)
+        if byte == 0xFF:
+            data.append(0)
+    out += data + b"\xff\xd9"
+    return bytes(out)
+
+
+def _install_lj92():
+    """pidng imports `pack16tolj` from its C extension when asked to compress: ours instead."""
+    import sys
+    import types
+    module = types.ModuleType("ljpegCompress")
+    state = {}
+
+    def pack16tolj(frame, *args):
+        return lj92(state["raw"], state["bits"])
+    module.pack16tolj = pack16tolj
+    sys.modules["ljpegCompress"] = module
+    return state
+
+
+_LJ92 = _install_lj92()
