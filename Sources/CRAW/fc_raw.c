@@ -1,22 +1,97 @@
+#define _GNU_SOURCE
 #include "fc_raw.h"
 #include "fc_raw_library.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
-struct fc_raw_decoder {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FC_RAW_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FC_RAW_SANITIZED 1
+#endif
+#endif
+
+#if defined(MSG_NOSIGNAL)
+#define FC_RAW_SEND_FLAGS MSG_NOSIGNAL
+#else
+#define FC_RAW_SEND_FLAGS 0
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// The socket between the two processes.
+
+static int fc_raw_send(int fd, const void *p, size_t n) {
+    const uint8_t *b = p;
+    while (n > 0) {
+        ssize_t k = send(fd, b, n, FC_RAW_SEND_FLAGS);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int fc_raw_receive(int fd, void *p, size_t n) {
+    uint8_t *b = p;
+    while (n > 0) {
+        ssize_t k = recv(fd, b, n, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+typedef struct {
+    int32_t status;
+    char message[FC_RAW_MESSAGE_MAX];
+    fc_raw_info info;
+    uint32_t xmp_length;
+} fc_raw_open_reply;
+
+enum { FC_RAW_DEVELOP = 1, FC_RAW_THUMBNAIL = 2 };
+
+typedef struct {
+    int32_t kind;
+    int32_t lenient;
+    fc_raw_settings settings;
+} fc_raw_command;
+
+typedef struct {
+    int32_t status;
+    char message[FC_RAW_MESSAGE_MAX];
+    int32_t damage;
+    uint32_t width, height;
+    uint64_t length;  // a thumbnail's bytes
+} fc_raw_reply;
+
+// ---------------------------------------------------------------------------------------------
+// The child: LibRaw, and nothing of filterchain's but this file.
+
+typedef struct {
     libraw_data_t *lr;
-    const uint8_t *data;
-    size_t size;
     fc_raw_report report;
-    int data_errors;         // LibRaw's data error callbacks during the current call
+    int data_errors;
     int memory_errors;
-    int developed;
-    uint32_t width, height;  // developed, upright
     int stored_width, stored_height, flip;
-};
+    uint32_t width, height;
+} fc_raw_child;
 
 static void fc_raw_say(fc_raw_report *r, const char *message) {
     snprintf(r->message, sizeof r->message, "%s", message);
@@ -25,87 +100,39 @@ static void fc_raw_say(fc_raw_report *r, const char *message) {
 // LibRaw calls these instead of printing to stderr.
 static void fc_raw_data_error(void *context, const char *file, const int offset) {
     (void)file;
-    fc_raw_decoder *d = context;
-    d->data_errors++;
-    if (offset < 0) snprintf(d->report.message, sizeof d->report.message, "the raw data ends early (truncated)");
-    else snprintf(d->report.message, sizeof d->report.message, "the raw data is damaged near byte %d", offset);
+    fc_raw_child *c = context;
+    c->data_errors++;
+    if (offset < 0) snprintf(c->report.message, sizeof c->report.message, "the raw data ends early (truncated)");
+    else snprintf(c->report.message, sizeof c->report.message, "the raw data is damaged near byte %d", offset);
 }
 
 static void fc_raw_memory_error(void *context, const char *file, const char *where) {
     (void)file;
-    fc_raw_decoder *d = context;
-    d->memory_errors++;
-    snprintf(d->report.message, sizeof d->report.message, "LibRaw ran out of memory (%s)", where ? where : "?");
-}
-
-const char *fc_raw_library_version(void) {
-    if (fc_raw_library_error()) return "";
-    return fc_libraw.libraw_version();
+    fc_raw_child *c = context;
+    c->memory_errors++;
+    snprintf(c->report.message, sizeof c->report.message, "LibRaw ran out of memory (%s)", where ? where : "?");
 }
 
 static void fc_raw_quiet(void *context, const char *file, const int offset) { (void)context; (void)file; (void)offset; }
 
-static int fc_raw_identified(libraw_data_t *lr, int code) {
-    int yes = code == LIBRAW_SUCCESS && lr->idata.raw_count > 0 && lr->sizes.raw_width > 0 && lr->sizes.raw_height > 0;
-    fc_libraw.libraw_close(lr);
-    return yes;
-}
-
-int fc_raw_identify_file(const char *path) {
-    if (fc_raw_library_error()) return 0;
-    libraw_data_t *lr = fc_libraw.libraw_init(0);
-    if (!lr) return 0;
-    fc_libraw.libraw_set_dataerror_handler(lr, fc_raw_quiet, NULL);
-    return fc_raw_identified(lr, fc_libraw.libraw_open_file(lr, path));
-}
-
-int fc_raw_identify_buffer(const uint8_t *data, size_t size) {
-    if (fc_raw_library_error() || !data) return 0;
-    libraw_data_t *lr = fc_libraw.libraw_init(0);
-    if (!lr) return 0;
-    fc_libraw.libraw_set_dataerror_handler(lr, fc_raw_quiet, NULL);
-    return fc_raw_identified(lr, fc_libraw.libraw_open_buffer(lr, (void *)data, size));
-}
-
-fc_raw_decoder *fc_raw_decoder_new(const uint8_t *data, size_t size) {
-    if (fc_raw_library_error()) return NULL;
-    fc_raw_decoder *d = calloc(1, sizeof *d);
-    if (!d) return NULL;
-    d->lr = fc_libraw.libraw_init(0);
-    if (!d->lr) { free(d); return NULL; }
-    d->data = data;
-    d->size = size;
-    fc_libraw.libraw_set_dataerror_handler(d->lr, fc_raw_data_error, d);
-    fc_libraw.libraw_set_memerror_handler(d->lr, fc_raw_memory_error, d);
-    return d;
-}
-
-void fc_raw_decoder_free(fc_raw_decoder *d) {
-    if (!d) return;
-    if (d->lr) fc_libraw.libraw_close(d->lr);
-    free(d);
-}
-
-const fc_raw_report *fc_raw_decoder_report(const fc_raw_decoder *d) { return &d->report; }
-
 // LibRaw's status to ours, with its words where none of the callbacks said more.
-static fc_status fc_raw_failure(fc_raw_decoder *d, int code, const char *doing) {
+static fc_status fc_raw_failure(fc_raw_child *c, int code, const char *doing) {
     char words[200];
     snprintf(words, sizeof words, "%s", fc_libraw.libraw_strerror(code));
-    for (char *c = words; *c; c++) if (*c >= 'A' && *c <= 'Z' && c != words) *c = (char)(*c - 'A' + 'a');
+    for (char *p = words + 1; *p; p++) if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
     if (code == LIBRAW_FILE_UNSUPPORTED || code == LIBRAW_NOT_IMPLEMENTED) {
-        snprintf(d->report.message, sizeof d->report.message, "LibRaw %s cannot %s it (%s)", fc_libraw.libraw_version(), doing, words);
+        snprintf(c->report.message, sizeof c->report.message, "LibRaw %s cannot %s it (%s)", fc_libraw.libraw_version(), doing, words);
         return FC_UNSUPPORTED;
     }
-    if (code == LIBRAW_UNSUFFICIENT_MEMORY || code == LIBRAW_MEMPOOL_OVERFLOW || d->memory_errors) {
-        if (!d->memory_errors) snprintf(d->report.message, sizeof d->report.message, "LibRaw ran out of memory");
+    if (code == LIBRAW_UNSUFFICIENT_MEMORY || code == LIBRAW_MEMPOOL_OVERFLOW || c->memory_errors) {
+        if (!c->memory_errors) snprintf(c->report.message, sizeof c->report.message, "LibRaw ran out of memory");
         return FC_NO_MEMORY;
     }
     if (code == LIBRAW_TOO_BIG) {
-        snprintf(d->report.message, sizeof d->report.message, "LibRaw refused it: %s (its memory cap)", words);
+        snprintf(c->report.message, sizeof c->report.message, "LibRaw refused it: %s (its memory cap)", words);
         return FC_LIMIT;
     }
-    if (!d->data_errors) snprintf(d->report.message, sizeof d->report.message, "LibRaw cannot %s it: %s", doing, words);
+    if (!c->data_errors) snprintf(c->report.message, sizeof c->report.message, "LibRaw cannot %s it: %s", doing, words);
     return FC_FAILED;
 }
 
@@ -115,28 +142,29 @@ static int fc_raw_orientation(int flip) {
     return exif[flip & 7];
 }
 
-fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max_pixels, unsigned max_memory_mb) {
+static fc_status fc_raw_child_open(fc_raw_child *c, const uint8_t *data, size_t size, fc_raw_info *info,
+                                   uint64_t max_pixels, unsigned max_memory_mb) {
     memset(info, 0, sizeof *info);
-    libraw_data_t *lr = d->lr;
+    libraw_data_t *lr = c->lr;
     if (max_memory_mb) lr->params.max_raw_memory_mb = max_memory_mb;
-    int code = fc_libraw.libraw_open_buffer(lr, (void *)d->data, d->size);
-    if (code != LIBRAW_SUCCESS) return fc_raw_failure(d, code, "read");
+    int code = fc_libraw.libraw_open_buffer(lr, (void *)data, size);
+    if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "read");
     libraw_image_sizes_t *s = &lr->sizes;
     if (s->raw_width == 0 || s->raw_height == 0 || s->width == 0 || s->height == 0) {
-        fc_raw_say(&d->report, "the file gives the sensor no size");
+        fc_raw_say(&c->report, "the file gives the sensor no size");
         return FC_FAILED;
     }
     if (max_pixels && ((uint64_t)s->raw_width * s->raw_height > max_pixels || (uint64_t)s->width * s->height > max_pixels)) {
-        snprintf(d->report.message, sizeof d->report.message, "%u x %u samples", (unsigned)s->raw_width, (unsigned)s->raw_height);
+        snprintf(c->report.message, sizeof c->report.message, "%u x %u samples", (unsigned)s->raw_width, (unsigned)s->raw_height);
         return FC_LIMIT;
     }
     if (lr->color.maximum == 0 || lr->color.maximum <= lr->color.black) {
-        snprintf(d->report.message, sizeof d->report.message, "its white level (%u) is not above its black level (%u)",
+        snprintf(c->report.message, sizeof c->report.message, "its white level (%u) is not above its black level (%u)",
                  lr->color.maximum, lr->color.black);
         return FC_FAILED;
     }
     if (lr->idata.colors < 3) {
-        fc_raw_say(&d->report, "a monochrome sensor (LibRaw develops colour sensors only here)");
+        fc_raw_say(&c->report, "a monochrome sensor (LibRaw develops colour sensors only here)");
         return FC_UNSUPPORTED;
     }
     unsigned w = s->width, h = s->height;
@@ -159,8 +187,8 @@ fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max
     info->bayer = filters > 1000;
     if (info->bayer && lr->idata.colors == 3) {
         for (int i = 0; i < 4; i++) {
-            int c = fc_libraw.libraw_COLOR(lr, i >> 1, i & 1);
-            info->cfa[i] = c == 0 ? 'R' : c == 2 ? 'B' : 'G';
+            int k = fc_libraw.libraw_COLOR(lr, i >> 1, i & 1);
+            info->cfa[i] = k == 0 ? 'R' : k == 2 ? 'B' : 'G';
         }
     }
     snprintf(info->make, sizeof info->make, "%s", lr->idata.make);
@@ -169,13 +197,13 @@ fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max
     snprintf(info->lens, sizeof info->lens, "%s", lr->lens.Lens);
     info->black = lr->color.black;
     unsigned cblack = 0;
-    for (int c = 0; c < 4; c++) cblack += lr->color.cblack[c];
+    for (int k = 0; k < 4; k++) cblack += lr->color.cblack[k];
     info->black += cblack / 4;
     info->white = lr->color.maximum;
     int bits = 0;
     while (bits < 32 && (1u << bits) <= lr->color.maximum) bits++;
     info->bits = bits;
-    for (int c = 0; c < 4; c++) { info->as_shot[c] = lr->color.cam_mul[c]; info->daylight[c] = lr->color.pre_mul[c]; }
+    for (int k = 0; k < 4; k++) { info->as_shot[k] = lr->color.cam_mul[k]; info->daylight[k] = lr->color.pre_mul[k]; }
     info->iso = lr->other.iso_speed;
     info->shutter = lr->other.shutter;
     info->aperture = lr->other.aperture;
@@ -184,7 +212,8 @@ fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max
     info->thumb_width = lr->thumbnail.twidth;
     info->thumb_height = lr->thumbnail.theight;
     info->thumb_jpeg = lr->thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG && lr->thumbnail.tlength > 0;
-    info->decoder = fc_libraw.libraw_unpack_function_name(lr);
+    const char *name = fc_libraw.libraw_unpack_function_name(lr);
+    snprintf(info->decoder, sizeof info->decoder, "%s", name ? name : "");
     return FC_OK;
 }
 
@@ -197,15 +226,15 @@ static void fc_raw_white(double kelvin, double *x, double *y) {
                        : -2.0064e9 / t3 + 1.9018e6 / t2 + 0.24748e3 / t + 0.237040;
         *y = -3.0 * *x * *x + 2.87 * *x - 0.275;
     } else {
-        *x = t <= 4000 && t >= 1667 ? -0.2661239e9 / t3 - 0.2343589e6 / t2 + 0.8776956e3 / t + 0.179910 : 0.5;
+        *x = -0.2661239e9 / t3 - 0.2343589e6 / t2 + 0.8776956e3 / t + 0.179910;
         double a = *x, a2 = a * a, a3 = a2 * a;
         *y = t <= 2222 ? -1.1063814 * a3 - 1.34811020 * a2 + 2.18555832 * a - 0.20219683
                        : -0.9549476 * a3 - 1.37418593 * a2 + 2.09137015 * a - 0.16748867;
     }
 }
 
-fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *settings, int lenient) {
-    libraw_data_t *lr = d->lr;
+static fc_status fc_raw_child_develop(fc_raw_child *c, const fc_raw_settings *settings, int lenient) {
+    libraw_data_t *lr = c->lr;
     libraw_output_params_t *p = &lr->params;
     p->use_camera_wb = settings->white_balance == FC_RAW_WB_CAMERA;
     p->use_auto_wb = settings->white_balance == FC_RAW_WB_AUTO;
@@ -231,20 +260,19 @@ fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *setti
         double raw[3] = {0, 0, 0};
         if (usable) {
             for (int i = 0; i < 3; i++)
-                for (int k = 0; k < 3; k++) {
-                    int i1 = (k + 1) % 3, i2 = (k + 2) % 3, k1 = (i + 1) % 3, k2 = (i + 2) % 3;
-                    inv[i][k] = (m[i1][k1] * m[i2][k2] - m[i1][k2] * m[i2][k1]) / det;
-                }
+                for (int k = 0; k < 3; k++)
+                    inv[i][k] = (m[(k + 1) % 3][(i + 1) % 3] * m[(k + 2) % 3][(i + 2) % 3]
+                                 - m[(k + 1) % 3][(i + 2) % 3] * m[(k + 2) % 3][(i + 1) % 3]) / det;
             for (int i = 0; i < 3; i++) {
                 for (int k = 0; k < 3; k++) raw[i] += inv[i][k] * rgb[k];
                 raw[i] /= lr->color.pre_mul[i];
             }
         }
         if (!(raw[0] > 0 && raw[1] > 0 && raw[2] > 0)) {
-            fc_raw_say(&d->report, "the camera has no usable colour matrix, so a white balance in kelvin cannot be computed");
+            fc_raw_say(&c->report, "the camera has no usable colour matrix, so a white balance in kelvin cannot be computed");
             return FC_UNSUPPORTED;
         }
-        for (int c = 0; c < 3; c++) p->user_mul[c] = (float)(raw[1] / raw[c]);
+        for (int k = 0; k < 3; k++) p->user_mul[k] = (float)(raw[1] / raw[k]);
         p->user_mul[3] = p->user_mul[1];
     }
     p->user_qual = settings->demosaic;
@@ -256,83 +284,364 @@ fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *setti
     p->gamm[1] = 1.0;
     p->no_auto_bright = 1;
     p->bright = 1.0f;
-    d->data_errors = 0;
+    c->data_errors = 0;
     int code = fc_libraw.libraw_unpack(lr);
-    if (code != LIBRAW_SUCCESS) return fc_raw_failure(d, code, "unpack");
-    if (d->data_errors && !lenient) return FC_FAILED;
+    if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "unpack");
+    if (c->data_errors && !lenient) return FC_FAILED;
     code = fc_libraw.libraw_dcraw_process(lr);
-    if (code != LIBRAW_SUCCESS) return fc_raw_failure(d, code, "develop");
-    if (d->data_errors && !lenient) return FC_FAILED;
-    if (!lr->image) { fc_raw_say(&d->report, "LibRaw developed no image"); return FC_FAILED; }
+    if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "develop");
+    if (c->data_errors && !lenient) return FC_FAILED;
+    if (!lr->image) { fc_raw_say(&c->report, "LibRaw developed no image"); return FC_FAILED; }
     libraw_image_sizes_t *s = &lr->sizes;
-    d->stored_width = s->width;
-    d->stored_height = s->height;
-    d->flip = s->flip;
-    d->width = (s->flip & 4) ? s->height : s->width;
-    d->height = (s->flip & 4) ? s->width : s->height;
+    c->stored_width = s->width;
+    c->stored_height = s->height;
+    c->flip = s->flip;
+    c->width = (s->flip & 4) ? s->height : s->width;
+    c->height = (s->flip & 4) ? s->width : s->height;
+    return FC_OK;
+}
+
+// Upright row `row`, column `col` to its index in LibRaw's buffer (dcraw's flip_index).
+static size_t fc_raw_index(const fc_raw_child *c, int row, int col) {
+    if (c->flip & 4) { int t = row; row = col; col = t; }
+    if (c->flip & 2) row = c->stored_height - 1 - row;
+    if (c->flip & 1) col = c->stored_width - 1 - col;
+    return (size_t)row * (size_t)c->stored_width + (size_t)col;
+}
+
+// Every developed row, upright, 16-bit RGB, down the socket.
+static int fc_raw_child_stream(fc_raw_child *c, int sock) {
+    uint16_t *out = malloc((size_t)c->width * 6);
+    if (!out) return -1;
+    ushort (*image)[4] = c->lr->image;
+    for (uint32_t row = 0; row < c->height; row++) {
+        size_t at = fc_raw_index(c, (int)row, 0);
+        ptrdiff_t step = c->width > 1 ? (ptrdiff_t)fc_raw_index(c, (int)row, 1) - (ptrdiff_t)at : 1;
+        for (uint32_t x = 0; x < c->width; x++, at += step) {
+            out[3 * x] = image[at][0]; out[3 * x + 1] = image[at][1]; out[3 * x + 2] = image[at][2];
+        }
+        if (fc_raw_send(sock, out, (size_t)c->width * 6)) { free(out); return -1; }
+    }
+    free(out);
+    return 0;
+}
+
+// The child's whole life: open, answer, then commands until it has developed (or the parent
+// has gone). It leaves with _exit: nothing of the parent's (atexit handlers, stdio buffers,
+// the sanitizers' leak check) runs here.
+static void fc_raw_child_main(int sock, const uint8_t *data, size_t size, uint64_t max_pixels, unsigned max_memory_mb) {
+    // A crash ends this process quietly (the parent reports it), whatever handlers the parent had.
+    int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof deadly / sizeof *deadly; i++) signal(deadly[i], SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+#if defined(__linux__)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+#if !defined(FC_RAW_SANITIZED)
+    // LibRaw's memory capped: the address space it starts with plus what the limit allows.
+    if (max_memory_mb) {
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (f) { if (fscanf(f, "%ld", &pages) != 1) pages = 0; fclose(f); }
+        if (pages > 0) {
+            rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (rlim_t)max_memory_mb * 8u * 1048576u + ((rlim_t)512 << 20);
+            struct rlimit limit = {cap, cap};
+            setrlimit(RLIMIT_AS, &limit);
+        }
+    }
+#endif
+    fc_raw_child c;
+    memset(&c, 0, sizeof c);
+    c.lr = fc_libraw.libraw_init(0);
+    fc_raw_open_reply reply;
+    memset(&reply, 0, sizeof reply);
+    if (!c.lr) {
+        reply.status = FC_NO_MEMORY;
+        fc_raw_send(sock, &reply, sizeof reply);
+        _exit(0);
+    }
+    fc_libraw.libraw_set_dataerror_handler(c.lr, fc_raw_data_error, &c);
+    fc_libraw.libraw_set_memerror_handler(c.lr, fc_raw_memory_error, &c);
+    reply.status = fc_raw_child_open(&c, data, size, &reply.info, max_pixels, max_memory_mb);
+    memcpy(reply.message, c.report.message, sizeof reply.message);
+    const void *xmp = NULL;
+    if (reply.status == FC_OK && c.lr->idata.xmpdata && c.lr->idata.xmplen > 0 && c.lr->idata.xmplen < (64u << 20)) {
+        xmp = c.lr->idata.xmpdata;
+        reply.xmp_length = c.lr->idata.xmplen;
+    }
+    if (fc_raw_send(sock, &reply, sizeof reply) || (xmp && fc_raw_send(sock, xmp, reply.xmp_length)) || reply.status != FC_OK) _exit(0);
+    fc_raw_command command;
+    while (fc_raw_receive(sock, &command, sizeof command) == 0) {
+        fc_raw_reply answer;
+        memset(&answer, 0, sizeof answer);
+        if (command.kind == FC_RAW_THUMBNAIL) {
+            c.data_errors = 0;
+            int code = fc_libraw.libraw_unpack_thumb(c.lr);
+            libraw_thumbnail_t *t = &c.lr->thumbnail;
+            if (code != LIBRAW_SUCCESS) answer.status = fc_raw_failure(&c, code, "read the preview of");
+            else if (t->tformat != LIBRAW_THUMBNAIL_JPEG || !t->thumb || t->tlength == 0) {
+                answer.status = FC_UNSUPPORTED;
+                fc_raw_say(&c.report, "its embedded preview is not a JPEG");
+            } else answer.length = t->tlength;
+            memcpy(answer.message, c.report.message, sizeof answer.message);
+            if (fc_raw_send(sock, &answer, sizeof answer)) _exit(0);
+            if (answer.length && fc_raw_send(sock, t->thumb, t->tlength)) _exit(0);
+            continue;
+        }
+        if (command.kind != FC_RAW_DEVELOP) _exit(0);
+        answer.status = fc_raw_child_develop(&c, &command.settings, command.lenient);
+        memcpy(answer.message, c.report.message, sizeof answer.message);
+        answer.damage = c.data_errors;
+        answer.width = c.width;
+        answer.height = c.height;
+        if (fc_raw_send(sock, &answer, sizeof answer) == 0 && answer.status == FC_OK) fc_raw_child_stream(&c, sock);
+        _exit(0);
+    }
+    _exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parent: filterchain's side.
+
+struct fc_raw_decoder {
+    const uint8_t *data;
+    size_t size;
+    fc_raw_report report;
+    pid_t child;
+    int sock;
+    int damage;
+    int developed;
+    uint32_t width, height, next_row;
+    uint8_t *xmp;
+    size_t xmp_length;
+    uint8_t *thumb;
+    size_t thumb_length;
+};
+
+const char *fc_raw_library_version(void) {
+    if (fc_raw_library_error()) return "";
+    return fc_libraw.libraw_version();
+}
+
+fc_raw_decoder *fc_raw_decoder_new(const uint8_t *data, size_t size) {
+    if (fc_raw_library_error()) return NULL;
+    fc_raw_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->data = data;
+    d->size = size;
+    d->sock = -1;
+    d->child = -1;
+    return d;
+}
+
+// Ends the child (if it is still there) and collects it; returns its wait status.
+static int fc_raw_end_child(fc_raw_decoder *d, int kill_it) {
+    int status = 0;
+    if (d->sock >= 0) { close(d->sock); d->sock = -1; }
+    if (d->child > 0) {
+        if (kill_it) kill(d->child, SIGKILL);
+        while (waitpid(d->child, &status, 0) < 0 && errno == EINTR) {}
+        d->child = -1;
+    }
+    return status;
+}
+
+void fc_raw_decoder_free(fc_raw_decoder *d) {
+    if (!d) return;
+    fc_raw_end_child(d, 1);
+    free(d->xmp);
+    free(d->thumb);
+    free(d);
+}
+
+const fc_raw_report *fc_raw_decoder_report(const fc_raw_decoder *d) { return &d->report; }
+
+// The child went away without its answer: how it ended.
+static fc_status fc_raw_lost_child(fc_raw_decoder *d, const char *doing) {
+    int status = fc_raw_end_child(d, 0);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGABRT ? "SIGABRT"
+                         : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : sig == SIGKILL ? "SIGKILL" : "a signal";
+        if (sig == SIGKILL) {
+            snprintf(d->report.message, sizeof d->report.message,
+                     "LibRaw was killed while %s it (out of memory?); the file was not read", doing);
+            return FC_NO_MEMORY;
+        }
+        snprintf(d->report.message, sizeof d->report.message,
+                 "LibRaw crashed while %s it (%s, in its own process): the file is damaged or made to break decoders", doing, name);
+        return FC_FAILED;
+    }
+    snprintf(d->report.message, sizeof d->report.message, "LibRaw stopped while %s it, without an answer", doing);
+    return FC_FAILED;
+}
+
+static fc_status fc_raw_start(fc_raw_decoder *d, uint64_t max_pixels, unsigned max_memory_mb) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        snprintf(d->report.message, sizeof d->report.message, "cannot start LibRaw's process: %s", strerror(errno));
+        return FC_FAILED;
+    }
+#if defined(SO_NOSIGPIPE)
+    int one = 1;
+    setsockopt(sv[0], SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+    setsockopt(sv[1], SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+    int buffer = 1 << 20;
+    setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
+    setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(d->report.message, sizeof d->report.message, "cannot start LibRaw's process: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return errno == ENOMEM || errno == EAGAIN ? FC_NO_MEMORY : FC_FAILED;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        fc_raw_child_main(sv[1], d->data, d->size, max_pixels, max_memory_mb);
+        _exit(0);
+    }
+    close(sv[1]);
+    d->sock = sv[0];
+    d->child = pid;
+    return FC_OK;
+}
+
+fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max_pixels, unsigned max_memory_mb) {
+    memset(info, 0, sizeof *info);
+    fc_status started = fc_raw_start(d, max_pixels, max_memory_mb);
+    if (started != FC_OK) return started;
+    fc_raw_open_reply reply;
+    if (fc_raw_receive(d->sock, &reply, sizeof reply)) return fc_raw_lost_child(d, "reading");
+    memcpy(d->report.message, reply.message, sizeof d->report.message);
+    d->report.message[FC_RAW_MESSAGE_MAX - 1] = 0;
+    if (reply.status != FC_OK) {
+        fc_raw_end_child(d, 1);
+        return (fc_status)reply.status;
+    }
+    *info = reply.info;
+    info->decoder[sizeof info->decoder - 1] = 0;
+    info->make[sizeof info->make - 1] = 0;
+    info->model[sizeof info->model - 1] = 0;
+    info->lens[sizeof info->lens - 1] = 0;
+    info->software[sizeof info->software - 1] = 0;
+    info->cfa[sizeof info->cfa - 1] = 0;
+    if (reply.xmp_length) {
+        d->xmp = malloc(reply.xmp_length);
+        if (!d->xmp) { fc_raw_end_child(d, 1); return FC_NO_MEMORY; }
+        if (fc_raw_receive(d->sock, d->xmp, reply.xmp_length)) return fc_raw_lost_child(d, "reading");
+        d->xmp_length = reply.xmp_length;
+    }
+    return FC_OK;
+}
+
+fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *settings, int lenient) {
+    if (d->sock < 0 || d->developed) { fc_raw_say(&d->report, "nothing to develop"); return FC_FAILED; }
+    fc_raw_command command;
+    memset(&command, 0, sizeof command);
+    command.kind = FC_RAW_DEVELOP;
+    command.lenient = lenient;
+    command.settings = *settings;
+    fc_raw_reply answer;
+    if (fc_raw_send(d->sock, &command, sizeof command) || fc_raw_receive(d->sock, &answer, sizeof answer))
+        return fc_raw_lost_child(d, "developing");
+    memcpy(d->report.message, answer.message, sizeof d->report.message);
+    d->report.message[FC_RAW_MESSAGE_MAX - 1] = 0;
+    d->damage = answer.damage;
+    if (answer.status != FC_OK) {
+        fc_raw_end_child(d, 1);
+        return (fc_status)answer.status;
+    }
+    d->width = answer.width;
+    d->height = answer.height;
     d->developed = 1;
     return FC_OK;
 }
 
-int fc_raw_decoder_damage(const fc_raw_decoder *d) { return d->data_errors; }
+int fc_raw_decoder_damage(const fc_raw_decoder *d) { return d->damage; }
 
 void fc_raw_decoder_size(const fc_raw_decoder *d, uint32_t *width, uint32_t *height) {
     *width = d->width;
     *height = d->height;
 }
 
-// Upright row `row`, column `col` to its index in LibRaw's buffer (dcraw's flip_index).
-static size_t fc_raw_index(const fc_raw_decoder *d, int row, int col) {
-    if (d->flip & 4) { int t = row; row = col; col = t; }
-    if (d->flip & 2) row = d->stored_height - 1 - row;
-    if (d->flip & 1) col = d->stored_width - 1 - col;
-    return (size_t)row * (size_t)d->stored_width + (size_t)col;
-}
-
 fc_status fc_raw_decoder_rows(fc_raw_decoder *d, uint16_t *dst, size_t stride, uint32_t first, uint32_t count) {
     if (!d->developed) { fc_raw_say(&d->report, "rows asked for before the image was developed"); return FC_FAILED; }
-    if ((uint64_t)first + count > d->height) { fc_raw_say(&d->report, "rows asked for past the last"); return FC_FAILED; }
-    ushort (*image)[4] = d->lr->image;
-    for (uint32_t r = 0; r < count; r++) {
-        uint16_t *out = (uint16_t *)((uint8_t *)dst + (size_t)r * stride);
-        int row = (int)(first + r);
-        if (d->flip == 0) {
-            const ushort (*in)[4] = image + (size_t)row * (size_t)d->stored_width;
-            for (uint32_t x = 0; x < d->width; x++) {
-                out[3 * x] = in[x][0]; out[3 * x + 1] = in[x][1]; out[3 * x + 2] = in[x][2];
-            }
-        } else {
-            size_t at = fc_raw_index(d, row, 0);
-            ptrdiff_t step = (ptrdiff_t)fc_raw_index(d, row, 1) - (ptrdiff_t)at;
-            for (uint32_t x = 0; x < d->width; x++, at += step) {
-                out[3 * x] = image[at][0]; out[3 * x + 1] = image[at][1]; out[3 * x + 2] = image[at][2];
-            }
-        }
+    if (first != d->next_row || (uint64_t)first + count > d->height) {
+        fc_raw_say(&d->report, "rows asked for out of order");
+        return FC_FAILED;
     }
+    size_t row = (size_t)d->width * 6;
+    if (d->sock < 0) { fc_raw_say(&d->report, "LibRaw's process is gone"); return FC_FAILED; }
+    if (stride == row) {
+        if (fc_raw_receive(d->sock, dst, row * count)) return fc_raw_lost_child(d, "developing");
+    } else {
+        for (uint32_t r = 0; r < count; r++)
+            if (fc_raw_receive(d->sock, (uint8_t *)dst + (size_t)r * stride, row)) return fc_raw_lost_child(d, "developing");
+    }
+    d->next_row += count;
+    if (d->next_row == d->height) fc_raw_end_child(d, 0);
     return FC_OK;
 }
 
 fc_status fc_raw_decoder_thumbnail(fc_raw_decoder *d, const uint8_t **bytes, size_t *length) {
     *bytes = NULL;
     *length = 0;
-    libraw_data_t *lr = d->lr;
-    if (!lr->thumbnail.thumb) {
-        d->data_errors = 0;
-        int code = fc_libraw.libraw_unpack_thumb(lr);
-        if (code != LIBRAW_SUCCESS) return fc_raw_failure(d, code, "read the preview of");
+    if (!d->thumb) {
+        if (d->sock < 0 || d->developed) { fc_raw_say(&d->report, "the preview is asked for too late"); return FC_FAILED; }
+        fc_raw_command command;
+        memset(&command, 0, sizeof command);
+        command.kind = FC_RAW_THUMBNAIL;
+        fc_raw_reply answer;
+        if (fc_raw_send(d->sock, &command, sizeof command) || fc_raw_receive(d->sock, &answer, sizeof answer))
+            return fc_raw_lost_child(d, "reading the preview of");
+        memcpy(d->report.message, answer.message, sizeof d->report.message);
+        d->report.message[FC_RAW_MESSAGE_MAX - 1] = 0;
+        if (answer.status != FC_OK) return (fc_status)answer.status;
+        if (answer.length == 0 || answer.length > d->size) { fc_raw_say(&d->report, "its preview's length is wrong"); return FC_FAILED; }
+        d->thumb = malloc(answer.length);
+        if (!d->thumb) return FC_NO_MEMORY;
+        if (fc_raw_receive(d->sock, d->thumb, answer.length)) {
+            free(d->thumb);
+            d->thumb = NULL;
+            return fc_raw_lost_child(d, "reading the preview of");
+        }
+        d->thumb_length = answer.length;
     }
-    if (lr->thumbnail.tformat != LIBRAW_THUMBNAIL_JPEG || !lr->thumbnail.thumb || lr->thumbnail.tlength == 0) {
-        fc_raw_say(&d->report, "its embedded preview is not a JPEG");
-        return FC_UNSUPPORTED;
-    }
-    *bytes = (const uint8_t *)lr->thumbnail.thumb;
-    *length = lr->thumbnail.tlength;
+    *bytes = d->thumb;
+    *length = d->thumb_length;
     return FC_OK;
 }
 
 const uint8_t *fc_raw_decoder_xmp(const fc_raw_decoder *d, size_t *length) {
-    *length = 0;
-    if (!d->lr->idata.xmpdata || d->lr->idata.xmplen == 0) return NULL;
-    *length = d->lr->idata.xmplen;
-    return (const uint8_t *)d->lr->idata.xmpdata;
+    *length = d->xmp_length;
+    return d->xmp_length ? d->xmp : NULL;
 }
+
+// Identification in a child too: LibRaw's parsers are what crashed.
+static int fc_raw_identify(const char *path, const uint8_t *data, size_t size) {
+    if (fc_raw_library_error()) return 0;
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        int deadly[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS};
+        for (size_t i = 0; i < sizeof deadly / sizeof *deadly; i++) signal(deadly[i], SIG_DFL);
+#if defined(__linux__)
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        libraw_data_t *lr = fc_libraw.libraw_init(0);
+        if (!lr) _exit(1);
+        fc_libraw.libraw_set_dataerror_handler(lr, fc_raw_quiet, NULL);
+        int code = path ? fc_libraw.libraw_open_file(lr, path) : fc_libraw.libraw_open_buffer(lr, (void *)data, size);
+        int yes = code == LIBRAW_SUCCESS && lr->idata.raw_count > 0 && lr->sizes.raw_width > 0 && lr->sizes.raw_height > 0;
+        _exit(yes ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int fc_raw_identify_file(const char *path) { return path ? fc_raw_identify(path, NULL, 0) : 0; }
+
+int fc_raw_identify_buffer(const uint8_t *data, size_t size) { return data ? fc_raw_identify(NULL, data, size) : 0; }

@@ -16,7 +16,7 @@ import Testing
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif") + files("gif") + files("jxl"))
+    @Test(arguments: files("png") + files("jpeg") + files("webp") + files("tiff") + files("heif") + files("avif") + files("gif") + files("jxl") + files("raw"))
     func imagesDecodeOrFailWithAnError(_ path: String) throws {
         let bytes = try Self.bytes(path)
         for lenient in [false, true] {
@@ -211,7 +211,7 @@ import Testing
     }
 
     /// The harnesses the parameterised tests above run, each with its folder.
-    static let testedHarnesses = ["png", "jpeg", "webp", "gif", "jxl", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
+    static let testedHarnesses = ["png", "jpeg", "webp", "gif", "jxl", "raw", "tiff", "heif", "avif", "chain", "step", "cube", "render", "expr", "gainmap"]
 
     /// A parameterised test over an empty folder runs nothing and passes: each folder the
     /// tests above read must hold at least one file (the harness's seeds, and its crashes).

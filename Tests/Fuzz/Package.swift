@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(name: "FuzzWebP", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzGIF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzJXL", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "FuzzRAW", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzTIFF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzAVIF", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "FuzzHEIF", dependencies: ["FuzzSupport", .product(name: "FilterChain", package: "filterchain")]),

@@ -6,8 +6,14 @@
 // once, from one settings struct; keeps its messages (data errors, which LibRaw prints to
 // stderr by default) in a report; checks sizes before LibRaw allocates; and hands rows out of
 // LibRaw's buffer with its flip applied, as dcraw_make_mem_image would, without that copy of
-// the whole image. All state lives in the decoder, so any number run on different threads
-// (libraw_r, the thread-safe build).
+// the whole image.
+//
+// Isolation: LibRaw has a long record of memory errors on crafted files, and Debian 12's 0.20
+// crashed (a wild read in parse_tiff_ifd) within seconds of fuzzing. So LibRaw never runs in
+// filterchain's process: each decoder forks a child that opens, unpacks and develops the file
+// and streams the rows back over a socket; the parent only reads. A child that crashes, is
+// killed or runs out of memory (its address space is capped) is an error naming the file, never
+// a crash of the render or of the other images of a batch.
 #ifndef FC_RAW_H
 #define FC_RAW_H
 
@@ -44,7 +50,7 @@ typedef struct {
     int64_t timestamp;               // seconds since 1970, 0 when unknown
     uint32_t thumb_width, thumb_height;  // the embedded preview (0 when none)
     int thumb_jpeg;                  // the preview is a JPEG
-    const char *decoder;             // LibRaw's name of the function that unpacks the data
+    char decoder[64];                // LibRaw's name of the function that unpacks the data
 } fc_raw_info;
 
 typedef enum { FC_RAW_WB_CAMERA = 0, FC_RAW_WB_AUTO = 1, FC_RAW_WB_DAYLIGHT = 2, FC_RAW_WB_KELVIN = 3 } fc_raw_wb;
@@ -60,6 +66,7 @@ typedef struct {
 typedef struct fc_raw_decoder fc_raw_decoder;
 
 /// NULL when LibRaw cannot be loaded (`fc_raw_library_error` says why) or memory is short.
+/// No process is started before `fc_raw_decoder_open`.
 /// `data` (the whole file) must stay valid until the decoder is freed.
 fc_raw_decoder *fc_raw_decoder_new(const uint8_t *data, size_t size);
 void fc_raw_decoder_free(fc_raw_decoder *d);
@@ -84,14 +91,16 @@ fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max
 fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *settings, int lenient);
 /// After develop: how many data errors LibRaw went past (lenient) and its last message.
 int fc_raw_decoder_damage(const fc_raw_decoder *d);
-/// After develop: the developed size (upright).
+/// After develop: the developed size (upright). Rows follow in order, each once.
 void fc_raw_decoder_size(const fc_raw_decoder *d, uint32_t *width, uint32_t *height);
-/// Copies developed rows `first` to `first + count - 1` (upright) as 16-bit RGB into `dst`,
-/// rows `stride` bytes apart.
+/// Copies the next `count` developed rows (upright; `first` must be the row after the last
+/// read) as 16-bit RGB into `dst`, rows `stride` bytes apart.
 fc_status fc_raw_decoder_rows(fc_raw_decoder *d, uint16_t *dst, size_t stride, uint32_t first, uint32_t count);
-/// The embedded preview's bytes (a JPEG), valid until the decoder is freed.
+/// The embedded preview's bytes (a JPEG), valid until the decoder is freed. Before develop
+/// only; the decoder can then not develop.
 fc_status fc_raw_decoder_thumbnail(fc_raw_decoder *d, const uint8_t **bytes, size_t *length);
-/// The camera's XMP, when its file holds one (NULL otherwise); valid until the decoder is freed.
+/// After open: the camera's XMP, when its file holds one (NULL otherwise); valid until the
+/// decoder is freed.
 const uint8_t *fc_raw_decoder_xmp(const fc_raw_decoder *d, size_t *length);
 
 #endif
