@@ -211,11 +211,15 @@ static fc_status fc_raw_child_open(fc_raw_child *c, const uint8_t *data, size_t 
     info->timestamp = (int64_t)lr->other.timestamp;
     info->thumb_width = lr->thumbnail.twidth;
     info->thumb_height = lr->thumbnail.theight;
-    info->thumb_jpeg = lr->thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG && lr->thumbnail.tlength > 0;
+    // LibRaw tells the preview's format only once it is unpacked: a JPEG or not known yet.
+    info->thumb_jpeg = lr->thumbnail.tlength > 0 && (lr->thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG || lr->thumbnail.tformat == LIBRAW_THUMBNAIL_UNKNOWN);
     const char *name = fc_libraw.libraw_unpack_function_name(lr);
     snprintf(info->decoder, sizeof info->decoder, "%s", name ? name : "");
     return FC_OK;
 }
+
+#include <time.h>
+static double fc_raw_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 
 // The white of a light of `kelvin`: CIE daylight from 4000 K, the Planckian locus below
 // (Kim et al.'s cubic fits), as chromaticity x, y.
@@ -285,10 +289,13 @@ static fc_status fc_raw_child_develop(fc_raw_child *c, const fc_raw_settings *se
     p->no_auto_bright = 1;
     p->bright = 1.0f;
     c->data_errors = 0;
+    double t0 = fc_raw_now();
     int code = fc_libraw.libraw_unpack(lr);
+    double t1 = fc_raw_now();
     if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "unpack");
     if (c->data_errors && !lenient) return FC_FAILED;
     code = fc_libraw.libraw_dcraw_process(lr);
+    if (getenv("FC_RAW_TIMING")) fprintf(stderr, "unpack %.3f process %.3f\n", t1 - t0, fc_raw_now() - t1);
     if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "develop");
     if (c->data_errors && !lenient) return FC_FAILED;
     if (!lr->image) { fc_raw_say(&c->report, "LibRaw developed no image"); return FC_FAILED; }

@@ -105,7 +105,7 @@ struct ImageFacts {
         if let camera = info.metadata.cameraRAW {
             out += "  camera: \(camera)\n"
             if camera.previewWidth > 0 {
-                out += "  preview: \(camera.previewWidth) x \(camera.previewHeight)\(camera.previewIsJPEG ? " JPEG" : " (not a JPEG)")\n"
+                out += "  preview: \(camera.previewWidth) x \(camera.previewHeight)\(camera.previewIsJPEG ? "" : " (not a JPEG: --raw-preview cannot use it)")\n"
             }
         }
         if let a = info.animation, a.frameCount > 1 {

@@ -49,7 +49,7 @@ typedef struct {
     float iso, shutter, aperture, focal_length;
     int64_t timestamp;               // seconds since 1970, 0 when unknown
     uint32_t thumb_width, thumb_height;  // the embedded preview (0 when none)
-    int thumb_jpeg;                  // the preview is a JPEG
+    int thumb_jpeg;                  // the preview may be a JPEG (LibRaw says for sure once it reads it)
     char decoder[64];                // LibRaw's name of the function that unpacks the data
 } fc_raw_info;
 

@@ -107,6 +107,10 @@ protocol StoredDecoder: AnyObject {
     func shrink(by denominator: Int) throws
     /// The reductions `shrink(by:)` takes and what they do (`ShrinkOnLoad`).
     var shrinkOnLoad: ShrinkOnLoad { get }
+    /// Before the first read: delivers a smaller image the file holds instead (a camera RAW's
+    /// embedded preview) when it is at least `minimum` upright and the options allow it. Its
+    /// size, format, metadata and orientation (`orientationTag`) then describe that image.
+    func substitute(atLeast minimum: ImageSize) throws -> Bool
     /// Before the first read: entropy-decode on a thread of its own (JPEG), when the image
     /// has at least `minimumMCUs` MCUs; the thread hands over `chunkMCUs` at a time, and
     /// takes a second thread for the scan's second half from `splitMCUs` MCUs.
@@ -126,6 +130,7 @@ extension StoredDecoder {
     var orientationTag: Orientation? { nil }
     func shrink(by denominator: Int) throws {}
     var shrinkOnLoad: ShrinkOnLoad { .dctScaling }
+    func substitute(atLeast minimum: ImageSize) throws -> Bool { false }
     func decodeInParallel(minimumMCUs: Int, chunkMCUs: Int, splitMCUs: Int) {}
     var decodesInParallel: Bool { false }
     var entropyPath: (ownDecoderOnly: Bool, split: Bool) { (false, false) }
@@ -182,7 +187,7 @@ public final class ImageReader: @unchecked Sendable {
     public let name: String
     public private(set) var info: ImageInfo
     private let decoder: StoredDecoder
-    private let orientation: Orientation
+    private var orientation: Orientation
     private let lenient: Bool
     private let strict: Bool
     private var whole: [UInt8]?
@@ -274,6 +279,20 @@ public final class ImageReader: @unchecked Sendable {
     /// reduction the decoder offers that keeps its margin (`ShrinkOnLoad`), unless it averages
     /// encoded values and the chain works in linear light. Returns the denominator (1: none).
     func shrink(toward target: ImageSize, linearLight: Bool) throws -> Int {
+        guard nextRow == 0 else { return 1 }
+        // A smaller image the file holds (a camera RAW's preview), when the decoder takes it.
+        let stored = ImageSize(width: info.width, height: info.height)
+        if try decoder.substitute(atLeast: target) {
+            let turned = decoder.orientationTag ?? .up
+            orientation = turned
+            let (w, h) = turned.swapsAxes ? (decoder.height, decoder.width) : (decoder.width, decoder.height)
+            info.width = w
+            info.height = h
+            info.format = decoder.format
+            info.metadata = decoder.metadata
+            info.appliedOrientation = turned == .up ? nil : turned
+            return max(2, Int((Double(stored.width) / Double(max(1, w))).rounded()))
+        }
         let kind = decoder.shrinkOnLoad
         guard !(linearLight && kind.averagesEncodedValues) else { return 1 }
         return try shrink(keepingAtLeast: ImageSize(width: kind.margin * target.width, height: kind.margin * target.height))

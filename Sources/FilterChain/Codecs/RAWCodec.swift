@@ -103,7 +103,8 @@ public struct CameraRAWInfo: Sendable, Hashable, CustomStringConvertible {
     public var sensorHeight: Int
     /// The orientation LibRaw applied (as an EXIF Orientation, 1 when upright as stored).
     public var orientation: Int
-    /// The camera's embedded preview (0 x 0 when it has none) and whether it is a JPEG.
+    /// The camera's embedded preview (0 x 0 when it has none) and whether it may be a JPEG
+    /// (LibRaw tells for sure only once it reads it).
     public var previewWidth: Int
     public var previewHeight: Int
     public var previewIsJPEG: Bool
@@ -198,16 +199,19 @@ final class RAWDecoder: StoredDecoder {
     private let input: OpenedInput
     private let development: RAWDevelopment
     private let lenient: Bool
-    private(set) var width: Int
-    private(set) var height: Int
+    private var developedWidth: Int
+    private var developedHeight: Int
+    var width: Int { preview?.width ?? developedWidth }
+    var height: Int { preview?.height ?? developedHeight }
     private let halfSize: (width: Int, height: Int)
     private let mosaic: Bool
     private var half = false
     private var developed = false
     private var nextRow = 0
-    let format = PixelFormat(.rgb, .sixteen)
-    private(set) var metadata: ImageMetadata
-    private(set) var warnings: [String] = []
+    var format: PixelFormat { preview?.format ?? PixelFormat(.rgb, .sixteen) }
+    var metadata: ImageMetadata { previewMetadata ?? rawMetadata }
+    private var rawMetadata: ImageMetadata
+    private var rawWarnings: [String] = []
     let harmlessDamage: [String] = []
 
     init(_ input: OpenedInput, options: DecodeOptions) throws {
@@ -234,8 +238,8 @@ final class RAWDecoder: StoredDecoder {
         }
         try ImageReader.checkLimit(input.name, width: Int(info.raw_width), height: Int(info.raw_height), options: options)
         try ImageReader.checkLimit(input.name, width: Int(info.width), height: Int(info.height), options: options)
-        width = Int(info.width)
-        height = Int(info.height)
+        developedWidth = Int(info.width)
+        developedHeight = Int(info.height)
         halfSize = (Int(info.half_width), Int(info.half_height))
         mosaic = info.bayer != 0
         var metadata = ImageMetadata()
@@ -257,9 +261,9 @@ final class RAWDecoder: StoredDecoder {
             previewWidth: Int(info.thumb_width), previewHeight: Int(info.thumb_height), previewIsJPEG: info.thumb_jpeg != 0,
             development: "\(development.whiteBalance) white balance, \(development.demosaic.rawValue.uppercased()), highlights \(development.highlights.rawValue)")
         if development.whiteBalance == .camera && !asShot.allSatisfy({ $0 > 0 }) {
-            warnings.append("\(input.name): the file has no as-shot white balance; LibRaw's daylight balance was used")
+            rawWarnings.append("\(input.name): the file has no as-shot white balance; LibRaw's daylight balance was used")
         }
-        self.metadata = metadata
+        rawMetadata = metadata
     }
 
     /// A fixed C string field as a Swift string.
@@ -273,8 +277,44 @@ final class RAWDecoder: StoredDecoder {
         .reading(name, status, message: reportString(fc_raw_decoder_report(d).pointee.message), format: .raw)
     }
 
-    var readsWholeImageOnly: Bool { false }
-    var canShrink: Bool { mosaic && !developed }
+    /// The camera's JPEG preview, read instead of the development (`--raw-preview`).
+    private var preview: StoredDecoder?
+    private var previewOrientation: Orientation?
+
+    var orientationTag: Orientation? { previewOrientation }
+    var readsWholeImageOnly: Bool { preview?.readsWholeImageOnly ?? false }
+    var canShrink: Bool { preview == nil && mosaic && !developed }
+
+    /// `--raw-preview`: the embedded JPEG, when it is at least `minimum` upright and of the
+    /// image's shape (within 2%). It is what the camera made of the scene (sRGB, its own
+    /// development), turned by the RAW's orientation; its EXIF and XMP are the RAW's.
+    func substitute(atLeast minimum: ImageSize) throws -> Bool {
+        guard development.preview, preview == nil, !developed, let camera = metadata.cameraRAW, camera.previewIsJPEG else { return false }
+        let orientation = Orientation(rawValue: camera.orientation) ?? .up
+        let (w, h) = orientation.swapsAxes ? (camera.previewHeight, camera.previewWidth) : (camera.previewWidth, camera.previewHeight)
+        guard w >= minimum.width, h >= minimum.height, w > 0, h > 0,
+              abs(Double(w) / Double(h) - Double(width) / Double(height)) <= 0.02 * Double(width) / Double(height)
+        else { return false }
+        var bytes: UnsafePointer<UInt8>?
+        var length = 0
+        let status = fc_raw_decoder_thumbnail(d, &bytes, &length)
+        // A preview that is not a JPEG after all: the RAW is developed.
+        if status == FC_UNSUPPORTED { return false }
+        guard status == FC_OK, let bytes else { throw RAWDecoder.failure(d, status, input.name) }
+        let jpeg = try OpenedInput.open(.bytes(Array(UnsafeBufferPointer(start: bytes, count: length)), name: input.name + " (its preview)"))
+        guard jpeg.format == .jpeg, let make = jpeg.format.declaration.decoder else {
+            throw CodecError(input.name, .corrupt(format: .raw, "its embedded preview is not a JPEG"))
+        }
+        let decoder = try make(jpeg, DecodeOptions(maxPixels: 0, autoOrient: false, lenient: lenient))
+        var kept = decoder.metadata
+        kept.exif = metadata.exif
+        kept.xmp = metadata.xmp
+        preview = decoder
+        previewOrientation = orientation
+        previewMetadata = kept
+        return true
+    }
+    private var previewMetadata: ImageMetadata?
     /// Half size: LibRaw takes one pixel per 2x2 block of the mosaic (no demosaic), exact in
     /// linear light; worth it whenever the chain's first step shrinks by 2 or more.
     var shrinkOnLoad: ShrinkOnLoad { ShrinkOnLoad(factors: [2], margin: 1, averagesEncodedValues: false) }
@@ -282,9 +322,9 @@ final class RAWDecoder: StoredDecoder {
     func shrink(by denominator: Int) throws {
         precondition(denominator == 2 && canShrink, "a RAW shrinks by 2 only, before its first row")
         half = true
-        width = halfSize.width
-        height = halfSize.height
-        metadata.cameraRAW?.development += ", half size"
+        developedWidth = halfSize.width
+        developedHeight = halfSize.height
+        rawMetadata.cameraRAW?.development += ", half size"
     }
 
     private func develop() throws {
@@ -303,7 +343,7 @@ final class RAWDecoder: StoredDecoder {
         let status = fc_raw_decoder_develop(d, &s, lenient ? 1 : 0)
         guard status == FC_OK else { throw RAWDecoder.failure(d, status, input.name) }
         if fc_raw_decoder_damage(d) > 0 {
-            warnings.append("\(input.name): \(reportString(fc_raw_decoder_report(d).pointee.message)); decoded as far as it goes (--lenient)")
+            rawWarnings.append("\(input.name): \(reportString(fc_raw_decoder_report(d).pointee.message)); decoded as far as it goes (--lenient)")
         }
         var w: UInt32 = 0, h: UInt32 = 0
         fc_raw_decoder_size(d, &w, &h)
@@ -314,6 +354,7 @@ final class RAWDecoder: StoredDecoder {
     }
 
     func readRows(into destination: UnsafeMutableRawPointer, stride: Int, rows: Int) throws {
+        if let preview { return try preview.readRows(into: destination, stride: stride, rows: rows) }
         if !developed { try develop() }
         let status = fc_raw_decoder_rows(d, destination.assumingMemoryBound(to: UInt16.self), stride, UInt32(nextRow), UInt32(rows))
         guard status == FC_OK else { throw RAWDecoder.failure(d, status, input.name) }
@@ -321,8 +362,11 @@ final class RAWDecoder: StoredDecoder {
     }
 
     func readWholeImage(into destination: UnsafeMutableRawPointer, stride: Int) throws {
+        if let preview { return try preview.readWholeImage(into: destination, stride: stride) }
         try readRows(into: destination, stride: stride, rows: height - nextRow)
     }
 
-    func finish() throws {}
+    var warnings: [String] { rawWarnings + (preview?.warnings ?? []) }
+
+    func finish() throws { try preview?.finish() }
 }

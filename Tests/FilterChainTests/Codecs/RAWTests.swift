@@ -110,6 +110,39 @@ import Testing
     }
 
     @Test(.enabled(if: available))
+    func thePreviewServesAThumbnailWhenLargeEnough() throws {
+        let (w, h) = (96, 64)
+        // The camera's own rendering: a flat blue-grey JPEG, easy to tell from the development.
+        let look = try RasterImage(width: 48, height: 32, format: PixelFormat(.rgb, .eight),
+                                   pixels: [UInt8]((0..<(48 * 32)).flatMap { _ in [40, 90, 200] as [UInt8] }))
+        let path = NSTemporaryDirectory() + "fc-raw-preview-\(UUID().uuidString).jpg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try look.write(to: path, options: EncodeOptions(settings: ["quality": .integer(95)]))
+        let jpeg = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        var dng = TestDNG(width: w, height: h, orientation: 6, scene: Self.quadrants(w, h))
+        dng.preview = (jpeg, 48, 32)
+        let camera = try #require(try ImageReader.open(.bytes(dng.bytes, name: "p.dng")).info.metadata.cameraRAW)
+        #expect(camera.previewWidth == 48 && camera.previewHeight == 32 && camera.previewIsJPEG)
+        let chain = try Chain.parse(Array(Self.thumbnail.utf8), file: "thumb.json")
+        var options = DecodeOptions()
+        options.raw.preview = true
+        let result = try Self.develop(dng, chain: chain, step: 1, decode: options)
+        let image = try #require(result.images[0])
+        // Turned by the RAW's orientation (6: a quarter turn), 32 x 48 upright, to fit 24 x 24.
+        #expect(image.width == 16 && image.height == 24)
+        let blue = try (0..<3).map { try image.sample(x: 8, y: 12, channel: $0) }
+        #expect(abs(blue[0] - 40 * 257) < 6 * 257 && abs(blue[2] - 200 * 257) < 6 * 257, "\(blue)")
+        // Too small for the chain: the RAW is developed.
+        let big = try Chain.parse(Array(Self.thumbnail.replacingOccurrences(of: "24", with: "60").utf8), file: "big.json")
+        let developed = try Self.develop(dng, chain: big, step: 1, decode: options)
+        let pixel = try (0..<3).map { try developed.images[0]!.sample(x: 2, y: 2, channel: $0) }
+        #expect(!(abs(pixel[0] - 40 * 257) < 6 * 257 && abs(pixel[2] - 200 * 257) < 6 * 257))
+        // Without --raw-preview, never.
+        let plain = try Self.develop(dng, chain: chain, step: 1)
+        #expect(try plain.images[0]!.sample(x: 8, y: 12, channel: 2) != blue[2])
+    }
+
+    @Test(.enabled(if: available))
     func whiteBalances() throws {
         let (w, h) = (40, 30)
         let dng = TestDNG(width: w, height: h) { _, _ in [0.4, 0.4, 0.4] }

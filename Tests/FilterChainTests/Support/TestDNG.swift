@@ -41,6 +41,8 @@ struct TestDNG {
     var model = "Test Camera"
     /// Overrides the white level written (an inconsistent file's).
     var whiteLevelTag: Int? = nil
+    /// A JPEG preview, in a SubIFD (NewSubFileType 1), as cameras embed theirs.
+    var preview: (jpeg: [UInt8], width: Int, height: Int)? = nil
     /// The scene: linear sRGB at each pixel.
     var scene: (Int, Int) -> [Double]
 
@@ -111,6 +113,7 @@ struct TestDNG {
         rationals(50721, Self.matrix.flatMap { $0 }, signed: true)  // ColorMatrix1
         if asShot { rationals(50728, neutral, signed: false) }     // AsShotNeutral
         short(50778, [21])                                 // CalibrationIlluminant1: D65
+        if preview != nil { long(330, [0]) }               // SubIFDs, set below
         entries.sort { $0.tag < $1.tag }
         // Layout: header, IFD, the values that do not fit in 4 bytes, the strip.
         let ifdSize = 2 + 12 * entries.count + 4
@@ -118,10 +121,11 @@ struct TestDNG {
         var out: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + u32(8)
         var table: [UInt8] = u16(entries.count)
         let extraStart = 8 + ifdSize
-        var stripOffsetField = 0
+        var stripOffsetField = 0, subIFDField = 0
         for e in entries {
             table += u16(Int(e.tag)) + u16(Int(e.type)) + u32(e.count)
             if e.tag == 273 { stripOffsetField = 8 + table.count }
+            if e.tag == 330 { subIFDField = 8 + table.count }
             if e.value.count <= 4 {
                 table += e.value + [UInt8](repeating: 0, count: 4 - e.value.count)
             } else {
@@ -133,6 +137,21 @@ struct TestDNG {
         table += u32(0)
         out += table + extra
         if out.count % 2 == 1 { out.append(0) }
+        if let preview {
+            // The preview's IFD, its bits-per-sample array, then the JPEG.
+            let at = out.count
+            out.replaceSubrange(subIFDField..<subIFDField + 4, with: u32(at))
+            let fields: [(UInt16, UInt16, Int, [UInt8])] = [
+                (254, 4, 1, u32(1)), (256, 4, 1, u32(preview.width)), (257, 4, 1, u32(preview.height)),
+                (258, 3, 3, u32(at + 2 + 12 * 11 + 4)), (259, 3, 1, u16(7) + [0, 0]), (262, 3, 1, u16(6) + [0, 0]),
+                (273, 4, 1, u32(at + 2 + 12 * 11 + 4 + 6)), (277, 3, 1, u16(3) + [0, 0]), (278, 4, 1, u32(preview.height)),
+                (279, 4, 1, u32(preview.jpeg.count)), (284, 3, 1, u16(1) + [0, 0]),
+            ]
+            out += u16(fields.count)
+            for f in fields { out += u16(Int(f.0)) + u16(Int(f.1)) + u32(f.2) + f.3 }
+            out += u32(0) + u16(8) + u16(8) + u16(8) + preview.jpeg
+            if out.count % 2 == 1 { out.append(0) }
+        }
         let stripOffset = out.count
         out.replaceSubrange(stripOffsetField..<stripOffsetField + 4, with: u32(stripOffset))
         return out + data
