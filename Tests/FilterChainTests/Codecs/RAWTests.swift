@@ -143,6 +143,22 @@ import Testing
     }
 
     @Test(.enabled(if: available))
+    func theEditorsSessionOpensARawAtHalfSize() throws {
+        let (w, h) = (128, 96)
+        let dng = TestDNG(width: w, height: h, pattern: .bggr, scene: Self.quadrants(w, h))
+        let session = try PreviewSession(source: .bytes(dng.bytes, name: "e.dng"), maxSize: 32, renderer: Renderer(threads: 2))
+        #expect(session.fullSize == ImageSize(width: w, height: h))
+        let base = try #require(try session.render(Chain(), at: [0]).first)
+        #expect(base.width == 32 && base.height == 24)
+        // Each patch's middle keeps its colour (the half-size development, then the scaling).
+        for (q, patch) in Self.patches.enumerated() {
+            let x = q % 2 == 0 ? 8 : 24, y = q < 2 ? 6 : 18
+            let got = try (0..<3).map { c in Self.linear(Double(try base.sample(x: x, y: y, channel: c)) / Double(base.format.depth == .sixteen ? 65535 : 255)) }
+            for c in 0..<3 { #expect(abs(got[c] - dng.headroom * patch[c]) < 0.02, "patch \(q) channel \(c): \(got[c])") }
+        }
+    }
+
+    @Test(.enabled(if: available))
     func whiteBalances() throws {
         let (w, h) = (40, 30)
         let dng = TestDNG(width: w, height: h) { _, _ in [0.4, 0.4, 0.4] }

@@ -104,6 +104,51 @@ import Testing
         }
     }
 
+    /// Random chains on camera RAW sources (small DNGs made from the case's image by TestDNG,
+    /// each of the four patterns): the render streamed from the file must equal the render of
+    /// the same chain on the decoded development (which the cases above hold to the oracle),
+    /// unless the file took half size on load (RAWTests and the rawpy oracle check that).
+    @Test(.enabled(if: RAWTests.available), arguments: 0..<2)
+    func randomChainsOnRAWSources(batch: Int) throws {
+        _ = Self.setUp
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var compared = 0
+        for index in 0..<10 {
+            let seed = Self.caseSeed(batch: 2000 + batch, index: index)
+            var e = SeedEntropy(seed)
+            let c = RandomChains.makeCase(&e)
+            let n = c.chain.steps.count
+            let iw = c.image.width, ih = c.image.height
+            guard iw <= 4096, ih <= 4096 else { continue }
+            // LibRaw develops sensors of 22 pixels or more a side.
+            let w = max(iw, 24), h = max(ih, 24)
+            let samples = c.image.rgba16
+            let dng = TestDNG(width: w, height: h, pattern: TestDNG.Pattern.allCases[index % 4], bits: index % 2 == 0 ? 14 : 12,
+                              orientation: [1, 3, 6, 8][(index / 2) % 4]) { x, y in
+                let at = (min(y, ih - 1) * iw + min(x, iw - 1)) * 4
+                return (0..<3).map { RAWTests.linear(Double(samples[at + $0]) / 65535) * 0.9 }
+            }
+            let path = folder.appendingPathComponent("r\(batch)-\(index).dng").path
+            try Data(dng.bytes).write(to: URL(fileURLWithPath: path))
+            let renderer = Renderer(threads: 2)
+            let streamed: RenderResult
+            do {
+                streamed = try renderer.render(c.chain, source: .file(path), outputs: [RenderOutput(step: n, .memory(depth: .sixteen))])
+            } catch is RenderError {
+                continue  // a geometry step that cannot apply: the still cases check that
+            }
+            if streamed.shrunkOnLoad > 1 { continue }
+            let developed = try RasterImage(contentsOf: path)
+            #expect(developed.metadata.cameraRAW != nil)
+            let still = try renderer.render(c.chain, image: developed, outputs: [RenderOutput(step: n, .memory(depth: .sixteen))])
+            #expect(streamed.images[0] == still.images[0], "\(Self.repro(seed)): the chain on the RAW file differs from the chain on its development")
+            compared += 1
+        }
+        // Most cases compare (a chain that cannot apply, or that halves on load, does not).
+        #expect(compared >= 5, "only \(compared) of 10 random RAW cases compared")
+    }
+
     /// One case, from the seed a failure printed.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_CASE"] != nil))
     func oneCase() throws {
