@@ -1,0 +1,1 @@
+../FilterChainTests/Support/TestDNG.swift
