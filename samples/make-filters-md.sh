@@ -253,6 +253,37 @@ and written in Display P3 (`--output-profile` chooses another). `--gain-map crea
 adds a full-size map of the gain that undoes it, g = log2(1 / scale) / log2(Lw / 203), with
 ISO 21496-1 metadata gain 1 to Lw / 203, gamma 1, offsets 0: an Ultra HDR JPEG.
 
+## RAW input
+
+A camera RAW (DNG, CR2, CR3, NEF, ARW, RAF, ORF, RW2, PEF, ...) is developed by LibRaw's own
+processing (dcraw's, which `rawpy.postprocess` runs with the same settings; README, "Camera
+RAW", maps each option to rawpy's) before the first step sees it. For a sensor sample s of
+colour c (R, G or B of the 2x2 pattern):
+
+    v = (s - black_c) / (white - black_c)                      the file's levels (black_c: the black level plus its per-colour part)
+    b = min(v m_c / m_min, 1)                                  --raw-highlights clip (the default); unclip, blend and rebuild keep v m_c / m_max and treat what passes 1 their way
+    m = as shot (1 / AsShotNeutral) | daylight (LibRaw's, from the matrix) | auto (grey world) | kelvin (below)
+
+then the mosaic is demosaiced (`--raw-demosaic`, AHD by default) into camera RGB C per pixel,
+and the camera's matrix takes it to linear ProPhoto RGB (D50), clipped to 0...1 at 16 bits:
+
+    P = ProPhoto_from_sRGB * rgb_cam * C
+    rgb_cam = pinv(N * cam_xyz * XYZ_from_sRGB),  N scaling each row of the product to sum 1 (so daylight white is 1, 1, 1)
+
+cam_xyz is the file's ColorMatrix (a DNG) or LibRaw's table for the camera (Adobe's D65
+matrices); ProPhoto_from_sRGB is dcraw's Bradford-adapted matrix. No curve and no brightening
+follow: P is linear light with the sensor's clipping point at 1, and it comes into the chain's
+working space through the linear ProPhoto profile, as an input's ICC profile would.
+`--raw-wb KELVIN` takes the white of a light of that temperature (CIE daylight from 4000 K,
+the Planckian locus below it, Kim et al.'s fits) as XYZ, and
+
+    r = rgb_cam^-1 * (sRGB_from_XYZ * XYZ(T)) / daylight,   m_c = r_G / r_c
+
+(6500 K is LibRaw's daylight balance to within its rounding). At half size (a fast resize to
+half or less as the chain's first step) each 2x2 block of the sensor is one pixel, with
+R, (G1 + G2) / 2 and B as they are, and no demosaic. The orientation the file stores is
+applied once, by LibRaw.
+
 HDR
 cat <<'EXPRESSIONS'
 ## Expressions: variables and computed parameters

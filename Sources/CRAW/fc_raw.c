@@ -25,6 +25,8 @@
 #endif
 #endif
 
+#define FC_RAW_PATIENCE_SECONDS 300
+
 #if defined(MSG_NOSIGNAL)
 #define FC_RAW_SEND_FLAGS MSG_NOSIGNAL
 #else
@@ -51,6 +53,7 @@ static int fc_raw_receive(int fd, void *p, size_t n) {
     while (n > 0) {
         ssize_t k = recv(fd, b, n, 0);
         if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return -2;
         if (k <= 0) return -1;
         b += k;
         n -= (size_t)k;
@@ -218,9 +221,6 @@ static fc_status fc_raw_child_open(fc_raw_child *c, const uint8_t *data, size_t 
     return FC_OK;
 }
 
-#include <time.h>
-static double fc_raw_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
-
 // The white of a light of `kelvin`: CIE daylight from 4000 K, the Planckian locus below
 // (Kim et al.'s cubic fits), as chromaticity x, y.
 static void fc_raw_white(double kelvin, double *x, double *y) {
@@ -289,13 +289,10 @@ static fc_status fc_raw_child_develop(fc_raw_child *c, const fc_raw_settings *se
     p->no_auto_bright = 1;
     p->bright = 1.0f;
     c->data_errors = 0;
-    double t0 = fc_raw_now();
     int code = fc_libraw.libraw_unpack(lr);
-    double t1 = fc_raw_now();
     if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "unpack");
     if (c->data_errors && !lenient) return FC_FAILED;
     code = fc_libraw.libraw_dcraw_process(lr);
-    if (getenv("FC_RAW_TIMING")) fprintf(stderr, "unpack %.3f process %.3f\n", t1 - t0, fc_raw_now() - t1);
     if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "develop");
     if (c->data_errors && !lenient) return FC_FAILED;
     if (!lr->image) { fc_raw_say(&c->report, "LibRaw developed no image"); return FC_FAILED; }
@@ -423,7 +420,15 @@ struct fc_raw_decoder {
     size_t xmp_length;
     uint8_t *thumb;
     size_t thumb_length;
+    int timed_out;
 };
+
+// A receive on the parent's side, remembering a timeout for the report.
+static int fc_raw_parent_receive(fc_raw_decoder *d, void *p, size_t n) {
+    int r = fc_raw_receive(d->sock, p, n);
+    if (r == -2) d->timed_out = 1;
+    return r;
+}
 
 const char *fc_raw_library_version(void) {
     if (fc_raw_library_error()) return "";
@@ -463,8 +468,15 @@ void fc_raw_decoder_free(fc_raw_decoder *d) {
 
 const fc_raw_report *fc_raw_decoder_report(const fc_raw_decoder *d) { return &d->report; }
 
-// The child went away without its answer: how it ended.
+// The child went away without its answer (or fell silent: it is killed): how it ended.
 static fc_status fc_raw_lost_child(fc_raw_decoder *d, const char *doing) {
+    if (d->timed_out) {
+        fc_raw_end_child(d, 1);
+        snprintf(d->report.message, sizeof d->report.message,
+                 "LibRaw gave no answer for %d s while %s it and was stopped (a file made to make decoders loop?)",
+                 FC_RAW_PATIENCE_SECONDS, doing);
+        return FC_FAILED;
+    }
     int status = fc_raw_end_child(d, 0);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -497,6 +509,11 @@ static fc_status fc_raw_start(fc_raw_decoder *d, uint64_t max_pixels, unsigned m
     int buffer = 1 << 20;
     setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
     setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &buffer, sizeof buffer);
+    // A child silent for this long (LibRaw looping on a crafted file) is given up on: the
+    // parent's reads time out, and the child is killed. Developing 100 MP with DCB on a slow
+    // core stays well within it.
+    struct timeval patience = {FC_RAW_PATIENCE_SECONDS, 0};
+    setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(d->report.message, sizeof d->report.message, "cannot start LibRaw's process: %s", strerror(errno));
@@ -520,7 +537,7 @@ fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max
     fc_status started = fc_raw_start(d, max_pixels, max_memory_mb);
     if (started != FC_OK) return started;
     fc_raw_open_reply reply;
-    if (fc_raw_receive(d->sock, &reply, sizeof reply)) return fc_raw_lost_child(d, "reading");
+    if (fc_raw_parent_receive(d, &reply, sizeof reply)) return fc_raw_lost_child(d, "reading");
     memcpy(d->report.message, reply.message, sizeof d->report.message);
     d->report.message[FC_RAW_MESSAGE_MAX - 1] = 0;
     if (reply.status != FC_OK) {
@@ -537,7 +554,7 @@ fc_status fc_raw_decoder_open(fc_raw_decoder *d, fc_raw_info *info, uint64_t max
     if (reply.xmp_length) {
         d->xmp = malloc(reply.xmp_length);
         if (!d->xmp) { fc_raw_end_child(d, 1); return FC_NO_MEMORY; }
-        if (fc_raw_receive(d->sock, d->xmp, reply.xmp_length)) return fc_raw_lost_child(d, "reading");
+        if (fc_raw_parent_receive(d, d->xmp, reply.xmp_length)) return fc_raw_lost_child(d, "reading");
         d->xmp_length = reply.xmp_length;
     }
     return FC_OK;
@@ -551,7 +568,7 @@ fc_status fc_raw_decoder_develop(fc_raw_decoder *d, const fc_raw_settings *setti
     command.lenient = lenient;
     command.settings = *settings;
     fc_raw_reply answer;
-    if (fc_raw_send(d->sock, &command, sizeof command) || fc_raw_receive(d->sock, &answer, sizeof answer))
+    if (fc_raw_send(d->sock, &command, sizeof command) || fc_raw_parent_receive(d, &answer, sizeof answer))
         return fc_raw_lost_child(d, "developing");
     memcpy(d->report.message, answer.message, sizeof d->report.message);
     d->report.message[FC_RAW_MESSAGE_MAX - 1] = 0;
@@ -582,10 +599,10 @@ fc_status fc_raw_decoder_rows(fc_raw_decoder *d, uint16_t *dst, size_t stride, u
     size_t row = (size_t)d->width * 6;
     if (d->sock < 0) { fc_raw_say(&d->report, "LibRaw's process is gone"); return FC_FAILED; }
     if (stride == row) {
-        if (fc_raw_receive(d->sock, dst, row * count)) return fc_raw_lost_child(d, "developing");
+        if (fc_raw_parent_receive(d, dst, row * count)) return fc_raw_lost_child(d, "developing");
     } else {
         for (uint32_t r = 0; r < count; r++)
-            if (fc_raw_receive(d->sock, (uint8_t *)dst + (size_t)r * stride, row)) return fc_raw_lost_child(d, "developing");
+            if (fc_raw_parent_receive(d, (uint8_t *)dst + (size_t)r * stride, row)) return fc_raw_lost_child(d, "developing");
     }
     d->next_row += count;
     if (d->next_row == d->height) fc_raw_end_child(d, 0);
@@ -601,7 +618,7 @@ fc_status fc_raw_decoder_thumbnail(fc_raw_decoder *d, const uint8_t **bytes, siz
         memset(&command, 0, sizeof command);
         command.kind = FC_RAW_THUMBNAIL;
         fc_raw_reply answer;
-        if (fc_raw_send(d->sock, &command, sizeof command) || fc_raw_receive(d->sock, &answer, sizeof answer))
+        if (fc_raw_send(d->sock, &command, sizeof command) || fc_raw_parent_receive(d, &answer, sizeof answer))
             return fc_raw_lost_child(d, "reading the preview of");
         memcpy(d->report.message, answer.message, sizeof d->report.message);
         d->report.message[FC_RAW_MESSAGE_MAX - 1] = 0;
@@ -609,7 +626,7 @@ fc_status fc_raw_decoder_thumbnail(fc_raw_decoder *d, const uint8_t **bytes, siz
         if (answer.length == 0 || answer.length > d->size) { fc_raw_say(&d->report, "its preview's length is wrong"); return FC_FAILED; }
         d->thumb = malloc(answer.length);
         if (!d->thumb) return FC_NO_MEMORY;
-        if (fc_raw_receive(d->sock, d->thumb, answer.length)) {
+        if (fc_raw_parent_receive(d, d->thumb, answer.length)) {
             free(d->thumb);
             d->thumb = NULL;
             return fc_raw_lost_child(d, "reading the preview of");
