@@ -42,7 +42,7 @@ import FilterChain
     func readmesFirstCommandInstallsAsRootWithoutSudoAndAsAUserWithSudo(withSudo: Bool) throws {
         let (status, log) = try Self.runInstall(withSudo: withSudo)
         #expect(status == 0)
-        var expected = "apt-get update\napt-get install -y libpng-dev libjpeg-dev zlib1g-dev libwebp-dev liblcms2-dev libtiff-dev libheif-dev libavif-dev libgif-dev libjxl-dev libdav1d-dev pkg-config\n"
+        var expected = "apt-get update\napt-get install -y libpng-dev libjpeg-dev zlib1g-dev libwebp-dev liblcms2-dev libtiff-dev libheif-dev libavif-dev libgif-dev libjxl-dev libraw-dev libdav1d-dev pkg-config\n"
         if withSudo { expected = "sudo sh\n" + expected }
         #expect(log == expected)
     }

@@ -1,14 +1,14 @@
 import Foundation
 import Testing
 
-/// On Linux, libtiff, libavif and libheif (with libde265) are loaded when a file first needs
+/// On Linux, libtiff, libavif, libheif (with libde265), libjxl and LibRaw are loaded when a file first needs
 /// them, not at every start (CDynamic's fc_dynamic.h): a JPEG or PNG run never maps them, and
 /// when one cannot be loaded, only the files that need it fail, with one line that names the
 /// file, the format and the library, and nothing is written.
 @Suite(.enabled(if: CLI.isLinux)) struct LibraryLoadingTests {
     let folder = CLI.temporaryFolder()
     static let conformance = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance").path
-    static let lazyLibraries = ["libtiff", "libavif", "libheif", "libde265"]
+    static let lazyLibraries = ["libtiff", "libavif", "libheif", "libde265", "libraw_r", "libjxl"]
 
     /// The libraries the dynamic loader opens during the run (its LD_DEBUG=files lines).
     static func loaded(_ r: CLI.Result) -> [String] {
@@ -37,7 +37,7 @@ import Testing
         #expect(tiff.status == 0)
         let libraries = Self.loaded(tiff)
         #expect(libraries.contains { $0.hasPrefix("libtiff.") })
-        #expect(!libraries.contains { $0.hasPrefix("libheif.") || $0.hasPrefix("libavif.") })
+        #expect(!libraries.contains { $0.hasPrefix("libheif.") || $0.hasPrefix("libavif.") || $0.hasPrefix("libraw_r.") })
     }
 
     /// Stand-ins that are no libraries (empty files) under every name the loader tries, first
@@ -45,7 +45,8 @@ import Testing
     @Test func aLibraryThatCannotBeLoadedFailsOnlyItsFormat() throws {
         let fakes = folder + "/fakes"
         try FileManager.default.createDirectory(atPath: fakes, withIntermediateDirectories: true)
-        for name in ["libtiff.so.6", "libtiff.so", "libavif.so.15", "libavif.so.16", "libavif.so", "libheif.so.1", "libheif.so"] {
+        for name in ["libtiff.so.6", "libtiff.so", "libavif.so.15", "libavif.so.16", "libavif.so", "libheif.so.1", "libheif.so",
+                     "libraw_r.so.20", "libraw_r.so.23", "libraw_r.so"] {
             _ = FileManager.default.createFile(atPath: fakes + "/" + name, contents: Data())
         }
         var environment = ProcessInfo.processInfo.environment
@@ -53,7 +54,9 @@ import Testing
         let before = Data("an older file".utf8)
         let inputs = [("TIFF", "libtiff.so.6", Self.conformance + "/tiff/" + (try firstFile("tiff", suffix: ".tif"))),
                       ("AVIF", "libavif.so", Self.conformance + "/avif/files/pillow_hopper.avif"),
-                      ("HEIF", "libheif.so.1", Self.conformance + "/heif/" + (try firstFile("heif", suffix: ".heic")))]
+                      ("HEIF", "libheif.so.1", Self.conformance + "/heif/" + (try firstFile("heif", suffix: ".heic"))),
+                      ("camera RAW", "libraw_r.so.20", folder + "/in.dng")]
+        try Data(TestDNG(width: 32, height: 32) { _, _ in [0.3, 0.3, 0.3] }.bytes).write(to: URL(fileURLWithPath: folder + "/in.dng"))
         for (format, library, input) in inputs {
             try before.write(to: URL(fileURLWithPath: folder + "/out.png"))
             let r = try CLI.run(["apply", CLI.lookChain, input, "out.png"], in: folder, environment: environment)
@@ -76,12 +79,13 @@ import Testing
         let problems = Dictionary(uniqueKeysWithValues: list.map { ($0["format"] as? String ?? "", $0["libraryProblem"] as? String) })
         #expect(problems["tiff"]??.hasPrefix("libtiff.so.6 cannot be loaded: ") == true, "\(problems)")
         #expect(problems["avif"]??.contains("cannot be loaded") == true && problems["heif"]??.contains("libheif.so.1") == true, "\(problems)")
+        #expect(problems["raw"]??.contains("libraw_r.so.20") == true, "\(problems)")
         #expect(problems["png"] == .some(nil) && problems["jpeg"] == .some(nil) && problems["webp"] == .some(nil), "\(problems)")
         let text = try CLI.run(["formats", "tiff"], environment: environment)
         #expect(text.out.contains("  NOT USABLE HERE: libtiff.so.6 cannot be loaded: "), "\(text.out)")
         let usable = try CLI.run(["formats", "--json"])
         let all = try #require(try JSONSerialization.jsonObject(with: usable.stdout) as? [[String: Any]])
-        #expect(all.count == 8 && all.allSatisfy { $0["libraryProblem"] is NSNull }, "\(all.map { $0["libraryProblem"] ?? "" })")
+        #expect(all.count == 9 && all.allSatisfy { $0["libraryProblem"] is NSNull }, "\(all.map { $0["libraryProblem"] ?? "" })")
         let jpeg = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", "fine.jpg"], in: folder, environment: environment)
         #expect(jpeg.status == 0, "\(jpeg.stderr)")
         let webp = try CLI.run(["apply", CLI.lookChain, "fine.jpg", "fine.webp"], in: folder, environment: environment)
