@@ -212,6 +212,15 @@ static fc_status fc_raw_child_open(fc_raw_child *c, const uint8_t *data, size_t 
     info->aperture = lr->other.aperture;
     info->focal_length = lr->other.focal_len;
     info->timestamp = (int64_t)lr->other.timestamp;
+    libraw_gps_info_t *g = &lr->other.parsed_gps;
+    if (g->gpsparsed && (g->latref == 'N' || g->latref == 'S') && (g->longref == 'E' || g->longref == 'W')) {
+        info->gps = 1;
+        for (int k = 0; k < 3; k++) { info->gps_latitude[k] = g->latitude[k]; info->gps_longitude[k] = g->longitude[k]; }
+        info->gps_altitude = g->altitude;
+        info->gps_latitude_ref = g->latref;
+        info->gps_longitude_ref = g->longref;
+        info->gps_altitude_ref = g->altref;
+    }
     info->thumb_width = lr->thumbnail.twidth;
     info->thumb_height = lr->thumbnail.theight;
     // LibRaw tells the preview's format only once it is unpacked: a JPEG or not known yet.

@@ -48,6 +48,11 @@ typedef struct {
     float daylight[4];               // LibRaw's daylight multipliers (from the colour matrix)
     float iso, shutter, aperture, focal_length;
     int64_t timestamp;               // seconds since 1970, 0 when unknown
+    int gps;                         // the file gives a position (below)
+    float gps_latitude[3], gps_longitude[3];  // degrees, minutes, seconds
+    float gps_altitude;              // metres
+    char gps_latitude_ref, gps_longitude_ref; // 'N' or 'S', 'E' or 'W'
+    char gps_altitude_ref;           // 0 above sea level, 1 below
     uint32_t thumb_width, thumb_height;  // the embedded preview (0 when none)
     int thumb_jpeg;                  // the preview may be a JPEG (LibRaw says for sure once it reads it)
     char decoder[64];                // LibRaw's name of the function that unpacks the data

@@ -158,6 +158,63 @@ enum RAWCodec {
         String(s.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 
+    /// EXIF data made from what LibRaw parsed of a file's own (for RAWs that are not
+    /// TIFF-structured): Make, Model, DateTime in IFD0; ExposureTime, FNumber, ISO,
+    /// DateTimeOriginal, FocalLength, LensModel in the Exif IFD; the position in the GPS IFD.
+    /// Nil when there is nothing to say.
+    static func exif(_ info: fc_raw_info) -> [UInt8]? {
+        typealias Entry = TIFFDirectory.Entry
+        func ascii(_ tag: UInt16, _ text: String) -> Entry? {
+            let bytes = Array(text.utf8) + [0]
+            return text.isEmpty ? nil : Entry(tag: tag, type: 2, count: UInt32(bytes.count), value: bytes)
+        }
+        func u32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
+        func rationals(_ tag: UInt16, _ values: [(UInt32, UInt32)]) -> Entry {
+            Entry(tag: tag, type: 5, count: UInt32(values.count), value: values.flatMap { u32($0.0) + u32($0.1) })
+        }
+        /// A positive value as a rational: 1/n for exposures under a second, else thousandths.
+        func rational(_ v: Float, reciprocal: Bool = false) -> (UInt32, UInt32) {
+            if reciprocal && v > 0 && v < 1 { return (1, UInt32(min(Float(UInt32.max), (1 / v).rounded()))) }
+            return (UInt32(min(Float(UInt32.max / 1000), max(0, v)) * 1000), 1000)
+        }
+        var date = ""
+        if info.timestamp > 0 {
+            var t = time_t(info.timestamp), parts = tm()
+            localtime_r(&t, &parts)
+            func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            date = "\(parts.tm_year + 1900):\(two(parts.tm_mon + 1)):\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        }
+        var shot: [Entry] = []
+        if info.shutter > 0 { shot.append(rationals(33434, [rational(info.shutter, reciprocal: true)])) }
+        if info.aperture > 0 { shot.append(rationals(33437, [rational(info.aperture)])) }
+        if info.iso > 0 {
+            let iso = UInt16(min(65535, info.iso.rounded()))
+            shot.append(Entry(tag: 34855, type: 3, count: 1, value: [UInt8(iso & 0xFF), UInt8(iso >> 8)]))
+        }
+        if let e = ascii(36867, date) { shot.append(e) }
+        if info.focal_length > 0 { shot.append(rationals(37386, [rational(info.focal_length)])) }
+        if let e = ascii(42036, RAWDecoder.string(info.lens)) { shot.append(e) }
+        var ifd0 = [ascii(271, RAWDecoder.string(info.make)), ascii(272, RAWDecoder.string(info.model)), ascii(306, date)].compactMap { $0 }
+        if !shot.isEmpty {
+            ifd0.append(Entry(tag: TIFFDirectory.exifPointer, type: 4, count: 1, value: u32(0), directory: TIFFDirectory(entries: shot)))
+        }
+        if info.gps != 0 {
+            let lat = [info.gps_latitude.0, info.gps_latitude.1, info.gps_latitude.2]
+            let long = [info.gps_longitude.0, info.gps_longitude.1, info.gps_longitude.2]
+            let gps: [Entry] = [
+                Entry(tag: 0, type: 1, count: 4, value: [2, 2, 0, 0]),
+                Entry(tag: 1, type: 2, count: 2, value: [UInt8(bitPattern: info.gps_latitude_ref), 0]),
+                rationals(2, lat.map { rational($0) }),
+                Entry(tag: 3, type: 2, count: 2, value: [UInt8(bitPattern: info.gps_longitude_ref), 0]),
+                rationals(4, long.map { rational($0) }),
+                Entry(tag: 5, type: 1, count: 1, value: [info.gps_altitude_ref == 1 ? 1 : 0]),
+                rationals(6, [rational(abs(info.gps_altitude))]),
+            ]
+            ifd0.append(Entry(tag: TIFFDirectory.gpsPointer, type: 4, count: 1, value: u32(0), directory: TIFFDirectory(entries: gps)))
+        }
+        return ifd0.isEmpty ? nil : TIFFDirectory(entries: ifd0).exifData
+    }
+
     static let dngVersionTag: UInt16 = 50706
     static let makeTag: UInt16 = 271
     static let whiteLevelTag: UInt16 = 50717
@@ -249,7 +306,13 @@ final class RAWDecoder: StoredDecoder {
         }
         // EXIF as the file holds it where it is TIFF-structured (DNG, CR2, NEF, ARW, PEF, ...);
         // LibRaw applies the orientation, so the kept EXIF says upright.
-        if let exif = TIFFExif.exifData(fromTIFF: bytes) { metadata.exif = Exif.withOrientationReset(exif) }
+        if let exif = TIFFExif.exifData(fromTIFF: bytes) {
+            metadata.exif = Exif.withOrientationReset(exif)
+        } else {
+            // CR3, RAF, ORF, RW2, ...: LibRaw parses their EXIF into fields and gives no block;
+            // the fields that describe the shot are written back as EXIF.
+            metadata.exif = RAWCodec.exif(info)
+        }
         let asShot = [info.as_shot.0, info.as_shot.1, info.as_shot.2]
         metadata.cameraRAW = CameraRAWInfo(
             make: RAWDecoder.string(info.make), model: RAWDecoder.string(info.model), lens: RAWDecoder.string(info.lens),

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 @testable import FilterChain
+import CRAW
 
 /// Camera RAW through LibRaw, on DNGs written here byte by byte (TestDNG): every CFA pattern,
 /// 12 and 14 bits, black levels and odd sizes develop to the scene the file was made from (the
@@ -206,6 +207,47 @@ import Testing
         let exif = try #require(try ImageReader.open(.file(folder + "/a.jpg")).info.metadata.exif)
         let text = String(decoding: exif, as: UTF8.self)
         #expect(text.contains("Acme") && text.contains("Sensor 9"))
+    }
+
+    /// A RAW that is not TIFF-structured (CR3, RAF, ...) gets EXIF made from LibRaw's fields.
+    @Test func exifIsMadeFromLibRawsFieldsWhereTheFileHasNoBlock() throws {
+        var info = fc_raw_info()
+        withUnsafeMutableBytes(of: &info.make) { b in b.copyBytes(from: Array("Canon".utf8)) }
+        withUnsafeMutableBytes(of: &info.model) { b in b.copyBytes(from: Array("EOS R5".utf8)) }
+        withUnsafeMutableBytes(of: &info.lens) { b in b.copyBytes(from: Array("RF24-105mm F4 L IS USM".utf8)) }
+        info.shutter = 1.0 / 250
+        info.aperture = 5.6
+        info.iso = 400
+        info.focal_length = 50
+        info.timestamp = 1_700_000_000
+        info.gps = 1
+        info.gps_latitude = (48, 51, 29.5)
+        info.gps_longitude = (2, 17, 40.2)
+        info.gps_altitude = 35
+        info.gps_latitude_ref = CChar(UInt8(ascii: "N"))
+        info.gps_longitude_ref = CChar(UInt8(ascii: "E"))
+        let exif = try #require(RAWCodec.exif(info))
+        let ifd0 = try #require(TIFFDirectory(exif: exif))
+        #expect(ifd0.text(271) == "Canon" && ifd0.text(272) == "EOS R5")
+        #expect(ifd0.text(306)?.count == 19)
+        let shot = try #require(ifd0[TIFFDirectory.exifPointer]?.directory)
+        #expect(shot.integer(34855) == 400)
+        #expect(shot.text(42036) == "RF24-105mm F4 L IS USM")
+        func rational(_ d: TIFFDirectory, _ tag: UInt16, _ i: Int = 0) -> Double? {
+            guard let e = d[tag], e.type == 5 else { return nil }
+            let v = e.value, at = 8 * i
+            let n = UInt32(v[at]) | UInt32(v[at + 1]) << 8 | UInt32(v[at + 2]) << 16 | UInt32(v[at + 3]) << 24
+            let m = UInt32(v[at + 4]) | UInt32(v[at + 5]) << 8 | UInt32(v[at + 6]) << 16 | UInt32(v[at + 7]) << 24
+            return Double(n) / Double(m)
+        }
+        #expect(rational(shot, 33434) == 1.0 / 250)
+        #expect(abs((rational(shot, 33437) ?? 0) - 5.6) < 0.001 && rational(shot, 37386) == 50)
+        let gps = try #require(ifd0[TIFFDirectory.gpsPointer]?.directory)
+        #expect(gps.text(1) == "N" && gps.text(3) == "E")
+        #expect(rational(gps, 2, 0) == 48 && rational(gps, 2, 1) == 51 && abs((rational(gps, 2, 2) ?? 0) - 29.5) < 0.001)
+        #expect(abs((rational(gps, 4, 2) ?? 0) - 40.2) < 0.001 && rational(gps, 6) == 35)
+        // Nothing known: no EXIF.
+        #expect(RAWCodec.exif(fc_raw_info()) == nil)
     }
 
     @Test(.enabled(if: available))
