@@ -94,6 +94,10 @@ typedef struct {
     int memory_errors;
     int stored_width, stored_height, flip;
     uint32_t width, height;
+    const uint8_t *data;     // the file
+    size_t size;
+    ushort (*image)[4];      // what is streamed: LibRaw's buffer, or the fast half size's
+    ushort (*own)[4];        // the fast half size's buffer (freed with the process)
 } fc_raw_child;
 
 static void fc_raw_say(fc_raw_report *r, const char *message) {
@@ -246,6 +250,263 @@ static void fc_raw_white(double kelvin, double *x, double *y) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Half size without LibRaw's unpacker, for an uncompressed DNG (phones' DngCreator files,
+// converters' output): LibRaw reads packed samples a byte at a time through its stream (0.17 s of
+// a 24 MP file's 0.25), where a row here is a few loads. The same arithmetic as LibRaw's half
+// size, step by step (raw2image_ex's copy with the black subtracted and the data's maximum,
+// adjust_maximum, scale_colors, the greens' mix, convert_to_rgb into ProPhoto), so that the
+// result is LibRaw's to its rounding (Tests/Oracle/test_raw.py holds it to rawpy's). Anything
+// this does not cover (compression, per-channel or patterned blacks, a linearisation table, a
+// pattern that is not 2x2, an auto white balance, highlights other than clipped) is LibRaw's.
+
+typedef struct {
+    int big_endian;
+    const uint8_t *b;
+    size_t n;
+} fc_raw_tiff;
+
+static uint32_t fc_raw_u16(const fc_raw_tiff *t, size_t at) {
+    if (at + 2 > t->n) return 0;
+    return t->big_endian ? (uint32_t)t->b[at] << 8 | t->b[at + 1] : (uint32_t)t->b[at + 1] << 8 | t->b[at];
+}
+
+static uint32_t fc_raw_u32(const fc_raw_tiff *t, size_t at) {
+    if (at + 4 > t->n) return 0;
+    return t->big_endian ? fc_raw_u16(t, at) << 16 | fc_raw_u16(t, at + 2) : fc_raw_u16(t, at + 2) << 16 | fc_raw_u16(t, at);
+}
+
+typedef struct {
+    uint32_t width, height, bps, compression, photometric, spp, subfile;
+    uint32_t tile_width, tile_length;   // a strip is a tile of the image's width
+    size_t offsets_at, counts_at;       // where the offsets and byte counts are (entries `pieces`)
+    uint32_t offsets_type, counts_type, pieces;
+    uint32_t subifds_at, subifds_count;
+} fc_raw_ifd;
+
+// Entry value `i` of a SHORT or LONG array whose values are at `at` (or in the entry).
+static uint32_t fc_raw_value(const fc_raw_tiff *t, uint32_t type, size_t at, uint32_t i) {
+    return type == 3 ? fc_raw_u16(t, at + 2 * (size_t)i) : fc_raw_u32(t, at + 4 * (size_t)i);
+}
+
+static int fc_raw_read_ifd(const fc_raw_tiff *t, uint32_t offset, fc_raw_ifd *ifd) {
+    memset(ifd, 0, sizeof *ifd);
+    ifd->spp = 1;
+    if (offset < 8 || (size_t)offset + 2 > t->n) return 0;
+    uint32_t count = fc_raw_u16(t, offset);
+    if ((size_t)offset + 2 + 12 * (size_t)count > t->n) return 0;
+    uint32_t rows_per_strip = 0;
+    for (uint32_t e = 0; e < count; e++) {
+        size_t at = (size_t)offset + 2 + 12 * (size_t)e;
+        uint32_t tag = fc_raw_u16(t, at), type = fc_raw_u16(t, at + 2), n = fc_raw_u32(t, at + 4);
+        if (type != 3 && type != 4 && type != 13) continue;
+        size_t size = (type == 3 ? 2 : 4) * (size_t)n;
+        size_t values = size <= 4 ? at + 8 : fc_raw_u32(t, at + 8);
+        if (n == 0 || values + size > t->n) continue;
+        uint32_t first = fc_raw_value(t, type, values, 0);
+        switch (tag) {
+        case 254: ifd->subfile = first; break;
+        case 256: ifd->width = first; break;
+        case 257: ifd->height = first; break;
+        case 258: ifd->bps = first; break;
+        case 259: ifd->compression = first; break;
+        case 262: ifd->photometric = first; break;
+        case 277: ifd->spp = first; break;
+        case 278: rows_per_strip = first; break;
+        case 322: ifd->tile_width = first; break;
+        case 323: ifd->tile_length = first; break;
+        case 273: case 324: ifd->offsets_at = values; ifd->offsets_type = type; ifd->pieces = n; break;
+        case 279: case 325: ifd->counts_at = values; ifd->counts_type = type; if (n < ifd->pieces || !ifd->pieces) ifd->pieces = n; break;
+        case 330: ifd->subifds_at = (uint32_t)values; ifd->subifds_count = n; break;
+        default: break;
+        }
+    }
+    if (!ifd->tile_width) {  // strips
+        ifd->tile_width = ifd->width;
+        ifd->tile_length = rows_per_strip && rows_per_strip < ifd->height ? rows_per_strip : ifd->height;
+    }
+    return 1;
+}
+
+// The IFD that holds the sensor's samples (IFD0 or one of its SubIFDs) as LibRaw sized it.
+static int fc_raw_find_raw_ifd(const fc_raw_tiff *t, const libraw_data_t *lr, fc_raw_ifd *out) {
+    fc_raw_ifd ifd0;
+    if (!fc_raw_read_ifd(t, fc_raw_u32(t, 4), &ifd0)) return 0;
+    fc_raw_ifd candidates[9];
+    int n = 0;
+    candidates[n++] = ifd0;
+    for (uint32_t i = 0; i < ifd0.subifds_count && n < 9; i++)
+        if (fc_raw_read_ifd(t, fc_raw_value(t, 4, ifd0.subifds_at, i), &candidates[n])) n++;
+    for (int i = 0; i < n; i++) {
+        fc_raw_ifd *c = &candidates[i];
+        if (c->photometric == 32803 && c->subfile == 0 && c->width == lr->sizes.raw_width && c->height == lr->sizes.raw_height) {
+            *out = *c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int fc_raw_fast_half(fc_raw_child *c, const fc_raw_settings *settings) {
+    libraw_data_t *lr = c->lr;
+    if (settings->highlights != 0 || settings->white_balance == FC_RAW_WB_AUTO) return 0;
+    if (!lr->idata.dng_version || lr->idata.colors != 3 || lr->idata.filters <= 1000 || lr->sizes.pixel_aspect != 1.0) return 0;
+    const char *name = fc_libraw.libraw_unpack_function_name(lr);
+    if (!name || strcmp(name, "packed_dng_load_raw()") != 0) return 0;
+    for (int k = 0; k < 6; k++) if (lr->color.cblack[k]) return 0;
+    for (int i = 0; i < 0x10000; i++) if (lr->color.curve[i] != i) return 0;
+    // The pattern, 2x2, as LibRaw numbers it (G2 = 3); rows 0-7 must repeat rows 0-1.
+    int fc[2][2];
+    for (int r = 0; r < 8; r++)
+        for (int k = 0; k < 2; k++) {
+            int v = fc_libraw.libraw_COLOR(lr, r, k);
+            if (r < 2) fc[r][k] = v;
+            else if (v != fc[r & 1][k]) return 0;
+        }
+    if (!((fc[0][0] != fc[0][1]) && (fc[1][0] != fc[1][1]))) return 0;
+    fc_raw_tiff t = {0, c->data, c->size};
+    if (c->size < 8) return 0;
+    if (c->data[0] == 'M' && c->data[1] == 'M') t.big_endian = 1;
+    else if (!(c->data[0] == 'I' && c->data[1] == 'I')) return 0;
+    fc_raw_ifd ifd;
+    if (!fc_raw_find_raw_ifd(&t, lr, &ifd)) return 0;
+    if (ifd.compression != 1 || ifd.spp != 1 || !(ifd.bps == 10 || ifd.bps == 12 || ifd.bps == 14 || ifd.bps == 16)) return 0;
+    if (!ifd.tile_width || !ifd.tile_length || !ifd.pieces || ifd.tile_width > 65535 || ifd.tile_length > 65535) return 0;
+    uint32_t across = (ifd.width + ifd.tile_width - 1) / ifd.tile_width, down = (ifd.height + ifd.tile_length - 1) / ifd.tile_length;
+    if ((uint64_t)across * down != ifd.pieces) return 0;
+    size_t row_bytes = ((size_t)ifd.tile_width * ifd.bps + 7) / 8;
+    for (uint32_t p = 0; p < ifd.pieces; p++) {
+        size_t at = fc_raw_value(&t, ifd.offsets_type, ifd.offsets_at, p);
+        size_t rows = ifd.tile_length;
+        if (at > c->size || rows * row_bytes > c->size - at) return 0;  // short: LibRaw says why
+    }
+    libraw_image_sizes_t *s = &lr->sizes;
+    int top = s->top_margin, left = s->left_margin, height = s->height, width = s->width;
+    int ih = (height + 1) >> 1, iw = (width + 1) >> 1;
+    ushort (*img)[4] = calloc((size_t)ih * iw, sizeof *img);
+    uint16_t *row = malloc((size_t)ifd.tile_width * sizeof *row);
+    if (!img || !row) { free(img); free(row); return 0; }
+    unsigned black = lr->color.black, dmax = 0;
+    // raw2image_ex: the visible samples, black subtracted (0 below it), into the half image.
+    for (uint32_t p = 0; p < ifd.pieces; p++) {
+        const uint8_t *tile = c->data + fc_raw_value(&t, ifd.offsets_type, ifd.offsets_at, p);
+        uint32_t x0 = (p % across) * ifd.tile_width, y0 = (p / across) * ifd.tile_length;
+        for (uint32_t ty = 0; ty < ifd.tile_length; ty++) {
+            int R = (int)(y0 + ty) - top;
+            if (y0 + ty >= ifd.height) break;
+            if (R < 0 || R >= height) continue;
+            const uint8_t *in = tile + (size_t)ty * row_bytes;
+            if (ifd.bps == 16) {
+                for (uint32_t x = 0; x < ifd.tile_width; x++)
+                    row[x] = t.big_endian ? (uint16_t)(in[2 * x] << 8 | in[2 * x + 1]) : (uint16_t)(in[2 * x + 1] << 8 | in[2 * x]);
+            } else if (ifd.bps == 14) {
+                // Four samples in seven bytes, most significant bit first (DNG's packing).
+                uint32_t x = 0;
+                const uint8_t *q = in;
+                for (; x + 4 <= ifd.tile_width; x += 4, q += 7) {
+                    uint64_t v = (uint64_t)q[0] << 48 | (uint64_t)q[1] << 40 | (uint64_t)q[2] << 32 | (uint64_t)q[3] << 24
+                               | (uint64_t)q[4] << 16 | (uint64_t)q[5] << 8 | q[6];
+                    row[x] = (uint16_t)(v >> 42); row[x + 1] = (uint16_t)(v >> 28 & 0x3FFF);
+                    row[x + 2] = (uint16_t)(v >> 14 & 0x3FFF); row[x + 3] = (uint16_t)(v & 0x3FFF);
+                }
+                uint64_t bits = 0;
+                int have = 0;
+                for (; x < ifd.tile_width; x++) {
+                    while (have < 14) { bits = bits << 8 | *q++; have += 8; }
+                    have -= 14;
+                    row[x] = (uint16_t)((bits >> have) & 0x3FFF);
+                }
+            } else if (ifd.bps == 12) {
+                uint32_t x = 0;
+                const uint8_t *q = in;
+                for (; x + 2 <= ifd.tile_width; x += 2, q += 3) {
+                    row[x] = (uint16_t)(q[0] << 4 | q[1] >> 4);
+                    row[x + 1] = (uint16_t)((q[1] & 0x0F) << 8 | q[2]);
+                }
+                if (x < ifd.tile_width) row[x] = (uint16_t)(q[0] << 4 | q[1] >> 4);
+            } else {
+                // Packed most significant bit first, each row from a byte boundary (DNG).
+                uint64_t bits = 0;
+                int have = 0;
+                size_t k = 0;
+                for (uint32_t x = 0; x < ifd.tile_width; x++) {
+                    while (have < (int)ifd.bps) { bits = bits << 8 | in[k++]; have += 8; }
+                    have -= (int)ifd.bps;
+                    row[x] = (uint16_t)((bits >> have) & ((1u << ifd.bps) - 1));
+                }
+            }
+            ushort (*out)[4] = img + (size_t)(R >> 1) * iw;
+            const int *f = fc[R & 1];
+            // The tile's columns that are visible.
+            int xs = left > (int)x0 ? left - (int)x0 : 0, xe = (int)ifd.tile_width;
+            if ((int)x0 + xe > (int)ifd.width) xe = (int)ifd.width - (int)x0;
+            if ((int)x0 + xe - left > width) xe = left + width - (int)x0;
+            for (int x = xs; x < xe; x++) {
+                int C = (int)x0 + x - left;
+                unsigned v = row[x] > black ? row[x] - black : 0;
+                if (v > dmax) dmax = v;
+                out[C >> 1][f[C & 1]] = (ushort)v;
+            }
+        }
+    }
+    free(row);
+    // adjust_maximum, then scale_colors' multipliers (the least 1: highlights clipped).
+    float maximum = (float)(lr->color.maximum - black);
+    float threshold = lr->params.adjust_maximum_thr;
+    if (threshold > 0.00001f) {
+        if (threshold > 0.99999f) threshold = 0.75f;
+        if (dmax > 0 && dmax < maximum && dmax > maximum * threshold) maximum = (float)dmax;
+    }
+    float pre[4];
+    const float *cam = lr->color.cam_mul;
+    if (settings->white_balance == FC_RAW_WB_KELVIN) for (int k = 0; k < 4; k++) pre[k] = lr->params.user_mul[k];
+    else if (settings->white_balance == FC_RAW_WB_CAMERA && cam[0] > 0 && cam[2] > 0) for (int k = 0; k < 4; k++) pre[k] = cam[k];
+    else for (int k = 0; k < 4; k++) pre[k] = lr->color.pre_mul[k];
+    if (pre[1] == 0) pre[1] = 1;
+    if (pre[3] == 0) pre[3] = pre[1];
+    float least = pre[0];
+    for (int k = 1; k < 4; k++) if (pre[k] < least) least = pre[k];
+    if (!(least > 0) || !(maximum > 0)) { free(img); return 0; }
+    float scale[4];
+    for (int k = 0; k < 4; k++) scale[k] = (pre[k] / least) * 65535.0f / maximum;
+    // convert_to_rgb's matrix: dcraw's ProPhoto from sRGB times the camera's rgb_cam.
+    static const double prophoto[3][3] = {
+        {0.529317, 0.330092, 0.140588}, {0.098368, 0.873465, 0.028169}, {0.016879, 0.117663, 0.865457}};
+    float m[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double v = 0;
+            for (int k = 0; k < 3; k++) v += prophoto[i][k] * lr->color.rgb_cam[k][j];
+            m[i][j] = (float)v;
+        }
+    size_t total = (size_t)ih * iw;
+    for (size_t i = 0; i < total; i++) {
+        ushort *px = img[i];
+        for (int k = 0; k < 4; k++) {
+            int v = px[k];
+            if (!v) continue;
+            float f = (float)v * scale[k];
+            int n = (int)f;
+            px[k] = (ushort)(n < 0 ? 0 : n > 65535 ? 65535 : n);
+        }
+        px[1] = (ushort)((px[1] + px[3]) >> 1);
+        float o[3];
+        for (int k = 0; k < 3; k++) o[k] = m[k][0] * px[0] + m[k][1] * px[1] + m[k][2] * px[2];
+        for (int k = 0; k < 3; k++) {
+            int n = (int)o[k];
+            px[k] = (ushort)(n < 0 ? 0 : n > 65535 ? 65535 : n);
+        }
+    }
+    c->own = img;
+    c->image = img;
+    c->stored_width = iw;
+    c->stored_height = ih;
+    c->flip = s->flip;
+    c->width = (s->flip & 4) ? ih : iw;
+    c->height = (s->flip & 4) ? iw : ih;
+    return 1;
+}
+
 static fc_status fc_raw_child_develop(fc_raw_child *c, const fc_raw_settings *settings, int lenient) {
     libraw_data_t *lr = c->lr;
     libraw_output_params_t *p = &lr->params;
@@ -298,6 +559,7 @@ static fc_status fc_raw_child_develop(fc_raw_child *c, const fc_raw_settings *se
     p->no_auto_bright = 1;
     p->bright = 1.0f;
     c->data_errors = 0;
+    if (settings->half_size && fc_raw_fast_half(c, settings)) return FC_OK;
     int code = fc_libraw.libraw_unpack(lr);
     if (code != LIBRAW_SUCCESS) return fc_raw_failure(c, code, "unpack");
     if (c->data_errors && !lenient) return FC_FAILED;
@@ -306,6 +568,7 @@ static fc_status fc_raw_child_develop(fc_raw_child *c, const fc_raw_settings *se
     if (c->data_errors && !lenient) return FC_FAILED;
     if (!lr->image) { fc_raw_say(&c->report, "LibRaw developed no image"); return FC_FAILED; }
     libraw_image_sizes_t *s = &lr->sizes;
+    c->image = lr->image;
     c->stored_width = s->width;
     c->stored_height = s->height;
     c->flip = s->flip;
@@ -326,7 +589,7 @@ static size_t fc_raw_index(const fc_raw_child *c, int row, int col) {
 static int fc_raw_child_stream(fc_raw_child *c, int sock) {
     uint16_t *out = malloc((size_t)c->width * 6);
     if (!out) return -1;
-    ushort (*image)[4] = c->lr->image;
+    ushort (*image)[4] = c->image;
     for (uint32_t row = 0; row < c->height; row++) {
         size_t at = fc_raw_index(c, (int)row, 0);
         ptrdiff_t step = c->width > 1 ? (ptrdiff_t)fc_raw_index(c, (int)row, 1) - (ptrdiff_t)at : 1;
@@ -365,6 +628,8 @@ static void fc_raw_child_main(int sock, const uint8_t *data, size_t size, uint64
 #endif
     fc_raw_child c;
     memset(&c, 0, sizeof c);
+    c.data = data;
+    c.size = size;
     c.lr = fc_libraw.libraw_init(0);
     fc_raw_open_reply reply;
     memset(&reply, 0, sizeof reply);

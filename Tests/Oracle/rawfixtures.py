@@ -105,6 +105,53 @@ def make_dng(path, width=600, height=400, pattern="RGGB", bits=14, black=512, or
     return write_dng(path, mosaic(cam, pattern), pattern, black, white, neutral, orientation, compress, as_shot=as_shot)
 
 
+def repack(path, bits):
+    """The DNG at `path` with its 16-bit samples packed to `bits` bits, most significant bit
+    first and each row from a byte boundary, as the DNG specification packs them (BitsPerSample
+    changed to match); what cameras and converters write. Uncompressed, one tile or strip."""
+    import struct
+    data = bytearray(open(path, "rb").read())
+    assert data[:4] == b"II*\x00"
+    (ifd,) = struct.unpack_from("<I", data, 4)
+    (count,) = struct.unpack_from("<H", data, ifd)
+    tags = {}
+    for i in range(count):
+        at = ifd + 2 + 12 * i
+        tag, typ, n = struct.unpack_from("<HHI", data, at)
+        tags[tag] = (at, typ, n)
+    def value(tag):
+        at, typ, n = tags[tag]
+        return struct.unpack_from("<H" if typ == 3 else "<I", data, at + 8)[0]
+    width, height = value(256), value(257)
+    offset_tag, count_tag = (324, 325) if 324 in tags else (273, 279)
+    offset = value(offset_tag)
+    samples = np.frombuffer(bytes(data[offset:offset + width * height * 2]), "<u2").reshape(height, width).astype(np.uint64)
+    row_bytes = (width * bits + 7) // 8
+    packed = bytearray()
+    for row in samples:
+        acc, have, out = 0, 0, bytearray()
+        for v in row.tolist():
+            acc = (acc << bits) | v
+            have += bits
+            while have >= 8:
+                have -= 8
+                out.append((acc >> have) & 0xFF)
+            acc &= (1 << have) - 1
+        if have:
+            out.append((acc << (8 - have)) & 0xFF)
+        assert len(out) == row_bytes
+        packed += out
+    # BitsPerSample (a SHORT in the entry), the byte count, and the data in place (shorter).
+    at, _, _ = tags[258]
+    struct.pack_into("<H", data, at + 8, bits)
+    at, typ, _ = tags[count_tag]
+    struct.pack_into("<H" if typ == 3 else "<I", data, at + 8, len(packed))
+    data[offset:offset + width * height * 2] = packed
+    out_path = path[:-4] + "-%dbit.dng" % bits
+    open(out_path, "wb").write(bytes(data))
+    return out_path
+
+
 def lj92(raw, bits=16):
     """Lossless JPEG (ITU T.81 process 14, SOF3) of a mosaic, as DNG's compression 7 holds it: two
     components (a row's samples in pairs, so each is predicted from the last of its own colour),

@@ -124,14 +124,38 @@ def test_each_white_balance_matches_rawpy(name, settings):
         assert score >= BAR
 
 
-def test_half_size_matches_rawpys():
-    w, h = 600, 400
-    halve = {"version": 1, "filters": [{"id": "2B0F5C3E-6D0A-4E55-9E7A-3C1D2B4A5F60", "type": "resize",
-                                        "parameters": {"width": w // 2, "height": h // 2, "fit": "fill", "fast": True}}]}
+def halve(w, h):
+    return {"version": 1, "filters": [{"id": "2B0F5C3E-6D0A-4E55-9E7A-3C1D2B4A5F60", "type": "resize",
+                                       "parameters": {"width": (w + 1) // 2, "height": (h + 1) // 2, "fit": "fill", "fast": True}}]}
+
+
+# Uncompressed DNGs take filterchain's own half-size path (no LibRaw unpacker); lossless JPEG
+# ones LibRaw's. Both must agree with rawpy, and with each other on the same mosaic.
+@pytest.mark.parametrize("pattern,bits,size,orientation,wb", [
+    ("RGGB", 14, (600, 400), 1, "camera"), ("GBRG", 12, (601, 401), 6, "camera"), ("BGGR", 16, (400, 300), 3, "daylight"),
+    ("GRBG", 14, (333, 257), 8, "camera")])
+def test_half_size_matches_rawpys(pattern, bits, size, orientation, wb):
+    w, h = size
     with tempfile.TemporaryDirectory() as folder:
-        dng = rawfixtures.make_dng(os.path.join(folder, "in.dng"), w, h, "RGGB")
-        ours = develop(dng, folder, chain=halve)
-        ref = reference(dng, use_camera_wb=True, half_size=True)
+        dng = rawfixtures.make_dng(os.path.join(folder, "in.dng"), w, h, pattern, bits, 256, orientation)
+        if bits != 16:
+            # 10/12/14-bit samples packed as DNG packs them (pidng writes 16-bit containers).
+            dng = rawfixtures.repack(dng, bits)
+        ours = develop(dng, folder, "--raw-wb", wb, chain=halve(w, h) if orientation < 5 else halve(h, w))
+        settings = {"use_camera_wb": True} if wb == "camera" else {}
+        ref = reference(dng, half_size=True, **settings)
         score = psnr(ours, ref)
-        print("half size: %.1f dB" % score)
+        print("half size %s %d-bit %dx%d orientation %d %s: %.1f dB" % (pattern, bits, w, h, orientation, wb, score))
         assert score >= BAR
+
+
+def test_own_half_size_equals_librawss_on_the_same_mosaic():
+    w, h = 600, 400
+    with tempfile.TemporaryDirectory() as folder:
+        plain = rawfixtures.make_dng(os.path.join(folder, "plain.dng"), w, h, "RGGB", 14, 512)
+        lj92 = rawfixtures.make_dng(os.path.join(folder, "lj92.dng"), w, h, "RGGB", 14, 512, compress=True)
+        a = develop(plain, folder, chain=halve(w, h))
+        b = develop(lj92, folder, chain=halve(w, h))
+        score = psnr(a, b)
+        print("own half size against LibRaw's: %.1f dB" % score)
+        assert score >= 80
