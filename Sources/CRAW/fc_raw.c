@@ -3,6 +3,7 @@
 #include "fc_raw_library.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -347,6 +348,118 @@ static int fc_raw_find_raw_ifd(const fc_raw_tiff *t, const libraw_data_t *lr, fc
     return 0;
 }
 
+// One row of `width` samples of `bps` bits: 16-bit ones in the file's byte order; fewer bits
+// packed most significant bit first from a byte boundary (DNG's packing; 14 bits four in seven
+// bytes, 12 bits two in three).
+static void fc_raw_unpack_row(const uint8_t *in, uint16_t *row, uint32_t width, uint32_t bps, int big_endian) {
+    uint32_t x = 0;
+    const uint8_t *q = in;
+    if (bps == 16) {
+        for (; x < width; x++) row[x] = big_endian ? (uint16_t)(in[2 * x] << 8 | in[2 * x + 1]) : (uint16_t)(in[2 * x + 1] << 8 | in[2 * x]);
+        return;
+    }
+    if (bps == 14) {
+        for (; x + 4 <= width; x += 4, q += 7) {
+            uint64_t v = (uint64_t)q[0] << 48 | (uint64_t)q[1] << 40 | (uint64_t)q[2] << 32 | (uint64_t)q[3] << 24
+                       | (uint64_t)q[4] << 16 | (uint64_t)q[5] << 8 | q[6];
+            row[x] = (uint16_t)(v >> 42); row[x + 1] = (uint16_t)(v >> 28 & 0x3FFF);
+            row[x + 2] = (uint16_t)(v >> 14 & 0x3FFF); row[x + 3] = (uint16_t)(v & 0x3FFF);
+        }
+    } else if (bps == 12) {
+        for (; x + 2 <= width; x += 2, q += 3) {
+            row[x] = (uint16_t)(q[0] << 4 | q[1] >> 4);
+            row[x + 1] = (uint16_t)((q[1] & 0x0F) << 8 | q[2]);
+        }
+    }
+    // The rest, bit by bit (whole rows of 10 bits, the tails of 12 and 14).
+    uint64_t bits = 0;
+    int have = 0;
+    for (; x < width; x++) {
+        while (have < (int)bps) { bits = bits << 8 | *q++; have += 8; }
+        have -= (int)bps;
+        row[x] = (uint16_t)((bits >> have) & ((1u << bps) - 1));
+    }
+}
+
+typedef struct {
+    const fc_raw_tiff *t;
+    const fc_raw_ifd *ifd;
+    uint32_t across;
+    size_t row_bytes;
+    int top, left, width, height, iw;
+    unsigned black;
+    int fc[2][2];
+    ushort (*img)[4];
+    uint32_t first_row, end_row;  // of each tile
+    unsigned dmax;                // out: the largest sample less black
+    int failed;
+} fc_raw_half_job;
+
+// raw2image_ex for half size: the visible samples, black subtracted (0 below it), each into its
+// colour of its 2x2 block's pixel; rows first_row..end_row of every tile.
+static void *fc_raw_half_unpack(void *context) {
+    fc_raw_half_job *j = context;
+    const fc_raw_ifd *ifd = j->ifd;
+    uint16_t *row = malloc((size_t)ifd->tile_width * sizeof *row);
+    if (!row) { j->failed = 1; return NULL; }
+    unsigned dmax = 0, black = j->black;
+    for (uint32_t p = 0; p < ifd->pieces; p++) {
+        const uint8_t *tile = j->t->b + fc_raw_value(j->t, ifd->offsets_type, ifd->offsets_at, p);
+        uint32_t x0 = (p % j->across) * ifd->tile_width, y0 = (p / j->across) * ifd->tile_length;
+        for (uint32_t ty = j->first_row; ty < j->end_row; ty++) {
+            int R = (int)(y0 + ty) - j->top;
+            if (y0 + ty >= ifd->height) break;
+            if (R < 0 || R >= j->height) continue;
+            const uint8_t *in = tile + (size_t)ty * j->row_bytes;
+            fc_raw_unpack_row(in, row, ifd->tile_width, ifd->bps, j->t->big_endian);
+            ushort (*out)[4] = j->img + (size_t)(R >> 1) * j->iw;
+            const int *f = j->fc[R & 1];
+            // The tile's columns that are visible.
+            int xs = j->left > (int)x0 ? j->left - (int)x0 : 0, xe = (int)ifd->tile_width;
+            if ((int)x0 + xe > (int)ifd->width) xe = (int)ifd->width - (int)x0;
+            if ((int)x0 + xe - j->left > j->width) xe = j->left + j->width - (int)x0;
+            for (int x = xs; x < xe; x++) {
+                int C = (int)x0 + x - j->left;
+                unsigned v = row[x] > black ? row[x] - black : 0;
+                if (v > dmax) dmax = v;
+                out[C >> 1][f[C & 1]] = (ushort)v;
+            }
+        }
+    }
+    free(row);
+    j->dmax = dmax;
+    return NULL;
+}
+
+typedef struct {
+    float scale[4];
+    float m[3][3];
+    ushort (*img)[4];
+    size_t count;
+} fc_raw_half_colour;
+
+// scale_colors (truncating, as LibRaw's int times float), the greens' mix, convert_to_rgb.
+static void *fc_raw_half_convert(void *context) {
+    fc_raw_half_colour *h = context;
+    for (size_t i = 0; i < h->count; i++) {
+        ushort *px = h->img[i];
+        for (int k = 0; k < 4; k++) {
+            int v = px[k];
+            if (!v) continue;
+            int n = (int)((float)v * h->scale[k]);
+            px[k] = (ushort)(n < 0 ? 0 : n > 65535 ? 65535 : n);
+        }
+        px[1] = (ushort)((px[1] + px[3]) >> 1);
+        float o[3];
+        for (int k = 0; k < 3; k++) o[k] = h->m[k][0] * px[0] + h->m[k][1] * px[1] + h->m[k][2] * px[2];
+        for (int k = 0; k < 3; k++) {
+            int n = (int)o[k];
+            px[k] = (ushort)(n < 0 ? 0 : n > 65535 ? 65535 : n);
+        }
+    }
+    return NULL;
+}
+
 static int fc_raw_fast_half(fc_raw_child *c, const fc_raw_settings *settings) {
     libraw_data_t *lr = c->lr;
     if (settings->highlights != 0 || settings->white_balance == FC_RAW_WB_AUTO) return 0;
@@ -384,72 +497,31 @@ static int fc_raw_fast_half(fc_raw_child *c, const fc_raw_settings *settings) {
     int top = s->top_margin, left = s->left_margin, height = s->height, width = s->width;
     int ih = (height + 1) >> 1, iw = (width + 1) >> 1;
     ushort (*img)[4] = calloc((size_t)ih * iw, sizeof *img);
-    uint16_t *row = malloc((size_t)ifd.tile_width * sizeof *row);
-    if (!img || !row) { free(img); free(row); return 0; }
-    unsigned black = lr->color.black, dmax = 0;
-    // raw2image_ex: the visible samples, black subtracted (0 below it), into the half image.
-    for (uint32_t p = 0; p < ifd.pieces; p++) {
-        const uint8_t *tile = c->data + fc_raw_value(&t, ifd.offsets_type, ifd.offsets_at, p);
-        uint32_t x0 = (p % across) * ifd.tile_width, y0 = (p / across) * ifd.tile_length;
-        for (uint32_t ty = 0; ty < ifd.tile_length; ty++) {
-            int R = (int)(y0 + ty) - top;
-            if (y0 + ty >= ifd.height) break;
-            if (R < 0 || R >= height) continue;
-            const uint8_t *in = tile + (size_t)ty * row_bytes;
-            if (ifd.bps == 16) {
-                for (uint32_t x = 0; x < ifd.tile_width; x++)
-                    row[x] = t.big_endian ? (uint16_t)(in[2 * x] << 8 | in[2 * x + 1]) : (uint16_t)(in[2 * x + 1] << 8 | in[2 * x]);
-            } else if (ifd.bps == 14) {
-                // Four samples in seven bytes, most significant bit first (DNG's packing).
-                uint32_t x = 0;
-                const uint8_t *q = in;
-                for (; x + 4 <= ifd.tile_width; x += 4, q += 7) {
-                    uint64_t v = (uint64_t)q[0] << 48 | (uint64_t)q[1] << 40 | (uint64_t)q[2] << 32 | (uint64_t)q[3] << 24
-                               | (uint64_t)q[4] << 16 | (uint64_t)q[5] << 8 | q[6];
-                    row[x] = (uint16_t)(v >> 42); row[x + 1] = (uint16_t)(v >> 28 & 0x3FFF);
-                    row[x + 2] = (uint16_t)(v >> 14 & 0x3FFF); row[x + 3] = (uint16_t)(v & 0x3FFF);
-                }
-                uint64_t bits = 0;
-                int have = 0;
-                for (; x < ifd.tile_width; x++) {
-                    while (have < 14) { bits = bits << 8 | *q++; have += 8; }
-                    have -= 14;
-                    row[x] = (uint16_t)((bits >> have) & 0x3FFF);
-                }
-            } else if (ifd.bps == 12) {
-                uint32_t x = 0;
-                const uint8_t *q = in;
-                for (; x + 2 <= ifd.tile_width; x += 2, q += 3) {
-                    row[x] = (uint16_t)(q[0] << 4 | q[1] >> 4);
-                    row[x + 1] = (uint16_t)((q[1] & 0x0F) << 8 | q[2]);
-                }
-                if (x < ifd.tile_width) row[x] = (uint16_t)(q[0] << 4 | q[1] >> 4);
-            } else {
-                // Packed most significant bit first, each row from a byte boundary (DNG).
-                uint64_t bits = 0;
-                int have = 0;
-                size_t k = 0;
-                for (uint32_t x = 0; x < ifd.tile_width; x++) {
-                    while (have < (int)ifd.bps) { bits = bits << 8 | in[k++]; have += 8; }
-                    have -= (int)ifd.bps;
-                    row[x] = (uint16_t)((bits >> have) & ((1u << ifd.bps) - 1));
-                }
-            }
-            ushort (*out)[4] = img + (size_t)(R >> 1) * iw;
-            const int *f = fc[R & 1];
-            // The tile's columns that are visible.
-            int xs = left > (int)x0 ? left - (int)x0 : 0, xe = (int)ifd.tile_width;
-            if ((int)x0 + xe > (int)ifd.width) xe = (int)ifd.width - (int)x0;
-            if ((int)x0 + xe - left > width) xe = left + width - (int)x0;
-            for (int x = xs; x < xe; x++) {
-                int C = (int)x0 + x - left;
-                unsigned v = row[x] > black ? row[x] - black : 0;
-                if (v > dmax) dmax = v;
-                out[C >> 1][f[C & 1]] = (ushort)v;
-            }
-        }
+    if (!img) return 0;
+    fc_raw_half_job jobs[2];
+    for (int k = 0; k < 2; k++) {
+        fc_raw_half_job *j = &jobs[k];
+        memset(j, 0, sizeof *j);
+        j->t = &t;
+        j->ifd = &ifd;
+        j->across = across;
+        j->row_bytes = row_bytes;
+        j->top = top; j->left = left; j->width = width; j->height = height; j->iw = iw;
+        j->black = lr->color.black;
+        memcpy(j->fc, fc, sizeof fc);
+        j->img = img;
+        // Each thread takes the tiles' rows in one half (an even split: a block's two rows together).
+        j->first_row = k == 0 ? 0 : (ifd.tile_length / 2) & ~1u;
+        j->end_row = k == 0 ? (ifd.tile_length / 2) & ~1u : ifd.tile_length;
     }
-    free(row);
+    pthread_t helper;
+    int threaded = pthread_create(&helper, NULL, fc_raw_half_unpack, &jobs[1]) == 0;
+    fc_raw_half_unpack(&jobs[0]);
+    if (threaded) pthread_join(helper, NULL);
+    else fc_raw_half_unpack(&jobs[1]);
+    if (jobs[0].failed || jobs[1].failed) { free(img); return 0; }
+    unsigned dmax = jobs[0].dmax > jobs[1].dmax ? jobs[0].dmax : jobs[1].dmax;
+    unsigned black = lr->color.black;
     // adjust_maximum, then scale_colors' multipliers (the least 1: highlights clipped).
     float maximum = (float)(lr->color.maximum - black);
     float threshold = lr->params.adjust_maximum_thr;
@@ -467,36 +539,25 @@ static int fc_raw_fast_half(fc_raw_child *c, const fc_raw_settings *settings) {
     float least = pre[0];
     for (int k = 1; k < 4; k++) if (pre[k] < least) least = pre[k];
     if (!(least > 0) || !(maximum > 0)) { free(img); return 0; }
-    float scale[4];
-    for (int k = 0; k < 4; k++) scale[k] = (pre[k] / least) * 65535.0f / maximum;
     // convert_to_rgb's matrix: dcraw's ProPhoto from sRGB times the camera's rgb_cam.
     static const double prophoto[3][3] = {
         {0.529317, 0.330092, 0.140588}, {0.098368, 0.873465, 0.028169}, {0.016879, 0.117663, 0.865457}};
-    float m[3][3];
+    fc_raw_half_colour colour[2];
+    size_t total = (size_t)ih * iw;
+    for (int k = 0; k < 4; k++) colour[0].scale[k] = (pre[k] / least) * 65535.0f / maximum;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double v = 0;
             for (int k = 0; k < 3; k++) v += prophoto[i][k] * lr->color.rgb_cam[k][j];
-            m[i][j] = (float)v;
+            colour[0].m[i][j] = (float)v;
         }
-    size_t total = (size_t)ih * iw;
-    for (size_t i = 0; i < total; i++) {
-        ushort *px = img[i];
-        for (int k = 0; k < 4; k++) {
-            int v = px[k];
-            if (!v) continue;
-            float f = (float)v * scale[k];
-            int n = (int)f;
-            px[k] = (ushort)(n < 0 ? 0 : n > 65535 ? 65535 : n);
-        }
-        px[1] = (ushort)((px[1] + px[3]) >> 1);
-        float o[3];
-        for (int k = 0; k < 3; k++) o[k] = m[k][0] * px[0] + m[k][1] * px[1] + m[k][2] * px[2];
-        for (int k = 0; k < 3; k++) {
-            int n = (int)o[k];
-            px[k] = (ushort)(n < 0 ? 0 : n > 65535 ? 65535 : n);
-        }
-    }
+    colour[1] = colour[0];
+    colour[0].img = img; colour[0].count = total / 2;
+    colour[1].img = img + total / 2; colour[1].count = total - total / 2;
+    threaded = pthread_create(&helper, NULL, fc_raw_half_convert, &colour[1]) == 0;
+    fc_raw_half_convert(&colour[0]);
+    if (threaded) pthread_join(helper, NULL);
+    else fc_raw_half_convert(&colour[1]);
     c->own = img;
     c->image = img;
     c->stored_width = iw;
