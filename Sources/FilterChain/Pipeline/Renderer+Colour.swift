@@ -183,6 +183,9 @@ extension Renderer {
     static func described(_ metadata: ImageMetadata, by description: OutputDescription, layout: OutputLayout,
                           holdsColourChunks: Bool, holdsNCLX: Bool) -> ImageMetadata {
         var out = metadata
+        // A camera RAW's development describes the decoded samples (linear ProPhoto); an
+        // output's are in the output's colour, whatever it is.
+        out.cameraRAW = nil
         switch description {
         case .keep:
             break

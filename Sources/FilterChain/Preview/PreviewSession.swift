@@ -77,15 +77,22 @@ public final class PreviewSession: @unchecked Sendable {
                             renderer: Renderer, cacheLimit: Int = 8) throws {
         var source = source
         if source == .standardInput { source = .bytes(try OpenedInput.readStandardInput(), name: "-") }
-        let header = try ImageReader.open(source, options: decode).info
-        let full = ImageSize(width: header.width, height: header.height)
-        var chain = Chain(), step = 0
-        if header.sourceFormat == .raw, max(full.width, full.height) >= 2 * maxSize {
-            chain = try Chain.parse(Array(PreviewSession.halfSize(full).utf8), file: "half size")
-            step = 1
+        // Only a RAW's header is read first (its size, for the half-size chain): the sniff alone
+        // says which it is, so other formats are opened once, as before.
+        var chain = Chain(), step = 0, full: ImageSize? = nil
+        if try OpenedInput.open(source).format == .raw {
+            let header = try ImageReader.open(source, options: decode).info
+            let size = ImageSize(width: header.width, height: header.height)
+            full = size
+            if max(size.width, size.height) >= 2 * maxSize {
+                chain = try Chain.parse(Array(PreviewSession.halfSize(size).utf8), file: "half size")
+                step = 1
+            }
         }
         let decoded = try renderer.render(chain, source: source, decode: decode, outputs: [RenderOutput(step: step, .memory())])
-        try self.init(image: decoded.images[0]!, fullSize: full, maxSize: maxSize, renderer: renderer, cacheLimit: cacheLimit)
+        let image = decoded.images[0]!
+        try self.init(image: image, fullSize: full ?? ImageSize(width: image.width, height: image.height), maxSize: maxSize,
+                      renderer: renderer, cacheLimit: cacheLimit)
     }
 
     /// A fast resize to half of `size`: the decoder's half size, nothing more.

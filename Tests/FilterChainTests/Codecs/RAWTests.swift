@@ -159,6 +159,19 @@ import CRAW
         }
     }
 
+    /// A render's output is in the output's colour: it no longer says it is a RAW's linear
+    /// ProPhoto, so rendering it again (the editor's previews do) changes nothing.
+    @Test(.enabled(if: available))
+    func anOutputIsNoLongerARawsDevelopment() throws {
+        let (w, h) = (64, 48)
+        let dng = TestDNG(width: w, height: h, scene: Self.quadrants(w, h))
+        let first = try #require(try Self.develop(dng).images[0])
+        #expect(first.metadata.cameraRAW == nil)
+        let again = try #require(try Renderer(threads: 1).render(Chain(), image: first, outputs: [RenderOutput(step: 0, .memory(depth: .sixteen))]).images[0])
+        let same = again.pixels == first.pixels
+        #expect(same, "rendering the output again changed its pixels")
+    }
+
     @Test(.enabled(if: available))
     func whiteBalances() throws {
         let (w, h) = (40, 30)
