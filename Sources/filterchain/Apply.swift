@@ -90,6 +90,7 @@ struct Apply: ParsableCommand {
     }
 
     func run() throws {
+        Console.quiet = batch.quiet
         let resolved = try inline.resolve(chain: self.chain, paths: self.paths)
         let (chainLabel, paths) = (resolved.label, resolved.paths)
         let chain = try variables.apply(to: resolved.chain, file: chainLabel)
@@ -154,8 +155,8 @@ struct Apply: ParsableCommand {
             line.add("milliseconds", milliseconds())
             Console.output(line.text)
         }
-        if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
-        for note in result.notes { Console.warning(note) }
+        if codec.lenient { for warning in result.warnings { Console.warning(about: input, warning) } }
+        for note in result.notes { Console.warning(about: input, note) }
     }
 }
 
@@ -187,7 +188,7 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "Print one JSON object per input on stdout as it finishes.")
     var json = false
 
-    @Flag(name: .shortAndLong, help: "No progress line and no summary.")
+    @Flag(name: .shortAndLong, help: "No progress line, no summary and no warnings (errors always show).")
     var quiet = false
 
     var isBatch: Bool { outputDir != nil || filesFrom != nil }

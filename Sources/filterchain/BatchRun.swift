@@ -157,8 +157,8 @@ struct BatchRun {
                         let result = try animation.render(renderer, chain: chain, input: item.input, decode: decode,
                                                           outputs: [RenderOutput(step: chain.steps.count, .file(.file(item.output), encode))],
                                                           formats: [try encode.resolvedFormat(for: .file(item.output))], order: index)
-                        if decode.lenient { for warning in result.warnings { Console.warning("\(item.input): \(warning)") } }
-                        for note in result.notes { Console.warning(note) }
+                        if decode.lenient { for warning in result.warnings { Console.warning(about: item.input, warning) } }
+                        for note in result.notes { Console.warning(about: item.input, note) }
                         report?.record(input: item.input, output: item.output, outcome: .done, error: nil, seconds: now() - started)
                         state.finished(.written)
                         BatchRun.addWritten(result, chain: chain, encode: encode, destination: .file(item.output), to: &line)

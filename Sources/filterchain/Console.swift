@@ -72,6 +72,8 @@ enum Console {
     nonisolated(unsafe) private static var lock = pthread_mutex_t()
     nonisolated(unsafe) private static var progressShown = false
     static let stderrIsTerminal = isatty(2) == 1
+    /// `-q`: warnings are not shown (errors always are). Set once, before any work starts.
+    nonisolated(unsafe) static var quiet = false
 
     static func setUp() { pthread_mutex_init(&lock, nil) }
 
@@ -96,10 +98,17 @@ enum Console {
     }
 
     static func warning(_ message: String) {
+        if quiet { return }
         locked {
             clearProgress()
             writeAll(2, "filterchain: warning: \(message)\n")
         }
+    }
+
+    /// A warning about one input, named first (`img4.png: WebP has no place for comments; not
+    /// written`), unless the message names it already.
+    static func warning(about file: String, _ message: String) {
+        warning(message.hasPrefix(file + ":") ? message : "\(file): \(message)")
     }
 
     static func note(_ message: String) {

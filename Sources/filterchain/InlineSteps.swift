@@ -31,6 +31,7 @@ struct InlineStepOptions: ParsableArguments {
     func resolve(chain first: String?, paths: [String]) throws -> Resolved {
         guard !steps.isEmpty else {
             guard let first else { throw Failure.usage("give a chain file, or the steps with --step 'TYPE name=value ...'") }
+            if let format = sniffedFormat(first) { throw Self.imageGivenAsChain(first, format: format, paths: paths) }
             let chain = try loadChain(first)
             return Resolved(chain: chain, label: first, paths: paths, fileSteps: chain.steps.count,
                             origin: ParameterContext(chainFile: first).directory)
@@ -48,6 +49,36 @@ struct InlineStepOptions: ParsableArguments {
         }
         for (n, text) in steps.enumerated() { try Self.append(text, number: n + 1, to: &resolved.chain) }
         return resolved
+    }
+
+    /// The chain file named is an image (`filterchain apply photos/* --output-dir w`): said so,
+    /// with the command line as it was probably meant, with a chain file or with --step (the
+    /// images after the first two elided).
+    static func imageGivenAsChain(_ path: String, format: ImageFormat, paths: [String],
+                                  arguments: [String] = CommandLine.arguments) -> Failure {
+        let images = [path] + paths
+        var words: [String] = []
+        var shown = 0
+        for word in arguments.dropFirst() {
+            guard images.contains(word) else { words.append(shellQuoted(word)); continue }
+            shown += 1
+            if shown <= 2 { words.append(shellQuoted(word)) } else if shown == 3 { words.append("...") }
+        }
+        var withChain = words, withSteps = words
+        if let at = withChain.firstIndex(of: shellQuoted(path)) { withChain.insert("CHAIN.json", at: at) }
+        withSteps.insert("--step 'resize width=800'", at: min(1, withSteps.count))
+        return Failure.usage("""
+            \(path) is an image (\(format.declaration.name)), not a chain file: the chain file comes first, then the images. Give one, or the steps with --step:
+              filterchain \(withChain.joined(separator: " "))
+              filterchain \(withSteps.joined(separator: " "))
+            (to make thumbnails: filterchain thumbnail IMAGE... -s 800 -o DIR)
+            """)
+    }
+
+    /// A word as a POSIX shell reads it back: quoted only when it needs to be.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0) }
+        return plain ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// Writes the chain that runs to --save-chain, when given: atomically, with relative

@@ -117,8 +117,8 @@ struct Steps: ParsableCommand {
         } catch {
             throw Failure.image(error)
         }
-        if codec.lenient { for warning in result.warnings { Console.warning("\(input): \(warning)") } }
-        for note in result.notes { Console.warning(note) }
+        if codec.lenient { for warning in result.warnings { Console.warning(about: input, warning) } }
+        for note in result.notes { Console.warning(about: input, note) }
         var sheetWriter: ImageWriter?
         if let sheetOutput {
             do {
