@@ -3,8 +3,8 @@ public struct Resize: Filter {
     public enum Fit: String, CaseIterable, Sendable {
         /// The largest size that fits in the box, keeping the aspect ratio.
         case contain
-        /// The smallest size that covers the box, keeping the aspect ratio; then the middle
-        /// of it, the box's size, is kept.
+        /// The smallest size that covers the box, keeping the aspect ratio; then the box's
+        /// size of it is kept, at `position` (the middle by default).
         case cover
         /// Exactly the box, changing the aspect ratio.
         case fill
@@ -17,11 +17,15 @@ public struct Resize: Filter {
     public var fit: Fit?
     public var enlarge = true
     public var fast = false
+    /// With cover: where the kept box sits in the room left over, as fractions: [0.5, 0.5]
+    /// the middle, [0, 0] the top left, [1, 1] the bottom right.
+    public var position = ImagePoint(0.5, 0.5)
 
     public init() {}
 
     public init(width: Int? = nil, height: Int? = nil, scale: Double? = nil, fit: Fit? = nil,
-                enlarge: Bool = true, fast: Bool = false) {
+                enlarge: Bool = true, fast: Bool = false, position: ImagePoint = ImagePoint(0.5, 0.5)) {
+        self.position = position
         self.width = width
         self.height = height
         self.scale = scale
@@ -44,11 +48,14 @@ public struct Resize: Filter {
                 height H           round(w H / h) x H
                 W, H, fill         W x H
                 W, H, contain      s = min(W / w, H / h); the side that sets s is exact, the other round(side s)
-                W, H, cover        s = max(W / w, H / h), resized as contain does; then the middle W x H,
-                                   from floor((rw - W) / 2), floor((rh - H) / 2)
+                W, H, cover        s = max(W / w, H / h), resized as contain does; then W x H of it,
+                                   from floor((rw - W) px), floor((rh - H) py)
+
+            where [px, py] is `position` (cover only): where the box sits in the room left over,
+            [0.5, 0.5] the middle (the default), [0, 0] the top left, [1, 1] the bottom right.
 
             Every side is at least 1. With `enlarge: false` a resize whose s is 1 or more leaves
-            the size unchanged (cover still crops the middle min(W, w) x min(H, h); fill caps each
+            the size unchanged (cover still crops min(W, w) x min(H, h), at `position`; fill caps each
             side at the image's own).
 
             The kernel is Lanczos3, separable, with Pillow's convention (as
@@ -79,6 +86,8 @@ public struct Resize: Filter {
             .optionalChoice("fit", \.fit, help: "with width and height: contain (default), cover or fill"),
             .boolean("enlarge", \.enlarge, help: "false: never make the image larger"),
             .boolean("fast", \.fast, help: "allow shrink-on-load when decoding a JPEG or HEIC (an approximation)"),
+            .point("position", \.position, in: 0...1,
+                   help: "with fit cover: where the box sits in what is cut, as fractions [x, y]; [0.5, 0.5] the middle"),
         ],
         check: { r in
             let allowed = "give width, height or both (fit only with both), or scale alone"
@@ -93,6 +102,9 @@ public struct Resize: Filter {
             if r.width == nil && r.height == nil { return "no size given; \(allowed)" }
             if r.fit != nil && (r.width == nil || r.height == nil) {
                 return "fit needs both width and height; \(allowed)"
+            }
+            if r.position != ImagePoint(0.5, 0.5) && r.fit != .cover {
+                return "position places the box of fit cover; give fit \"cover\" with it"
             }
             return nil
         })
@@ -138,14 +150,16 @@ extension Resize: GeometryKernel {
                 if !enlarge && (widthIsTighter ? W >= w : H >= h) { return .crop(whole) }
                 return resample(rw, rh)
             case .cover:
+                // floor(room p): exact for the middle (room / 2 in integers).
+                func offset(_ room: Int, _ p: Double) -> Int { min(room, Int((Double(room) * p).rounded(.down))) }
                 if !enlarge && (widthIsTighter ? H >= h : W >= w) {
                     let cw = min(W, w), ch = min(H, h)
-                    return .crop(PixelRect(x: (w - cw) / 2, y: (h - ch) / 2, width: cw, height: ch))
+                    return .crop(PixelRect(x: offset(w - cw, position.x), y: offset(h - ch, position.y), width: cw, height: ch))
                 }
                 let (rw, rh) = widthIsTighter ? (Resize.scaled(w, H, h), H) : (W, Resize.scaled(h, W, w))
                 let cw = min(W, rw), ch = min(H, rh)
                 return .resample(to: ImageSize(width: rw, height: rh),
-                                 window: PixelRect(x: (rw - cw) / 2, y: (rh - ch) / 2, width: cw, height: ch))
+                                 window: PixelRect(x: offset(rw - cw, position.x), y: offset(rh - ch, position.y), width: cw, height: ch))
             }
         case (nil, nil):
             throw GeometryError("resize: no size given")

@@ -58,6 +58,10 @@ import Testing
                 r.width = Int.random(in: 1...4000, using: &rng)
                 r.height = Int.random(in: 1...4000, using: &rng)
                 r.fit = fits[Int.random(in: 0..<4, using: &rng)]
+                if r.fit == .cover {
+                    let p = [0, 0.5, 1, 0.3, Double.random(in: 0...1, using: &rng)]
+                    r.position = ImagePoint(p[Int.random(in: 0..<5, using: &rng)], p[Int.random(in: 0..<5, using: &rng)])
+                }
             }
             r.enlarge = Bool.random(using: &rng)
             let (resized, keep) = Reference.resizeGeometry(r, width: w, height: h)
@@ -82,6 +86,8 @@ import Testing
         (#"{"width": 0}"#, "0 is out of range; allowed 1...65535"),
         (#"{"scale": 20}"#, "20 is out of range; allowed 0.001...16"),
         (#"{"width": 10, "height": 10, "fit": "stretch"}"#, "\"stretch\" is not allowed; allowed: one of \"contain\", \"cover\", \"fill\""),
+        (#"{"width": 10, "height": 10, "position": [0, 1]}"#, "resize: position places the box of fit cover; give fit \"cover\" with it"),
+        (#"{"width": 10, "height": 10, "fit": "cover", "position": [0, 1.5]}"#, "1.5 is out of range; allowed 0...1"),
     ])
     func badResizeParametersAreChainErrors(parameters: String, message: String) throws {
         let text = #"{"version": 1, "filters": [{"id": "0F6C1B9E-3C1A-4D2B-8E57-6A1F0B2C3D41", "type": "resize", "parameters": "# + parameters + "}]}"

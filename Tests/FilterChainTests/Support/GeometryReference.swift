@@ -31,6 +31,8 @@ extension Reference {
             if !f.enlarge && H >= h { return all(w, h) }
             return all(roundedQuotient(w * H, h), H)
         }
+        // The box at `position` p in the room left over: floor(room p).
+        func at(_ room: Int, _ p: Double) -> Int { Int(floor(Double(room) * p)) }
         let W = f.width!, H = f.height!
         // W / w compared with H / h without dividing.
         let widthRatioSmaller = W * h < H * w
@@ -46,10 +48,10 @@ extension Reference {
             let s1 = widthRatioSmaller || equal ? (H >= h) : (W >= w)   // max ratio >= 1
             if !f.enlarge && s1 {
                 let cw = min(W, w), ch = min(H, h)
-                return ((w, h), ((w - cw) / 2, (h - ch) / 2, cw, ch))
+                return ((w, h), (at(w - cw, f.position.x), at(h - ch, f.position.y), cw, ch))
             }
             let (rw, rh) = widthRatioSmaller || equal ? (roundedQuotient(w * H, h), H) : (W, roundedQuotient(h * W, w))
-            return ((rw, rh), ((rw - W) / 2, (rh - H) / 2, W, H))
+            return ((rw, rh), (at(rw - W, f.position.x), at(rh - H, f.position.y), W, H))
         }
     }
 
