@@ -61,8 +61,8 @@ text `filterchain filters TYPE` prints and chain files are checked against).
 - Colour is converted into the chain's working space once, after decoding, from what the
   image says it is (its ICC profile; else PNG cHRM and gAMA; else a HEIF/AVIF nclx
   description; else sRGB), and out of it for every image written (final or preview), to the
-  output profile (`--output-profile`, default the input's own). See "Colour management" in
-  README. The working spaces (`"workingSpace"`):
+  output profile (`--output-profile`, default the input's own). See "Colour management"
+  below. The working spaces (`"workingSpace"`):
 
   | workingSpace | primaries (white D65) | values | luminance weights wr, wg, wb |
   |---|---|---|---|
@@ -98,6 +98,83 @@ text `filterchain filters TYPE` prints and chain files are checked against).
   after one works on the image as it then stands: its size, its positions. Previews and
   `steps` files are written at each step's own size. Resize resamples premultiplied colour
   and alpha, like the blur; crop, rotate and flip move pixels exactly.
+
+## Colour management
+
+Pixels are converted into the chain's working space once, after decoding, and out of it
+once, before encoding, by Little CMS 2 (lcms2) or by fused kernels that give lcms2's result:
+
+- **What an input is**, in this order: its ICC profile (RGB, grey or CMYK; JPEG APP2, PNG
+  iCCP, WebP ICCP, TIFF tag 34675, HEIF/AVIF `colr`); else PNG cHRM and gAMA (a profile made
+  from them; an sRGB chunk, and a gAMA of 1/2.2 with sRGB's chromaticities or none, as libpng
+  takes it, mean sRGB); else a HEIF/AVIF nclx description (primaries 1, 5, 6, 9, 11, 12 with
+  the sRGB, BT.709, gamma 2.2/2.8 or linear curves; PQ and HLG are taken as sRGB with a
+  warning); else sRGB. A profile lcms2 cannot read, or one for other samples than the
+  image's, is a warning naming the file, and sRGB is assumed.
+- **Into the working space** (`"workingSpace"` in the chain: `srgb`, `linear`, `displayP3`,
+  `linearDisplayP3`, `linearRec2020`; filters.md gives each one's primaries and luminance
+  weights): in float and unbounded, so a Display P3 green survives in `srgb` as a negative
+  red. Relative colorimetric without black-point compensation for matrix/TRC profiles (sRGB,
+  Display P3, Adobe RGB, ProPhoto, Rec. 2020 and most camera profiles: curves, one 3x3
+  matrix, curves, in the SIMD pipeline); `--intent` with black-point compensation through
+  lcms2 for LUT-based ones, CMYK among them (a CMYK JPEG or TIFF with its profile is read as
+  its inks and converted by lcms2's integer transform, optimised as vips and Pillow use it
+  (a precalculated table: within half a level of lcms2's own 16-bit renderings, and bounded
+  to the working space, unlike the matrix/TRC path), in parallel row pieces, each thread
+  keeping a memo of lcms2's results for the colours it has met (the same values, in less
+  time); without a profile it is turned into RGB by the naive formula, as before). For CMYK
+  into RGB, fc_lcms does lcms2's own work faster and to the bit (see "Design" in
+  Sources/FilterChain/FilterChain.docc/Architecture.md): the table is
+  made on every core and interpolated by a routine for exactly four inputs and three
+  outputs, 8-bit inks straight from the table.
+- **Out**: `--output-profile source | srgb | displayP3 | FILE.icc`.
+  - `source` (the default): the input's own profile and colours, so a chain of no steps
+    changes no colour (within one level); an input without a description stays untagged
+    sRGB, exactly as before; a CMYK input is written as sRGB (as sharp and vipsthumbnail
+    do); a grey profile whose image the chain has coloured is written as sRGB, with a note.
+    A profile that cannot describe an output is not written back either: one with no
+    output direction (an input profile of AToB tables only), or one whose output direction
+    does not undo its input direction (device values on a grid of 9 per channel through
+    the profile and back land more than two 8-bit levels away, as with jpegli's XYB
+    profile, whose BToA is a placeholder). Such an output is written as sRGB (Display P3 in
+    a `displayP3` or `linearDisplayP3` chain), with a note naming the file and why.
+  - `srgb`: converted to sRGB and tagged: PNG's sRGB chunk, a 596-byte sRGB ICC profile in
+    the other formats (sGrey for grey images).
+  - `displayP3`: converted to Display P3 with its profile (grey images are written as RGB).
+  - `FILE.icc`: an RGB, grey or CMYK profile, written with the output. A CMYK profile (one
+    lcms2 can write to: it needs a BToA table, which no free CMYK profile in the conformance
+    folder has; Ghostscript's `default_cmyk.icc` from Debian's libgs-common does) makes JPEG
+    and TIFF outputs of its inks: JPEG as Adobe CMYK (stored inverted, with the Adobe marker,
+    as Photoshop writes it and readers expect), TIFF as Separated with InkSet CMYK (8 or 16
+    bits); alpha is composited over `--background` first. Other formats, and images in
+    memory, refuse a CMYK profile by name (exit 64).
+  - `--intent perceptual | relative | saturation | absolute` (default relative) is the output
+    leg's, with black-point compensation (lcms2 ignores it for absolute); values are clipped
+    only where the image is written. `--strip-all` writes no profile (the pixels are still
+    converted: `--output-profile srgb --strip-all` gives untagged sRGB).
+- **No change where nothing changes**: an sRGB or untagged input in an `srgb` or `linear`
+  chain takes the path it always took, byte for byte. A profile counts as sRGB by what it
+  does, not its name: colorants within 5e-4 of sRGB's, white within 1e-4 of D50, curves
+  within 3e-4 of the sRGB curve at 4096 points. That takes in the sRGB profiles in
+  circulation, which differ from the standard only by their makers' rounding (the classic
+  3144-byte sRGB IEC61966-2.1 profile, colord's, the ICC's own and the compact v2 ones);
+  converting by their literal values would move a photograph tagged with one of them from
+  the same photograph untagged by up to 1.4 levels in the darkest tones.
+- Previews, `steps`, the contact sheet and batch outputs are written in the output's
+  colour; the editor sends its page sRGB (converted), as a browser shows untagged images.
+
+`samples/coffee-p3.jpg` is `samples/coffee.png` in Display P3. Written for the web with
+`--output-profile srgb` it looks as it should anywhere; written with its Display P3 values
+and no profile (what a tool that drops the profile does, or `--strip-all`), every browser
+shows it washed out:
+
+```sh
+filterchain apply samples/chains/empty.json samples/coffee-p3.jpg web.jpg --output-profile srgb
+```
+
+| converted to sRGB (`--output-profile srgb`) | P3 values without their profile |
+|---|---|
+| ![converted](samples/filters/colour-p3-converted.jpg) | ![unconverted](samples/filters/colour-p3-unconverted.jpg) |
 
 INTRO
 cat <<'GRAPH'
@@ -213,7 +290,7 @@ cat <<'HDR'
 
 An Ultra HDR / ISO 21496-1 / Apple JPEG carries a gain map beside its SDR image: per pixel,
 HDR = (SDR + baseOffset) 2^(log2 G) - alternateOffset, log2 G = mix(gainMapMin, gainMapMax,
-g^(1/gamma)) (see README, "HDR gain maps"). The rule a chain keeps: the output's HDR
+g^(1/gamma)) (see "HDR gain maps" in Sources/FilterChain/FilterChain.docc/ImagesInAndOut.md). The rule a chain keeps: the output's HDR
 rendition is what the input's HDR rendition would have become. Per kind of step:
 
 | kind of step | what happens to the map |
@@ -256,8 +333,8 @@ ISO 21496-1 metadata gain 1 to Lw / 203, gamma 1, offsets 0: an Ultra HDR JPEG.
 ## RAW input
 
 A camera RAW (DNG, CR2, CR3, NEF, ARW, RAF, ORF, RW2, PEF, ...) is developed by LibRaw's own
-processing (dcraw's, which `rawpy.postprocess` runs with the same settings; README, "Camera
-RAW", maps each option to rawpy's) before the first step sees it. For a sensor sample s of
+processing (dcraw's, which `rawpy.postprocess` runs with the same settings; "Camera
+RAW in practice", below, maps each option to rawpy's) before the first step sees it. For a sensor sample s of
 colour c (R, G or B of the 2x2 pattern):
 
     v = (s - black_c) / (white - black_c)                      the file's levels (black_c: the black level plus its per-colour part)
@@ -283,6 +360,70 @@ the Planckian locus below it, Kim et al.'s fits) as XYZ, and
 half or less as the chain's first step) each 2x2 block of the sensor is one pixel, with
 R, (G1 + G2) / 2 and B as they are, and no demosaic. The orientation the file stores is
 applied once, by LibRaw.
+
+### Camera RAW in practice
+
+DNG and the cameras' own formats (CR2, CR3, NEF, ARW, RAF, ORF, RW2, PEF, SRW and the rest
+Debian 12's LibRaw 0.20 opens) are read by content, not by extension: a DNG, a CR2 or a TIFF
+with a camera's Make that LibRaw opens as a RAW is a RAW whatever its name, and a camera's
+plain TIFF stays a TIFF. Each is developed by LibRaw's own processing, as `rawpy` does it, into
+16-bit linear light, then goes through the chain like any image (apply, batches, `--shard`,
+`steps`, the editor):
+
+    filterchain apply look.json IMG_0042.dng out.jpg
+    filterchain apply thumbnail.json shoot/*.nef --output-dir thumbs --format jpg --raw-preview
+    filterchain info IMG_0042.dng      # camera, pattern, black/white levels, as-shot balance, preview
+
+What the development does, in order (the formulas are above):
+
+| step | default | option | rawpy's `postprocess` with the same |
+|---|---|---|---|
+| black and white levels | the file's | | (always) |
+| white balance | the camera's as-shot | `--raw-wb camera \| auto \| daylight \| KELVIN` | `use_camera_wb=True` \| `use_auto_wb=True` \| neither \| `user_wb` |
+| demosaic | AHD | `--raw-demosaic ahd \| dcb \| dht \| aahd \| ppg \| linear` | `demosaic_algorithm=AHD`, `DCB`, `DHT`, `AAHD`, `PPG`, `LINEAR` |
+| highlights | clipped | `--raw-highlights clip \| unclip \| blend \| rebuild` | `highlight_mode=Clip`, `Ignore`, `Blend`, `Reconstruct(5)` |
+| camera matrix | the file's or LibRaw's table | | into ProPhoto here, `output_color=sRGB` there (see below) |
+| curve | none: linear | | `gamma=(1, 1)`, `no_auto_bright=True`, `output_bps=16` |
+| half size | when the chain's first step (a fast resize) shrinks by 2 or more | | `half_size=True` |
+
+- **Colour.** LibRaw's camera-to-ProPhoto matrix gives linear ProPhoto RGB (D50, wide enough
+  for every colour a camera matrix makes of a real scene), which comes into the chain's working
+  space through the colour engine like a profile's colours; nothing is clipped to sRGB before
+  the chain. With `--output-profile source` (the default) a RAW is written as sRGB, untagged,
+  as rawpy and photo managers write it; `--output-profile displayP3` or an ICC file keeps more.
+  There is no brightening: a RAW exposed for its highlights looks as dark as it was shot (an
+  `exposure` step is the place to lift it).
+- **Agreement with LibRaw.** `Tests/Oracle/test_raw.py` develops DNGs made at test time (every
+  2x2 pattern, 12 and 14 bits, black levels, odd sizes, orientations, uncompressed and lossless
+  JPEG) with rawpy (LibRaw 0.21) and with filterchain (Debian's 0.20), and compares them in
+  16-bit linear light: 84 to 91 dB PSNR for the development, 98 dB at half size, 71 to 100 dB
+  for each demosaic, highlight mode and white balance (the bar is 45).
+- **Fast thumbnails.** A chain whose first step is a fast resize (`"fast": true`) to half the
+  size or less has LibRaw develop at half size: one pixel per 2x2 block of the sensor, no
+  demosaic, exact in linear light, so in any working space. An uncompressed DNG (what phones'
+  DngCreator and converters write) is then read without LibRaw's unpacker, which reads packed
+  samples a byte at a time (0.17 s of a 24 MP file): its samples are unpacked here and LibRaw's
+  half-size arithmetic is done step by step (black, its data-maximum adjustment, the white
+  balance scaling, the greens' mix, the camera matrix), agreeing with LibRaw's own to 121 dB on
+  the same mosaic and with rawpy's to 65-98 dB. `--raw-preview` goes further: the
+  camera's embedded JPEG is used instead of the development when it is at least the size that
+  step makes (and of the image's shape), turned by the RAW's orientation, with the RAW's EXIF
+  and XMP; it is the camera's rendering, not LibRaw's. The editor opens a RAW at half size.
+- **Metadata.** EXIF as the file holds it where it is TIFF-structured (DNG, CR2, NEF, ARW,
+  PEF, ...), else made from what LibRaw parsed (CR3, RAF, ORF, RW2: make, model, lens, exposure
+  time, aperture, ISO, focal length, date, GPS), and the file's XMP, kept into outputs that hold
+  them; the orientation is applied once (LibRaw's), and the kept EXIF says upright. A DNG's
+  embedded ICC profile describes its preview, not the development, and is not used.
+- **Hostile files.** LibRaw never runs in filterchain's process: each RAW is opened, unpacked
+  and developed in a child process of its own, which streams the rows back over a socket. A
+  file that crashes LibRaw (Debian's 0.20 crashed within seconds of fuzzing) is one error
+  naming it (`damaged camera RAW data: LibRaw crashed while reading it (SIGSEGV, in its own
+  process)`), the child's address space is capped by `--max-pixels`, the sensor's size is
+  checked against it before LibRaw allocates, and a truncated file is refused (LibRaw stops at
+  the end of the data, so `--lenient` cannot read past it). What this LibRaw cannot decode is
+  refused by name with its version (`LibRaw 0.20.2-Release cannot unpack it (...)`).
+- **Not here.** Monochrome sensors; sensors with unusual layouts whose developed size LibRaw
+  does not say before developing (old Fujifilm SuperCCD) are refused by name.
 
 HDR
 cat <<'EXPRESSIONS'
@@ -373,6 +514,51 @@ image fails that image (exit status 1) and, in a batch, only that image. `filter
 validate` evaluates every expression for sources of each `--size` (default 640x480,
 1600x1200, 6000x4000 and 4000x6000) and reports every problem. `--set NAME=VALUE` overrides
 a variable for a run; a chain without variables or expressions is written as version 1.
+
+### On the command line
+
+A version 2 chain may declare variables and compute any number parameter (or a number
+inside a colour, point or matrix) from them and from the image's size: a string starting
+with `=` is an expression, evaluated once per image and step (never per pixel), where
+`width` and `height` are the step's input after the steps above it and `sourceWidth`,
+`sourceHeight` the decoded input's. So one chain gives a 2 MP and a 24 MP photograph the same
+look, and a script changes its strength with `--set` instead of editing JSON
+(`samples/chains/look-strength.json` is such a look; the chain at the top of this section
+shows the syntax, and the rest of the section the grammar, functions, rounding and errors).
+
+A resolution-independent blur over images of three sizes: `samples/chains/relative-blur.json`
+blurs by `blur` times the short side (`"sigma": "=blur * min(width, height)"`, `blur` 0.01,
+in 0...0.1), and `--json` says what each image took:
+
+```sh
+filterchain apply samples/chains/relative-blur.json samples/coffee.png samples/chelsea.png samples/rocket.jpg \
+    --output-dir out --set blur=0.02 --json --quiet
+```
+```
+{"input":"samples/coffee.png",...,"width":600,"height":400,"variables":{"blur": 0.02},"parameters":{"filters[0].parameters.sigma": 8},...}
+{"input":"samples/chelsea.png",...,"width":451,"height":300,"variables":{"blur": 0.02},"parameters":{"filters[0].parameters.sigma": 6},...}
+{"input":"samples/rocket.jpg",...,"width":640,"height":427,"variables":{"blur": 0.02},"parameters":{"filters[0].parameters.sigma": 8.540000000000001},...}
+```
+
+- `--set NAME=VALUE` (repeatable; `apply`, `steps`, `validate`, `edit`) overrides a declared
+  variable for the run; an undeclared name, or a value outside the variable's range, is a
+  usage error (64) that lists the declared variables.
+- `filterchain chain var add look.json strength 0.5 --min 0 --max 1 --help "how strong"`,
+  `chain var set look.json strength 0.8` (also `--min`, `--max`, `--help`; `none` removes a
+  bound), `chain var remove look.json strength` (refused while a parameter or a variable
+  reads it, naming them), and `chain set look.json colour saturation='=1 + strength'`.
+- Errors are chain errors (65) with the file, the JSON path, and the line and column of the
+  offending character inside the string (a misspelt name gets "did you mean"). What does not
+  depend on the image (the variables, an expression over variables only) is checked when the
+  chain is read. A value that depends on the image and is out of its parameter's range is a
+  chain error for that image (exit 65 for one image; in a batch that image fails, exit 1 at
+  the end, and the batch goes on with the others), naming the image, the expression, the
+  value it took and the range:
+  `photo.jpg: look.json: filters[1].parameters.sigma: "=0.1 * height" took 600 with this step's input 1600x6000, which is not allowed; allowed: a number in 0...500 (line 9, column 50)`.
+- `filterchain validate` evaluates every expression for sources of each `--size WxH`
+  (default 640x480, 1600x1200, 6000x4000 and 4000x6000) and reports every problem, each
+  with the size it was found for.
+- A chain with no variables and no expressions is written as version 1, as before.
 
 EXPRESSIONS
 for example in $examples; do
