@@ -27,6 +27,16 @@ struct BatchRun {
     /// Runs once the inputs and outputs are checked, before any image is read (writes
     /// --save-chain).
     var beforeWork: ([String]) throws -> Void = { _ in }
+    /// The chain for one input, when it depends on the image (`thumbnail --crop attention`
+    /// looks at it first); nil: `chain` for all.
+    var chainForInput: (@Sendable (String, Renderer) throws -> Chain)? = nil
+    /// Put before each output's name (`thumbnail` without -o: tn_photo.jpg beside photo.jpg).
+    var prefix = ""
+    /// The extension of outputs whose input's format cannot be written, without --format
+    /// (nil: such an input is a usage error).
+    var fallbackExtension: String? = nil
+    /// --strip keeps an HDR gain map (`thumbnail`: metadata out, HDR kept).
+    var stripKeepsGainMap = false
 
     struct Item {
         var input: String
@@ -61,8 +71,9 @@ struct BatchRun {
         return text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
-    /// Output paths for every input; clashes are an error before any work starts.
-    func plan(_ inputs: [String], into folder: String) throws -> [Item] {
+    /// Output paths for every input, in `folder` (nil: each beside its input); clashes are an
+    /// error before any work starts.
+    func plan(_ inputs: [String], into folder: String?) throws -> [Item] {
         var items: [Item] = []
         var claimed: [String: String] = [:]
         for input in inputs {
@@ -75,6 +86,8 @@ struct BatchRun {
                 // An input whose extension already names the format keeps it (rocket.jpg
                 // with --format jpeg stays rocket.jpg); others get the name given.
                 ext = ImageFormat(pathExtension: inputExtension) == format ? inputExtension : given.lowercased()
+            } else if let fallbackExtension, ImageFormat(pathExtension: inputExtension)?.declaration.writes != true {
+                ext = fallbackExtension
             } else {
                 guard ImageFormat(pathExtension: inputExtension)?.declaration.writes == true else {
                     let known = CodecRegistry.writable.flatMap(\.extensions).map { "." + $0 }
@@ -82,7 +95,8 @@ struct BatchRun {
                 }
                 ext = inputExtension
             }
-            let output = joinPath(folder, stem + options.suffix + "." + ext)
+            let name = prefix + stem + options.suffix + "." + ext
+            let output = folder.map { joinPath($0, name) } ?? Self.folder(of: input).appendingPathName(name)
             if let other = claimed[output.lowercased()] {
                 throw Failure.usage("\(input) and \(other) would both be written to \(output); rename one, or use --suffix")
             }
@@ -93,6 +107,12 @@ struct BatchRun {
         let guardInputs = InputGuard(inputs: inputs)
         for item in items { try guardInputs.check(item.output) }
         return items
+    }
+
+    /// The folder a path is in: "" for a bare name, "/" for one at the root.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// In place: every input is its own output (the file a symlink names, not the link),
@@ -114,7 +134,7 @@ struct BatchRun {
     func run() throws {
         let shard = try options.resolvedShard()
         let inputs = try inputs()
-        var planned = try inPlace ? planInPlace(inputs) : plan(inputs, into: options.outputDir!)
+        var planned = try inPlace ? planInPlace(inputs) : plan(inputs, into: options.outputDir)
         if let shard {
             planned = planned.enumerated().filter { shard.contains(position: $0.offset) }.map(\.element)
             if let origin = shard.origin, !options.quiet { Console.note("shard \(shard.text) (\(origin)): \(planned.count) of \(inputs.count) inputs") }
@@ -129,9 +149,12 @@ struct BatchRun {
         let jobs = max(1, min(options.jobs ?? threads, max(1, items.count)))
         let renderer = Renderer(threads: threads)
         let state = BatchState(total: items.count, showProgress: Console.stderrIsTerminal && !options.quiet)
-        let encode = codec.encodeOptions
+        var encodeOptions = codec.encodeOptions
+        encodeOptions.stripKeepsGainMap = stripKeepsGainMap
+        let encode = encodeOptions
         let decode = codec.decodeOptions
-        let chain = self.chain
+        let sharedChain = self.chain
+        let chainForInput = self.chainForInput
         let animation = self.animation
         let json = options.json
         let skipExisting = options.skipExisting
@@ -152,6 +175,7 @@ struct BatchRun {
                         continue
                     }
                     do {
+                        let chain = try chainForInput?(item.input, renderer) ?? sharedChain
                         var encode = encode
                         if let format = item.format { encode.format = format }
                         let result = try animation.render(renderer, chain: chain, input: item.input, decode: decode,
@@ -193,6 +217,11 @@ struct BatchRun {
         }
         if counts.failed > 0 { throw ExitCodeFailure(status: Status.failure) }
     }
+}
+
+extension String {
+    /// This folder path (empty: the working directory) joined with a file name.
+    func appendingPathName(_ name: String) -> String { isEmpty ? name : joinPath(self, name) }
 }
 
 /// Ends the command with a status after its errors were already reported.

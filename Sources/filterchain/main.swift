@@ -19,7 +19,7 @@ struct FilterChainCommand: ParsableCommand {
             Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted (Ctrl-C, SIGTERM).
             """,
         version: filterChainVersion,
-        subcommands: [Apply.self, Steps.self, Info.self, Filters.self, Formats.self, Validate.self, ChainCommand.self, ReportCommand.self, Edit.self])
+        subcommands: [Apply.self, ThumbnailCommand.self, Steps.self, Info.self, Filters.self, Formats.self, Validate.self, ChainCommand.self, ReportCommand.self, Edit.self])
 }
 
 Console.setUp()

@@ -106,7 +106,7 @@ import FilterChain
         #expect(r.out == filterChainVersion + "\n")
     }
 
-    static let commands: [[String]] = [[], ["apply"], ["steps"], ["info"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
+    static let commands: [[String]] = [[], ["apply"], ["thumbnail"], ["steps"], ["info"], ["filters"], ["formats"], ["validate"], ["chain"], ["chain", "new"],
                                        ["chain", "add"], ["chain", "set"], ["chain", "remove"], ["chain", "move"],
                                        ["chain", "image"], ["chain", "image", "add"], ["chain", "image", "remove"],
                                        ["chain", "var"], ["chain", "var", "remove"],

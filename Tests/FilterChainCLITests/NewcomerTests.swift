@@ -71,3 +71,120 @@ import FilterChain
         #expect(oneQuiet.status == 0 && oneQuiet.stderr.isEmpty, "\(oneQuiet.stderr)")
     }
 }
+
+/// `filterchain thumbnail`: sizes, names, colour, metadata, crops, and that it is the same
+/// engine as `apply` with one resize.
+@Suite struct ThumbnailCommandTests {
+    let folder = CLI.temporaryFolder()
+
+    func copySamples(_ names: [String]) throws {
+        for name in names {
+            try FileManager.default.copyItem(atPath: CLI.samples + "/" + name, toPath: folder + "/" + name)
+        }
+    }
+
+    @Test func sizesAndNames() throws {
+        try copySamples(["chelsea.png", "rocket.jpg", "coffee-p3.jpg"])
+        // Beside each image, tn_NAME, in its own format: fitted in 200 x 200.
+        let r = try CLI.run(["thumbnail", "chelsea.png", "rocket.jpg", "-s", "200"], in: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        let (chelsea, _) = try CLI.pixels(folder + "/tn_chelsea.png")
+        let (rocket, _) = try CLI.pixels(folder + "/tn_rocket.jpg")
+        #expect(max(chelsea.width, chelsea.height) == 200 && max(rocket.width, rocket.height) == 200)
+        // -o DIR, --format: NAME.EXT in DIR; WxH with --crop fills the box exactly.
+        let crop = try CLI.run(["thumbnail", "chelsea.png", "rocket.jpg", "-s", "120x90", "--crop", "centre", "-o", "small", "--format", "webp"], in: folder)
+        #expect(crop.status == 0, "\(crop.stderr)")
+        #expect(CLI.files(in: folder + "/small") == ["chelsea.webp", "rocket.webp"])
+        for name in ["chelsea.webp", "rocket.webp"] {
+            let (info, _) = try CLI.pixels(folder + "/small/" + name)
+            #expect(info.width == 120 && info.height == 90)
+        }
+        // One side: Wx, xH. Never enlarged.
+        _ = try CLI.run(["thumbnail", "rocket.jpg", "-s", "100x", "-o", "w"], in: folder)
+        #expect(try CLI.pixels(folder + "/w/rocket.jpg").0.width == 100)
+        _ = try CLI.run(["thumbnail", "rocket.jpg", "-s", "x50", "-o", "h"], in: folder)
+        #expect(try CLI.pixels(folder + "/h/rocket.jpg").0.height == 50)
+        _ = try CLI.run(["thumbnail", "rocket.jpg", "-s", "5000", "-o", "big"], in: folder)
+        let (big, _) = try CLI.pixels(folder + "/big/rocket.jpg")
+        let (original, _) = try CLI.pixels(folder + "/rocket.jpg")
+        #expect(big.width == original.width && big.height == original.height)
+    }
+
+    @Test(arguments: [
+        (["-s", "0"], "-s 0: give N, WxH, Wx or xH"),
+        (["-s", "12x34x5"], "-s 12x34x5: give N, WxH, Wx or xH"),
+        (["-s", "x"], "-s x: give N, WxH, Wx or xH"),
+        (["-s", "100x", "--crop", "centre"], "--crop centre fills a box: give both sides"),
+        (["-s", "100", "--crop", "middle"], "--crop middle: give none, centre or attention"),
+        (["-s", "100", "--output-profile", "srgb"], "thumbnail takes --export-profile"),
+    ])
+    func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
+        try copySamples(["rocket.jpg"])
+        let r = try CLI.run(["thumbnail", "rocket.jpg"] + arguments, in: folder)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+        #expect(CLI.files(in: folder) == ["rocket.jpg"])
+    }
+
+    /// sRGB out (a Display P3 photo converted, not relabelled), metadata left out, an HDR
+    /// gain map kept and scaled with the image; --keep-metadata and --export-profile source.
+    @Test func colourAndMetadata() throws {
+        try copySamples(["coffee-p3.jpg", "rocket-ultrahdr.jpg", "rocket.jpg"])
+        let r = try CLI.run(["thumbnail", "coffee-p3.jpg", "rocket-ultrahdr.jpg", "rocket.jpg", "-s", "160", "-o", "t"], in: folder)
+        #expect(r.status == 0 && !r.stderr.contains("warning"), "\(r.stderr)")
+        let p3 = try ImageReader.open(.file(folder + "/t/coffee-p3.jpg")).info
+        let profile = try #require(p3.metadata.iccProfile)
+        #expect(try ColorProfile(iccData: profile).behavesAsSRGB)
+        let hdr = try ImageReader.open(.file(folder + "/t/rocket-ultrahdr.jpg")).info
+        let map = try #require(hdr.metadata.gainMap)
+        #expect(map.map.width <= 160 && map.map.height <= 160)
+        let plain = try ImageReader.open(.file(folder + "/t/rocket.jpg")).info
+        #expect(plain.metadata.comments.isEmpty && plain.metadata.exif == nil)
+        // Kept on request.
+        let keep = try CLI.run(["thumbnail", "rocket.jpg", "-s", "160", "-o", "k", "--keep-metadata", "--export-profile", "source"], in: folder)
+        #expect(keep.status == 0, "\(keep.stderr)")
+        let kept = try ImageReader.open(.file(folder + "/k/rocket.jpg")).info
+        #expect(!kept.metadata.comments.isEmpty)
+        let source = try ImageReader.open(.file(folder + "/rocket.jpg")).info
+        #expect(kept.metadata.iccProfile == source.metadata.iccProfile)
+    }
+
+    /// The same engine as apply: a thumbnail equals apply with the resize it documents.
+    @Test func isApplyWithOneResize() throws {
+        try copySamples(["coffee-p3.jpg", "chelsea.png"])
+        for (size, crop, step) in [("150", "none", "resize width=150 height=150 fit=contain enlarge=false fast=true"),
+                                   ("150x100", "centre", "resize width=150 height=100 fit=cover enlarge=false fast=true")] {
+            let t = try CLI.run(["thumbnail", "coffee-p3.jpg", "chelsea.png", "-s", size, "--crop", crop, "-o", "t-" + crop, "--format", "png"], in: folder)
+            #expect(t.status == 0, "\(t.stderr)")
+            let a = try CLI.run(["apply", "--step", step, "coffee-p3.jpg", "chelsea.png", "--output-dir", "a-" + crop, "--format", "png",
+                                 "--output-profile", "srgb", "--strip"], in: folder)
+            #expect(a.status == 0, "\(a.stderr)")
+            for name in ["coffee-p3.png", "chelsea.png"] {
+                let (ti, tp) = try CLI.pixels(folder + "/t-\(crop)/" + name)
+                let (ai, ap) = try CLI.pixels(folder + "/a-\(crop)/" + name)
+                #expect(ti.width == ai.width && ti.height == ai.height && tp == ap, "\(name) \(crop)")
+            }
+        }
+    }
+
+    /// --crop attention keeps the subject where the middle would cut it off.
+    @Test func attentionKeepsTheSubject() throws {
+        let w = 600, h = 200
+        var samples = [Int](repeating: 128, count: w * h * 3)
+        for y in 60..<140 {
+            for x in 20..<100 {
+                let checker = ((x / 8) + (y / 8)) % 2 == 0
+                samples[(y * w + x) * 3 + 1] = checker ? 230 : 10
+            }
+        }
+        try RasterImage(width: w, height: h, format: PixelFormat(.rgb, .eight), samples: samples).write(to: folder + "/left.png")
+        for crop in ["attention", "centre"] {
+            let r = try CLI.run(["thumbnail", "left.png", "-s", "100", "--crop", crop, "-o", crop], in: folder)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let (_, attention) = try CLI.pixels(folder + "/attention/left.png")
+        let (_, centre) = try CLI.pixels(folder + "/centre/left.png")
+        #expect(attention.enumerated().contains { $0.offset % 3 == 1 && $0.element > 200 })
+        #expect(centre.allSatisfy { abs(Int($0) - 128) <= 1 })
+    }
+}

@@ -15,6 +15,10 @@ public struct EncodeOptions: Sendable, Hashable {
     /// Drop the metadata (EXIF, XMP, comments, text, resolution, time) but keep the colour
     /// description (ICC profile, PNG sRGB/gAMA/cHRM), which changes how the image looks.
     public var stripMetadata: Bool
+    /// With `stripMetadata`: an HDR gain map is kept (moved with the image, where the format
+    /// holds one) as the colour description is (`filterchain thumbnail`); without, stripping
+    /// leaves it out.
+    public var stripKeepsGainMap = false
     /// Drop the colour description too (ICC profile, PNG sRGB/gAMA/cHRM, nclx).
     public var stripColorProfile: Bool
     /// For formats without alpha: transparent pixels are composited over this colour.

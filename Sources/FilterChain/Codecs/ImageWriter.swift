@@ -86,7 +86,10 @@ public final class ImageWriter: @unchecked Sendable {
         if case .frame = destination { output = nil } else { output = try OutputFile(destination) }
         self.output = output
         var metadata = options.stripMetadata ? header.metadata.keepingColourOnly : header.metadata
-        if options.stripMetadata, header.metadata.gainMap != nil { notes.append(Self.stripLeavesOutGainMap) }
+        if options.stripMetadata && options.stripKeepsGainMap {
+            metadata.gainMap = header.metadata.gainMap
+            metadata.gainMapToCome = header.metadata.gainMapToCome
+        } else if options.stripMetadata, header.metadata.gainMap != nil { notes.append(Self.stripLeavesOutGainMap) }
         if options.gainMapChoice(for: format, source: header.metadata) == .drop { metadata.gainMap = nil }
         // An HDR output keeps what says its samples are PQ or HLG (nclx, cICP): without it
         // they would be read as SDR.

@@ -28,6 +28,9 @@ public struct RenderResult: Sendable {
     public var images: [RasterImage?]
     /// For each output in order: the size of the image it took (geometry steps change it).
     public var sizes: [ImageSize]
+    /// The image's size before any step: upright (its orientation applied) and at its full
+    /// size, even when it was decoded shrunk (nil where no render ran: a lossless transcode).
+    public var sourceSize: ImageSize?
     /// The JPEG was decoded at 1/shrunkOnLoad of its size (1: full size); see `Resize.fast`.
     public var shrunkOnLoad = 1
     /// Its Huffman decoding ran on a thread of its own (tests look at this).
@@ -571,6 +574,7 @@ public final class Renderer: Sendable {
                             notes: reader.notices + colourNotes + sinks.flatMap(\.notes),
                             warnings: reader.warnings, values: job.values)
         result.gainMaps = gainMaps
+        result.sourceSize = job.sourceSize
         result.hdr = outputs.map { Self.hdrOutput($0, source: job.colour.source) }
         result.rowsPassedAsDecoded = passed
         return result
@@ -606,7 +610,7 @@ public final class Renderer: Sendable {
         // `--gain-map create`: an HDR source's SDR rendition makes the map beside the image.
         var created: GainMapInProgress?
         if hdr == nil, let peak = job.colour.hdrPeak, peak > HDRSignal.sdrWhite, case .file(_, let options) = outputs[i].target,
-           let format = formats[i], !options.stripMetadata, options.gainMapChoice(for: format, source: job.info.metadata) == .create {
+           let format = formats[i], !(options.stripMetadata && !options.stripKeepsGainMap), options.gainMapChoice(for: format, source: job.info.metadata) == .create {
             created = GainMapInProgress(width: size.width, height: size.height, headroom: HDRSignal.headroom(of: peak),
                                         quality: options.settings["gainMapQuality"]?.integer ?? GainMapImage.quality)
             out.metadata.gainMapToCome = created
@@ -616,7 +620,7 @@ public final class Renderer: Sendable {
            options.gainMapChoice(for: format, source: job.info.metadata) == .create {
             if job.colour.hdrPeak == nil {
                 gainMap.note = "--gain-map create makes a map from a PQ or HLG input, and this one is SDR: written without one"
-            } else if options.stripMetadata {
+            } else if options.stripMetadata && !options.stripKeepsGainMap {
                 gainMap = (ImageWriter.stripLeavesOutGainMap, .dropped)
             } else {
                 gainMap.note = "--gain-map create: its light does not pass SDR white (its clli says so), so there is no gain to map: written without one"
@@ -659,7 +663,7 @@ public final class Renderer: Sendable {
         guard let gainMap = metadata.gainMap else { return (nil, nil) }
         metadata.gainMap = nil
         guard case .file(_, let options) = outputs[i].target, let format = formats[i] else { return (nil, nil) }
-        if options.stripMetadata { return (ImageWriter.stripLeavesOutGainMap, .dropped) }
+        if options.stripMetadata && !options.stripKeepsGainMap { return (ImageWriter.stripLeavesOutGainMap, .dropped) }
         if options.gainMapChoice(for: format, source: job.info.metadata) == .drop { return (nil, .dropped) }   // as asked
         let why: String
         if !format.declaration.capabilities.metadata.contains(.gainMap) {
