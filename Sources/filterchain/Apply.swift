@@ -13,51 +13,33 @@ struct Apply: ParsableCommand {
         // Paragraphs are single lines: the help is wrapped to the terminal as a whole, so
         // line breaks written here would break lines mid-phrase.
         discussion: """
-            One image, with the image as it stood after step 2 written from the same evaluation:
+            One image, and the image as it stood after step 2, from the same evaluation:
 
               filterchain apply chain.json in.jpg out.jpg \\
                 --preview 2 --preview-output step2.png
 
-            Steps on the command line instead of a chain file (each --step as 'chain add' reads its arguments; after a chain file they are appended to its steps), and the chain that ran kept:
+            The steps on the command line instead of a chain file (as 'chain add' reads them), and the chain that ran kept:
 
               filterchain apply --step 'resize width=800 fast=true' \\
                 --step 'unsharpMask sigma=1' in.jpg out.jpg --save-chain thumb.json
-
-            STEP is a position (1-based; 0 is the decoded input), a full id, an id prefix of at least 4 characters, a step's name, or a filter type when exactly one step has that type.
 
             Many images into a folder, 4 at a time, as JPEG, named like photo-edit.jpg:
 
               filterchain apply chain.json photos/*.png --output-dir out \\
                 --format jpeg --suffix=-edit --jobs 4
 
-            `--files-from list.txt` (or `-` for stdin) reads one input path per line; `--shard 2/8` processes only the 2nd of 8 deterministic shares, so 8 machines can split one list; `--shard auto` takes the share from a Slurm array job or a Kubernetes Indexed Job. `--report r-{shard}.jsonl` appends a line per finished input, which `filterchain report merge` checks across shares. `--threads N` renders on N threads (default: one per core), shared by the images in flight: N bounds the threads doing pixel work however many --jobs there are. `-` as INPUT reads stdin and as OUTPUT writes stdout (then --format is required). `--in-place` replaces each INPUT with its result.
-
-            No output replaces an input (compared as files, so ./a.png, links and absolute paths count too). Outputs appear only when complete: a failure leaves no partial file and never touches an existing one. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
+            Outputs appear only when complete (a failure leaves no partial file and never touches an existing one), and none replaces an input. Exit status: 0 success; 1 an image could not be read, processed or written; 64 usage error; 65 invalid chain file; 130 interrupted.
             """)
 
     @Argument(help: "The chain file (JSON, version 1 or 2); may be left out when --step gives the steps.")
     var chain: String?
 
-    @Argument(help: ArgumentHelp("INPUT OUTPUT; or, with --output-dir, any number of INPUTs.", valueName: "paths"))
+    @Argument(help: ArgumentHelp("INPUT OUTPUT; or, with --output-dir, any number of INPUTs. '-' as INPUT reads standard input, as OUTPUT writes standard output (then --format is required).", valueName: "paths"))
     var paths: [String] = []
 
-    @OptionGroup(title: "Steps on the command line")
-    var inline: InlineStepOptions
-
-    @Option(help: ArgumentHelp("Also write the image as it stood after this step (needs --preview-output).", valueName: "step"))
-    var preview: String?
-
-    @Option(name: .customLong("preview-output"), help: ArgumentHelp("Where the --preview image goes (format from its extension).", valueName: "path"))
-    var previewOutput: String?
-
-    @Flag(name: .customLong("in-place"), help: "Replace each INPUT with its result: atomically (a failure leaves it untouched), keeping its permissions and its format.")
-    var inPlace = false
-
-    @Option(name: .customLong("preview-frame"), help: ArgumentHelp("The frame of an animation the --preview image shows (default: every frame taken, where its format holds an animation; else the first).", valueName: "n"))
-    var previewFrame: Int?
-
-    @OptionGroup(title: "Animations")
-    var animation: AnimationOptions
+    // The help lists the groups in this order: what most runs need first, sharding last.
+    @OptionGroup(title: "Preview")
+    var previewOptions: PreviewOptions
 
     @OptionGroup(title: "Batch")
     var batch: BatchOptions
@@ -65,19 +47,36 @@ struct Apply: ParsableCommand {
     @OptionGroup(title: "Reading and writing")
     var codec: CodecOptions
 
-    @OptionGroup(title: "Rendering")
-    var rendering: ThreadOptions
+    @OptionGroup(title: "Steps on the command line")
+    var inline: InlineStepOptions
 
     @OptionGroup(title: "Variables")
     var variables: VariableOptions
 
+    @OptionGroup(title: "Rendering")
+    var rendering: ThreadOptions
+
+    @OptionGroup(title: "Animations")
+    var animation: AnimationOptions
+
+    @OptionGroup(title: "Across machines (Slurm, Kubernetes) and reports")
+    var sharding: ShardOptions
+
+    @Flag(name: .customLong("in-place"), help: "Replace each INPUT with its result: atomically (a failure leaves it untouched), keeping its permissions and its format.")
+    var inPlace = false
+
+    var preview: String? { previewOptions.preview }
+    var previewOutput: String? { previewOptions.previewOutput }
+    var previewFrame: Int? { previewOptions.previewFrame }
+
     func validate() throws {
+        if batch.filesFrom != nil && batch.outputDir == nil { throw ValidationError("--files-from needs --output-dir") }
         if previewFrame != nil && preview == nil { throw ValidationError("--preview-frame goes with --preview") }
         if let previewFrame, previewFrame < 0 { throw ValidationError("--preview-frame \(previewFrame): frames count from 0") }
         if (preview == nil) != (previewOutput == nil) {
             throw ValidationError("--preview and --preview-output go together")
         }
-        if batch.report != nil && !inPlace && !batch.isBatch {
+        if sharding.report != nil && !inPlace && !batch.isBatch {
             throw ValidationError("--report records a batch; give --output-dir (or --in-place)")
         }
         if inPlace {
@@ -96,7 +95,7 @@ struct Apply: ParsableCommand {
         let chain = try variables.apply(to: resolved.chain, file: chainLabel)
         if inPlace || batch.isBatch {
             if preview != nil { throw Failure.usage("--preview works on one image; use 'filterchain steps' to see every step") }
-            try BatchRun(chainPath: chainLabel, chain: chain, paths: paths, options: batch, codec: codec, animation: animation,
+            try BatchRun(chainPath: chainLabel, chain: chain, paths: paths, options: batch, sharding: sharding, codec: codec, animation: animation,
                          threads: rendering.count, inPlace: inPlace, beforeWork: { inputs in try inline.save(resolved, inputs: inputs) }).run()
             return
         }
@@ -173,15 +172,6 @@ struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Images processed at once (default: the number of threads). They share the --threads threads, never multiplying them.", valueName: "n"))
     var jobs: Int?
 
-    @Option(help: ArgumentHelp("Process only share I of N (1-based) of the input list, for splitting a batch across machines; 'auto': from a Slurm array job's or a Kubernetes Indexed Job's environment.", valueName: "I/N|auto"))
-    var shard: String?
-
-    @Option(name: .customLong("shard-count"), help: ArgumentHelp("With --shard auto: the number of shares (a Kubernetes Indexed Job's completions; default \(Shard.countVariable)); the scheduler's task index, from 0, is then the share.", valueName: "n"))
-    var shardCount: Int?
-
-    @Option(help: ArgumentHelp("Append one JSON line per input as it finishes to this file (input, output, status, error, seconds, shard); {shard} in the name becomes the share's number. 'filterchain report merge' checks the reports of every share.", valueName: "file"))
-    var report: String?
-
     @Flag(name: .customLong("skip-existing"), help: "Skip inputs whose output already exists (resumes a batch).")
     var skipExisting = false
 
@@ -195,6 +185,22 @@ struct BatchOptions: ParsableArguments {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be 1 or more") }
+    }
+
+}
+
+/// --shard, --shard-count and --report: a batch split across machines, and its record.
+struct ShardOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Process only share I of N (1-based) of the input list, for splitting a batch across machines; 'auto': from a Slurm array job's or a Kubernetes Indexed Job's environment.", valueName: "I/N|auto"))
+    var shard: String?
+
+    @Option(name: .customLong("shard-count"), help: ArgumentHelp("With --shard auto: the number of shares (a Kubernetes Indexed Job's completions; default \(Shard.countVariable)); the scheduler's task index, from 0, is then the share.", valueName: "n"))
+    var shardCount: Int?
+
+    @Option(help: ArgumentHelp("Append one JSON line per input as it finishes to this file (input, output, status, error, seconds, shard); {shard} in the name becomes the share's number. 'filterchain report merge' checks the reports of every share.", valueName: "file"))
+    var report: String?
+
+    func validate() throws {
         if let shard, shard != "auto" && Shard(parsing: shard) == nil {
             throw ValidationError("--shard: '\(shard)'; write I/N with 1 <= I <= N, like 2/8, or auto")
         }
@@ -203,7 +209,6 @@ struct BatchOptions: ParsableArguments {
             if shardCount < 1 { throw ValidationError("--shard-count: must be 1 or more") }
         }
         if let report, report.isEmpty { throw ValidationError("--report: give a file name") }
-        if filesFrom != nil && outputDir == nil { throw ValidationError("--files-from needs --output-dir") }
     }
 
     /// The share to process: --shard I/N, or --shard auto from the scheduler's environment;
@@ -213,4 +218,17 @@ struct BatchOptions: ParsableArguments {
         if shard == "auto" { return try Shard.automatic(environment: environment, count: shardCount) }
         return Shard(parsing: shard)
     }
+}
+
+/// --preview, --preview-output and --preview-frame: the image after a step, from the same
+/// evaluation.
+struct PreviewOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Also write the image as it stood after this step (needs --preview-output): a position (1-based; 0 is the decoded input), a full id, an id prefix of at least 4 characters, a step's name, or a filter type when exactly one step has that type.", valueName: "step"))
+    var preview: String?
+
+    @Option(name: .customLong("preview-output"), help: ArgumentHelp("Where the --preview image goes (format from its extension).", valueName: "path"))
+    var previewOutput: String?
+
+    @Option(name: .customLong("preview-frame"), help: ArgumentHelp("The frame of an animation the --preview image shows (default: every frame taken, where its format holds an animation; else the first).", valueName: "n"))
+    var previewFrame: Int?
 }

@@ -17,6 +17,8 @@ struct BatchRun {
     let chain: Chain
     let paths: [String]
     let options: BatchOptions
+    /// --shard and --report.
+    let sharding: ShardOptions
     let codec: CodecOptions
     /// How animations go (GIF and WebP inputs to outputs that hold them: every frame).
     var animation = AnimationOptions()
@@ -132,7 +134,7 @@ struct BatchRun {
     }
 
     func run() throws {
-        let shard = try options.resolvedShard()
+        let shard = try sharding.resolvedShard()
         let inputs = try inputs()
         var planned = try inPlace ? planInPlace(inputs) : plan(inputs, into: options.outputDir)
         if let shard {
@@ -142,7 +144,7 @@ struct BatchRun {
         let items = planned
         try beforeWork(inputs)
         if let folder = options.outputDir { try makeDirectory(folder) }
-        let report = try options.report.map { try BatchReport(path: BatchReport.path($0, shard: shard), shard: shard) }
+        let report = try sharding.report.map { try BatchReport(path: BatchReport.path($0, shard: shard), shard: shard) }
         // The job threads only read headers and hand strips to the renderer's pool, whose
         // `threads` threads do the pixel work for every image in flight: more jobs than
         // threads adds images in memory, not threads working, so the default is one each.

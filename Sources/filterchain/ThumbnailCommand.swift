@@ -10,7 +10,7 @@ struct ThumbnailCommand: ParsableCommand {
         discussion: """
             Every image made to fit 800 x 800, as WebP, into the folder thumbs:
 
-              filterchain thumbnail photos/*.jpg -s 800 -o thumbs --format webp
+              filterchain thumbnail photos/*.png -s 800 -o thumbs --format webp
 
             Filling 400 x 300 exactly, cropped where the image is most interesting:
 
@@ -51,6 +51,9 @@ struct ThumbnailCommand: ParsableCommand {
 
     @OptionGroup(title: "Rendering")
     var rendering: ThreadOptions
+
+    @OptionGroup(title: "Across machines (Slurm, Kubernetes) and reports")
+    var sharding: ShardOptions
 
     /// -s: (width, height), either nil for one side alone.
     static func parseSize(_ text: String) -> (width: Int?, height: Int?)? {
@@ -100,7 +103,7 @@ struct ThumbnailCommand: ParsableCommand {
         let thumbnail = box.width.flatMap { w in box.height.map { Thumbnail(width: w, height: $0, crop: crop) } }
         // One side alone: a resize to that width or height (never enlarging, shrunk on load).
         let chain = thumbnail?.chain() ?? Chain([Resize(width: box.width, height: box.height, enlarge: false, fast: true)])
-        var run = BatchRun(chainPath: "thumbnail", chain: chain, paths: inputs, options: batch, codec: codec,
+        var run = BatchRun(chainPath: "thumbnail", chain: chain, paths: inputs, options: batch, sharding: sharding, codec: codec,
                            animation: try AnimationOptions.parse([]), threads: rendering.count)
         run.prefix = batch.outputDir == nil ? "tn_" : ""
         run.fallbackExtension = "jpg"

@@ -134,7 +134,7 @@ import FilterChain
 
     /// Every command's help shows at least one example of that command, and every example
     /// runs as written (in a folder holding the files it names) with exit status 0.
-    @Test(arguments: [[], ["apply"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
+    @Test(arguments: [[], ["apply"], ["thumbnail"], ["steps"], ["filters"], ["validate"], ["chain"], ["chain", "new"], ["chain", "add"],
                       ["chain", "set"], ["chain", "remove"], ["chain", "move"], ["chain", "enable"], ["chain", "disable"],
                       ["chain", "show"], ["chain", "var"]])
     func everyCommandExplainsItselfWithAnExample(_ command: [String]) throws {
