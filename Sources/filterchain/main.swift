@@ -9,7 +9,7 @@ import Darwin
 struct FilterChainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "filterchain",
-        abstract: "Apply chains of image filters to PNG, JPEG, WebP, TIFF, AVIF and HEIC images (HEIC read only).",
+        abstract: "Apply chains of image filters to PNG, JPEG, WebP, TIFF, AVIF, HEIC, GIF and JPEG XL images, and camera RAW (read).",
         discussion: """
             A chain file is an ordered list of filters (see 'filterchain filters'). Try:
 
