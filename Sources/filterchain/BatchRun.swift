@@ -37,6 +37,8 @@ struct BatchRun {
     /// The extension of outputs whose input's format cannot be written, without --format
     /// (nil: such an input is a usage error).
     var fallbackExtension: String? = nil
+    /// How the command names the output folder, in messages.
+    var outputOption = "--output-dir"
     /// --strip keeps an HDR gain map (`thumbnail`: metadata out, HDR kept).
     var stripKeepsGainMap = false
 
@@ -54,7 +56,7 @@ struct BatchRun {
         if list.contains("-") {
             throw Failure.usage("-: standard input works for one image, not with " + (inPlace ? "--in-place" : "--output-dir"))
         }
-        for input in list { try refuseFolder(input) }
+        for input in list { try refuseFolder(input, outputOption: outputOption) }
         return list
     }
 

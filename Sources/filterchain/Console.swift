@@ -234,12 +234,13 @@ func isDirectory(_ path: String) -> Bool {
 
 /// A folder given where an image goes (INPUT): a usage error that says it is a folder and
 /// how to give its images.
-func refuseFolder(_ input: String) throws {
+/// `outputOption`: how the command names its output folder (`thumbnail` says -o).
+func refuseFolder(_ input: String, outputOption: String = "--output-dir") throws {
     guard input != "-", isDirectory(input) else { return }
     let folder = input.hasSuffix("/") ? String(input.dropLast()) : input
-    throw Failure.usage("\(input): is a folder, not an image; give its images with a glob and --output-dir "
-                        + "(\(folder)/*.jpg --output-dir out) or list them with --files-from "
-                        + "(find \(folder) -name '*.jpg' > list.txt; --files-from list.txt --output-dir out)")
+    throw Failure.usage("\(input): is a folder, not an image; give its images with a glob and \(outputOption) "
+                        + "(\(folder)/*.jpg \(outputOption) out) or list them with --files-from "
+                        + "(find \(folder) -name '*.jpg' > list.txt; --files-from list.txt \(outputOption) out)")
 }
 
 /// Creates a folder and its parents when missing.

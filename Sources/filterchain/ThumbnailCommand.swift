@@ -107,6 +107,7 @@ struct ThumbnailCommand: ParsableCommand {
                            animation: try AnimationOptions.parse([]), threads: rendering.count)
         run.prefix = batch.outputDir == nil ? "tn_" : ""
         run.fallbackExtension = "jpg"
+        run.outputOption = "-o"
         run.stripKeepsGainMap = !codec.stripAll
         if let thumbnail, crop == .attention {
             let decode = codec.decodeOptions

@@ -111,6 +111,7 @@ import FilterChain
     }
 
     @Test(arguments: [
+        (["-s", "100", "folder"], "folder: is a folder, not an image; give its images with a glob and -o (folder/*.jpg -o out)"),
         (["-s", "0"], "-s 0: give N, WxH, Wx or xH"),
         (["-s", "12x34x5"], "-s 12x34x5: give N, WxH, Wx or xH"),
         (["-s", "x"], "-s x: give N, WxH, Wx or xH"),
@@ -120,10 +121,11 @@ import FilterChain
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
         try copySamples(["rocket.jpg"])
+        try FileManager.default.createDirectory(atPath: folder + "/folder", withIntermediateDirectories: true)
         let r = try CLI.run(["thumbnail", "rocket.jpg"] + arguments, in: folder)
         #expect(r.status == 64, "\(r.stderr)")
         #expect(r.stderr.contains(message), "\(r.stderr)")
-        #expect(CLI.files(in: folder) == ["rocket.jpg"])
+        #expect(CLI.files(in: folder) == ["folder", "rocket.jpg"])
     }
 
     /// sRGB out (a Display P3 photo converted, not relabelled), metadata left out, an HDR
