@@ -113,10 +113,11 @@ public struct Thumbnail: Sendable, Hashable {
     ///     saturation = max(R, G, B) - min(R, G, B)
     ///     skin = 1 when 0.36 <= r <= 0.465 and 0.28 <= g <= 0.363 and 0.2 <= Y <= 0.9,
     ///            with r = R / (R + G + B), g = G / (R + G + B); else 0
-    ///     interest = A edge (1 + saturation + skin)
+    ///     interest = A (edge (1 + saturation) + skin [edge >= 0.1])
     ///
     /// Edges carry the interest (a subject in focus, not a blurred background, however
-    /// coloured); colour and skin make an edge count up to three times as much.
+    /// coloured), colour makes an edge count up to twice as much, and skin where there is some
+    /// detail (a face, not a beige wall) counts whole.
     public static func interest(of image: RasterImage) -> [Float] {
         let w = image.width, h = image.height, n = image.format.channels.count
         let v = image.values
@@ -124,6 +125,7 @@ public struct Thumbnail: Sendable, Hashable {
         var luma = [Float](repeating: 0, count: w * h)
         var rest = [Float](repeating: 0, count: w * h)
         var alpha = [Float](repeating: 1, count: w * h)
+        var skins = [Float](repeating: 0, count: w * h)
         for i in 0..<(w * h) {
             let p = i * n
             let (r, g, b) = colour ? (v[p], v[p + 1], v[p + 2]) : (v[p], v[p], v[p])
@@ -137,7 +139,8 @@ public struct Thumbnail: Sendable, Hashable {
                 let rr = r / sum, gg = g / sum
                 if rr >= 0.36 && rr <= 0.465 && gg >= 0.28 && gg <= 0.363 && y >= 0.2 && y <= 0.9 { skin = 1 }
             }
-            rest[i] = 1 + saturation + skin
+            rest[i] = saturation
+            skins[i] = skin
         }
         func Y(_ x: Int, _ y: Int) -> Float { luma[min(max(y, 0), h - 1) * w + min(max(x, 0), w - 1)] }
         var out = [Float](repeating: 0, count: w * h)
@@ -146,7 +149,8 @@ public struct Thumbnail: Sendable, Hashable {
                 let gx = (Y(x + 1, y - 1) + 2 * Y(x + 1, y) + Y(x + 1, y + 1)) - (Y(x - 1, y - 1) + 2 * Y(x - 1, y) + Y(x - 1, y + 1))
                 let gy = (Y(x - 1, y + 1) + 2 * Y(x, y + 1) + Y(x + 1, y + 1)) - (Y(x - 1, y - 1) + 2 * Y(x, y - 1) + Y(x + 1, y - 1))
                 let edge = min(1, (gx * gx + gy * gy).squareRoot() / 4)
-                out[y * w + x] = alpha[y * w + x] * edge * rest[y * w + x]
+                let i = y * w + x
+                out[i] = alpha[i] * (edge * (1 + rest[i]) + (edge >= 0.1 ? skins[i] : 0))
             }
         }
         return out

@@ -36,7 +36,7 @@ import Testing
                 let Y = luma(x, y)
                 let skin = sum > 0 && (0.36...0.465).contains(r / sum) && (0.28...0.363).contains(g / sum) && (0.2...0.9).contains(Y) ? 1.0 : 0
                 let alpha = n == 2 || n == 4 ? v[(y * w + x) * n + n - 1] : 1
-                out.append(alpha * edge * (1 + saturation + skin))
+                out.append(alpha * (edge * (1 + saturation) + (edge >= 0.1 ? skin : 0)))
             }
         }
         return out
