@@ -149,6 +149,47 @@ import Testing
         #expect(compared >= 5, "only \(compared) of 10 random RAW cases compared")
     }
 
+    /// Random chains on JPEG XL sources (issue 39): the case's image written losslessly as
+    /// JPEG XL (8-bit, 16-bit or float, grey or colour, with or without alpha, as the case
+    /// made it); the render streamed from the file must equal the render of the same chain on
+    /// the file's decoded image (which the cases above hold to the step-by-step oracle), and
+    /// the decoded image must be the case's own samples (lossless).
+    @Test(arguments: 0..<2)
+    func randomChainsOnJXLSources(batch: Int) throws {
+        _ = Self.setUp
+        let folder = TestData.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var compared = 0
+        for index in 0..<10 {
+            let seed = Self.caseSeed(batch: 3000 + batch, index: index)
+            var e = SeedEntropy(seed)
+            let c = RandomChains.makeCase(&e)
+            let n = c.chain.steps.count
+            guard c.image.width <= 2048, c.image.height <= 2048 else { continue }
+            let path = folder.appendingPathComponent("j\(batch)-\(index).jxl").path
+            try c.image.write(to: path, options: EncodeOptions(settings: ["lossless": .boolean(true)]))
+            let decoded = try RasterImage(contentsOf: path)
+            // Float is written as 16 bits, clipped to [0, 1] (README's JPEG XL section), which
+            // is what `samples` gives for float: 16-bit levels, clamped and rounded.
+            let depth = c.image.format.depth == .float32 ? BitDepth.sixteen : c.image.format.depth
+            #expect(decoded.width == c.image.width && decoded.height == c.image.height
+                    && decoded.format == PixelFormat(c.image.format.channels, depth),
+                    "\(Self.repro(seed)): \(c.imageDescription) came back as \(decoded.format)")
+            #expect(decoded.samples == c.image.samples, "\(Self.repro(seed)): lossless JPEG XL changed \(c.imageDescription)")
+            let renderer = Renderer(threads: 2)
+            let streamed: RenderResult
+            do {
+                streamed = try renderer.render(c.chain, source: .file(path), outputs: [RenderOutput(step: n, .memory(depth: .sixteen))])
+            } catch is RenderError {
+                continue  // a geometry step that cannot apply: the still cases check that
+            }
+            let still = try renderer.render(c.chain, image: decoded, outputs: [RenderOutput(step: n, .memory(depth: .sixteen))])
+            #expect(streamed.images[0] == still.images[0], "\(Self.repro(seed)): the chain on the JPEG XL file differs from the chain on its decoded image")
+            compared += 1
+        }
+        #expect(compared >= 5, "only \(compared) of 10 random JPEG XL cases compared")
+    }
+
     /// One case, from the seed a failure printed.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FILTERCHAIN_RANDOM_CASE"] != nil))
     func oneCase() throws {
