@@ -149,12 +149,13 @@ fc_status fc_jxl_decoder_open(fc_jxl_decoder *d, fc_jxl_info *info, uint64_t max
             d->info.channels = (b->num_color_channels == 1 ? 1 : 3) + (alpha ? 1 : 0);
             d->info.stored_bits = (int)b->bits_per_sample;
             d->info.float_samples = b->exponent_bits_per_sample > 0;
-            d->info.depth = b->bits_per_sample <= 8 && !d->info.float_samples ? 8 : 16;
+            d->info.depth = d->info.float_samples ? 32 : b->bits_per_sample <= 8 ? 8 : 16;
             d->info.animated = b->have_animation ? 1 : 0;
             d->info.loop_count = b->have_animation ? (int)b->animation.num_loops : 0;
             d->ticks_numerator = b->animation.tps_numerator;
             d->ticks_denominator = b->animation.tps_denominator;
-            d->format = (JxlPixelFormat){ (uint32_t)d->info.channels, d->info.depth == 8 ? JXL_TYPE_UINT8 : JXL_TYPE_UINT16,
+            d->format = (JxlPixelFormat){ (uint32_t)d->info.channels,
+                                          d->info.depth == 32 ? JXL_TYPE_FLOAT : d->info.depth == 8 ? JXL_TYPE_UINT8 : JXL_TYPE_UINT16,
                                           JXL_NATIVE_ENDIAN, 0 };
             continue;
         }
@@ -302,7 +303,7 @@ static fc_status fc_jxl_encode_failure(fc_jxl_encoder *e, const char *what) {
 fc_jxl_encoder *fc_jxl_encoder_new(const fc_jxl_encode_options *o, fc_jxl_report *report) {
     const char *why = fc_jxl_library_error();
     if (why) { fc_jxl_say(report, why); return NULL; }
-    if (o->channels < 1 || o->channels > 4 || (o->depth != 8 && o->depth != 16) || o->width == 0 || o->height == 0
+    if (o->channels < 1 || o->channels > 4 || (o->depth != 8 && o->depth != 16 && o->depth != 32) || o->width == 0 || o->height == 0
         || o->effort < 1 || o->effort > 9 || o->distance < 0 || o->distance > 25) {
         fc_jxl_say(report, "invalid encoder settings");
         return NULL;
@@ -323,9 +324,12 @@ fc_jxl_encoder *fc_jxl_encoder_new(const fc_jxl_encode_options *o, fc_jxl_report
     basic.xsize = o->width;
     basic.ysize = o->height;
     basic.bits_per_sample = (uint32_t)o->depth;
+    // 32: IEEE single-precision samples (8 exponent bits), kept as they are (above 1, below 0).
+    basic.exponent_bits_per_sample = o->depth == 32 ? 8 : 0;
     basic.num_color_channels = grey ? 1 : 3;
     basic.num_extra_channels = alpha ? 1 : 0;
     basic.alpha_bits = alpha ? (uint32_t)o->depth : 0;
+    basic.alpha_exponent_bits = alpha && o->depth == 32 ? 8 : 0;
     // Lossless keeps the samples as they are (the original profile); lossy works in XYB.
     basic.uses_original_profile = o->lossless ? JXL_TRUE : JXL_FALSE;
     if (o->animated) {
@@ -387,7 +391,8 @@ const fc_jxl_report *fc_jxl_encoder_report(const fc_jxl_encoder *e) { return &e-
 
 fc_status fc_jxl_encoder_add(fc_jxl_encoder *e, const uint8_t *pixels, size_t stride, int duration) {
     const fc_jxl_encode_options *o = &e->options;
-    JxlPixelFormat format = { (uint32_t)o->channels, o->depth == 8 ? JXL_TYPE_UINT8 : JXL_TYPE_UINT16, JXL_NATIVE_ENDIAN, 0 };
+    JxlPixelFormat format = { (uint32_t)o->channels,
+                              o->depth == 32 ? JXL_TYPE_FLOAT : o->depth == 8 ? JXL_TYPE_UINT8 : JXL_TYPE_UINT16, JXL_NATIVE_ENDIAN, 0 };
     size_t row = (size_t)o->width * (size_t)o->channels * (size_t)(o->depth / 8);
     if (stride != row) { fc_jxl_say(&e->report, "rows must be packed"); return FC_FAILED; }
     if (o->animated) {

@@ -114,7 +114,8 @@ enum FormatDocs {
         out += "  \(d.summary)\n"
         if let why = d.libraryProblem { out += "  NOT USABLE HERE: \(why)\n" }
         var holds = [caps.alpha ? "alpha" : "no alpha",
-                     caps.depths.map { String($0.rawValue) }.joined(separator: " or ") + " bits",
+                     listText(caps.depths.filter { !$0.isFloat }.map { String($0.rawValue) }, and: "or") + " bits"
+                        + (caps.depths.contains(.float32) ? " or float (32-bit)" : ""),
                      caps.grey ? "grey" : "no grey (written as RGB)"]
         if d.readsAnimations || d.writesAnimations {
             holds.append("animation (" + [d.readsAnimations ? "read" : nil, d.writesAnimations ? "written" : nil]

@@ -26,7 +26,7 @@ typedef struct {
 typedef struct {
     uint32_t width, height;  // upright (orientation applied)
     int channels;            // what the decoder delivers: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
-    int depth;               // delivered bits: 8 or 16 (a float or deeper image as 16)
+    int depth;               // delivered: 8 or 16 bits, or 32 (float samples, host order)
     int stored_bits;         // bits per sample in the file
     int float_samples;       // the file's samples are floating point
     int animated;
@@ -61,7 +61,7 @@ int fc_jxl_count_frames(const uint8_t *data, size_t size, int *durations, int ca
 typedef struct {
     uint32_t width, height;
     int channels;            // 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA
-    int depth;               // the rows': 8 or 16 (host order)
+    int depth;               // the rows': 8 or 16 bits, or 32 (float) (host order)
     float distance;          // butteraugli distance (0 with lossless)
     int lossless;
     int effort;              // 1 (fastest) to 9

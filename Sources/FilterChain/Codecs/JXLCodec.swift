@@ -10,10 +10,10 @@ import CJXL
 enum JXLCodec {
     static let declaration = FormatDeclaration(
         format: .jxl, name: "JPEG XL",
-        summary: "8 to 16 bits and float (read as 16), grey, alpha, animations frame by frame; orientation applied; 8 or 16 bits out, lossy or lossless",
+        summary: "8 to 16 bits and float (kept: values above 1 too), grey, alpha, animations frame by frame; orientation applied; 8 or 16 bits or float out, lossy or lossless",
         extensions: ["jxl"], mediaType: "image/jxl",
         capabilities: FormatCapabilities(
-            alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp], animation: true),
+            alpha: true, depths: [.eight, .sixteen, .float32], grey: true, metadata: [.icc, .exif, .xmp], animation: true),
         options: [
             EncodeOption("quality", .integer(1...100), default: 90,
                          help: "quality, 1 to 100, mapped to libjxl's distance as cjxl maps it (90: distance 1.0; 100: lossless)"),
@@ -129,7 +129,7 @@ final class JXLDecoder: WholeFrameDecoder {
         case 3: .rgb
         default: .rgba
         }
-        format = PixelFormat(channels, info.depth == 16 ? .sixteen : .eight)
+        format = PixelFormat(channels, info.depth == 32 ? .float32 : info.depth == 16 ? .sixteen : .eight)
         var metadata = ImageMetadata()
         var length = 0
         if let p = fc_jxl_decoder_icc(d, &length), length > 0 { metadata.iccProfile = Array(UnsafeBufferPointer(start: p, count: length)) }
@@ -199,7 +199,7 @@ final class JXLEncoder: WholeImageEncoder, FrameEncoder {
             o.width = UInt32(header.width)
             o.height = UInt32(header.height)
             o.channels = Int32(header.format.channels.count)
-            o.depth = header.format.depth == .sixteen ? 16 : 8
+            o.depth = Int32(header.format.depth.rawValue)
             o.distance = settings.distance
             o.lossless = settings.lossless ? 1 : 0
             o.effort = Int32(settings.effort)

@@ -32,8 +32,9 @@ public enum Channels: Int, Sendable, CaseIterable, CustomStringConvertible {
 ///
 /// Float samples (a 32-bit float TIFF, or an image in memory made from one) are read
 /// unclamped: 1 is full intensity, and values below 0 or above 1 reach the filters as they
-/// are. No encoder writes float: a file output of a float image is 16-bit where its format
-/// holds 16 bits, else 8-bit; an output in memory keeps float, unclamped.
+/// are. A file output of a float image is float where its format holds float (JPEG XL),
+/// else 16-bit where its format holds 16 bits, else 8-bit; an output in memory keeps float,
+/// unclamped.
 public enum BitDepth: Int, Sendable, CaseIterable {
     case eight = 8
     case sixteen = 16
@@ -44,7 +45,8 @@ public enum BitDepth: Int, Sendable, CaseIterable {
     public var maxValue: Int { self == .float32 ? 1 : (1 << rawValue) - 1 }
     /// Samples are 32-bit floats.
     public var isFloat: Bool { self == .float32 }
-    /// The depths an image file is written with (8 and 16 bits: no encoder writes float).
+    /// The integer depths an image file is written with (float is written only where a format
+    /// declares it: `FormatCapabilities.depths`).
     public static let stored: [BitDepth] = [.eight, .sixteen]
 }
 

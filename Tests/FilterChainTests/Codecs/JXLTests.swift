@@ -79,6 +79,62 @@ import Testing
         }
     }
 
+    /// Float samples (issue 39): kept as floats both ways, values above 1 and below 0 too.
+    /// Lossless is bit-exact; djxl's PFM of our file holds the same floats; and a render to a
+    /// .jxl file writes what the same render keeps in memory (float, unclamped).
+    @Test(arguments: [Channels.grey, .greyAlpha, .rgb, .rgba])
+    func floatSamplesAreKept(channels: Channels) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let w = 37, h = 23, n = channels.count
+        var values = [Float](repeating: 0, count: w * h * n)
+        for y in 0..<h {
+            for x in 0..<w {
+                for c in 0..<n {
+                    let alpha = channels.hasAlpha && c == n - 1
+                    values[(y * w + x) * n + c] = alpha ? Float(x) / Float(w - 1)
+                        : -0.25 + 2.25 * Float((x * 7 + y * 13 + c * 29) % 97) / 96
+                }
+            }
+        }
+        let bytes = values.withUnsafeBytes { Array($0) }
+        let source = try RasterImage(width: w, height: h, format: PixelFormat(channels, .float32), pixels: bytes)
+        let path = folder + "/float.jxl"
+        try source.write(to: path, options: EncodeOptions(settings: ["lossless": .boolean(true)]))
+        let back = try Self.decode(path)
+        #expect(back.format == source.format && back.pixels == source.pixels, "\(channels): not bit-exact")
+        if Self.tools && channels == .rgb {
+            // PFM: "PF", width height, a scale whose sign says the byte order (negative: little-
+            // endian; djxl writes 1.0, big-endian), then rows bottom to top.
+            #expect(try Self.run("djxl", [path, folder + "/djxl.pfm"]) == 0)
+            let pfm = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/djxl.pfm")))
+            let lines = pfm.split(separator: 0x0A, maxSplits: 3, omittingEmptySubsequences: false)
+            let bigEndian = !String(decoding: lines[2], as: UTF8.self).hasPrefix("-")
+            let raw = Array(lines[3])
+            let floats = Swift.stride(from: 0, to: raw.count - 3, by: 4).map { i -> Float in
+                let b = bigEndian ? [raw[i + 3], raw[i + 2], raw[i + 1], raw[i]] : Array(raw[i..<(i + 4)])
+                return Float(bitPattern: UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24)
+            }
+            #expect(floats.count == w * h * 3)
+            var flipped = [Float](repeating: 0, count: w * h * 3)
+            for y in 0..<h { for i in 0..<(w * 3) { flipped[y * w * 3 + i] = floats[(h - 1 - y) * w * 3 + i] } }
+            let worst = zip(flipped, values).map { abs($0 - $1) }.max() ?? 1
+            #expect(worst < 1e-6, "djxl's floats differ by \(worst)")
+        }
+        // Through a chain: the file holds what memory holds.
+        let chain = Chain([Exposure(ev: 0.5)])
+        let renderer = Renderer(threads: 2)
+        let out = folder + "/out.jxl"
+        let result = try renderer.render(chain, source: .file(path),
+                                         outputs: [RenderOutput(step: 1, .file(.file(out), EncodeOptions(settings: ["lossless": .boolean(true)]))),
+                                                   RenderOutput(step: 1, .memory())])
+        let memory = try #require(result.images[1])
+        let written = try Self.decode(out)
+        #expect(memory.format.depth == .float32 && written.format == memory.format)
+        #expect(written.pixels == memory.pixels, "\(channels): the file differs from the render in memory")
+        #expect(written.values.contains { $0 > 1.5 }, "values above 1 were clipped")
+    }
+
     @Test(arguments: AVIFTests.layouts)
     func ourFilesRoundTrip(format: PixelFormat) throws {
         let folder = try Self.folder()
