@@ -148,7 +148,7 @@ static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows,
     if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, l->width) || !fc_libtiff.TIFFSetField(tif, TIFFTAG_IMAGELENGTH, rows)
         || !fc_libtiff.TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)l->depth)
         || !fc_libtiff.TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)l->channels)
-        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT)
+        || !fc_libtiff.TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, l->depth == 32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT)
         || !fc_libtiff.TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG)
         || !fc_libtiff.TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, photometric)
         || !fc_libtiff.TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip))
@@ -162,7 +162,9 @@ static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows,
     if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_COMPRESSION, fc_tiff_compression_tag(l->compression))) return 0;
     switch (l->compression) {
     case FC_TIFF_COMPRESS_LZW: case FC_TIFF_COMPRESS_DEFLATE: case FC_TIFF_COMPRESS_ZSTD:
-        if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL)) return 0;
+        // Floats take the floating-point predictor (bytes of each sample regrouped, then
+        // differenced), which suits them as the horizontal one suits integers.
+        if (!fc_libtiff.TIFFSetField(tif, TIFFTAG_PREDICTOR, l->depth == 32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)) return 0;
         if (strip && l->compression == FC_TIFF_COMPRESS_DEFLATE
             && !fc_libtiff.TIFFSetField(tif, TIFFTAG_ZIPQUALITY, l->level)) return 0;
         break;

@@ -85,7 +85,7 @@ typedef struct {
     uint32_t rows_per_strip;  // a multiple of 16 (JPEG's 4:2:0 blocks), or the height
     int channels;             // 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA (unassociated alpha) or CMYK
     int inks;                 // 4 channels are C, M, Y, K ink amounts (0 = no ink): Separated, InkSet CMYK
-    int depth;                // 8 or 16 bits, samples in host byte order
+    int depth;                // 8 or 16 bits, or 32 (float samples), in host byte order
     fc_tiff_compression compression;
     int quality;              // JPEG, 1 to 100
     int chroma_h, chroma_v;   // JPEG of RGB: the YCbCr chroma subsampling (1 or 2 each: 2,2 is 4:2:0)

@@ -4,10 +4,10 @@ import CTIFF
 enum TIFFCodec {
     static let declaration = FormatDeclaration(
         format: .tiff, name: "TIFF",
-        summary: "grey, grey+alpha, RGB, RGBA, palette and CMYK, 1 to 16 bits, strips or tiles, none/LZW/deflate/PackBits/JPEG/zstd/CCITT; the first page; written as 8 or 16 bits, deflate by default",
+        summary: "grey, grey+alpha, RGB, RGBA, palette and CMYK, 1 to 16 bits, strips or tiles, none/LZW/deflate/PackBits/JPEG/zstd/CCITT; the first page; written as 8 or 16 bits or float (a float image), deflate by default",
         extensions: ["tif", "tiff"], mediaType: "image/tiff",
         capabilities: FormatCapabilities(
-            alpha: true, depths: [.eight, .sixteen], grey: true, metadata: [.icc, .exif, .xmp, .resolution],
+            alpha: true, depths: [.eight, .sixteen, .float32], grey: true, metadata: [.icc, .exif, .xmp, .resolution],
             exifOrientation: true, cmyk: true),
         options: [
             EncodeOption("tiffCompression", .choice(TIFFEncoder.Compression.allCases.map(\.rawValue)), default: "deflate",

@@ -48,13 +48,13 @@ final class TIFFEncoder: RowEncoder {
 
     /// Rows per strip for rows of `rowBytes` bytes: about `stripBytes`, a multiple of 16 (the
     /// height of JPEG's 4:2:0 blocks), or the whole image when it is shorter.
-    /// Deflate's level when none is given: 6 for 8-bit samples, 1 for 16-bit ones. In 16-bit
+    /// Deflate's level when none is given: 6 for 8-bit samples, 1 for 16-bit and float ones. In 16-bit
     /// samples that carry real values (anything blurred, resampled or colour-converted) the
     /// low bytes are near noise: libdeflate's level 1 writes files within 2.5% of level 6's
     /// (smaller on W13's blurred photograph, 65.4 against 67.1 MB) in a third to a half of
     /// the time. 8-bit samples gain 4-11% from level 6, so they keep it (README, "Images in
     /// and out"; Benchmarks/README.md has the measurements).
-    static func defaultLevel(_ depth: BitDepth) -> Int { depth == .sixteen ? 1 : 6 }
+    static func defaultLevel(_ depth: BitDepth) -> Int { depth == .eight ? 6 : 1 }
 
     static func rowsPerStrip(rowBytes: Int, height: Int) -> Int {
         let rows = (max(1, stripBytes / max(1, rowBytes)) + 15) / 16 * 16

@@ -32,7 +32,7 @@ public enum Channels: Int, Sendable, CaseIterable, CustomStringConvertible {
 ///
 /// Float samples (a 32-bit float TIFF, or an image in memory made from one) are read
 /// unclamped: 1 is full intensity, and values below 0 or above 1 reach the filters as they
-/// are. A file output of a float image is float where its format holds float (JPEG XL),
+/// are. A file output of a float image is float where its format holds float (TIFF, JPEG XL),
 /// else 16-bit where its format holds 16 bits, else 8-bit; an output in memory keeps float,
 /// unclamped.
 public enum BitDepth: Int, Sendable, CaseIterable {

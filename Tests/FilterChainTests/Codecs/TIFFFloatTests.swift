@@ -39,6 +39,23 @@ import Testing
         return b.bytes
     }
 
+    /// The SHORT-valued tags of a little-endian TIFF's first IFD, read by hand.
+    static func shortTags(of b: [UInt8]) -> [Int: [Int]] {
+        func u16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+        func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }
+        guard b.count > 8, b[0] == 0x49, b[1] == 0x49 else { return [:] }
+        let ifd = u32(4)
+        var tags: [Int: [Int]] = [:]
+        for e in 0..<u16(ifd) {
+            let at = ifd + 2 + 12 * e
+            guard u16(at + 2) == 3 else { continue }   // SHORT
+            let count = u32(at + 4)
+            let values = count <= 2 ? at + 8 : u32(at + 8)
+            tags[u16(at)] = (0..<count).map { u16(values + 2 * $0) }
+        }
+        return tags
+    }
+
     static func float32(_ v: Float) -> [UInt8] { withUnsafeBytes(of: v.bitPattern.littleEndian) { Array($0) } }
     static func float64(_ v: Double) -> [UInt8] { withUnsafeBytes(of: v.bitPattern.littleEndian) { Array($0) } }
     static func half(_ bits: UInt16) -> [UInt8] { TestTIFFBuilder.le16(bits) }
@@ -107,6 +124,43 @@ import Testing
         let kept = try renderer.images(Chain([Exposure(ev: -1)]), source: source).final
         #expect(kept.format == PixelFormat(.grey, .float32))
         #expect(kept.values == values.map { $0 / 2 })
+    }
+
+    /// A float image is written as float (SampleFormat 3, 32 bits; the floating-point
+    /// predictor with LZW, deflate and zstd): every compression but jpeg gives back its bits,
+    /// values beyond [0, 1] included; a render of a float TIFF to a TIFF file writes what the
+    /// render keeps in memory; the file's tags say float.
+    @Test(arguments: ["none", "lzw", "deflate", "zstd"])
+    func floatIsWrittenAsFloat(compression: String) throws {
+        let folder = NSTemporaryDirectory() + "fc-tiff-float-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let options = EncodeOptions(settings: ["tiffCompression": .choice(compression)])
+        for channels in [Channels.grey, .greyAlpha, .rgb, .rgba] {
+            let w = 41, h = 19, n = channels.count
+            let values = (0..<(w * h * n)).map { i -> Float in
+                channels.hasAlpha && i % n == n - 1 ? Float(i % 7) / 6 : -0.5 + 3 * Float((i * 37) % 101) / 100
+            }
+            let image = try RasterImage(width: w, height: h, format: PixelFormat(channels, .float32),
+                                        pixels: values.withUnsafeBytes { Array($0) })
+            let path = folder + "/\(channels.count).tif"
+            try image.write(to: path, options: options)
+            let back = try RasterImage(contentsOf: path)
+            #expect(back.format == image.format && back.pixels == image.pixels, "\(compression) \(channels)")
+            // The tags, as libtiff wrote them: 32 bits a sample, SampleFormat 3.
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let tags = Self.shortTags(of: bytes)
+            #expect(tags[258]?.first == 32 && tags[339]?.first == 3, "\(compression) \(channels): \(tags[258] ?? []) \(tags[339] ?? [])")
+            if compression != "none" { #expect(tags[317]?.first == 3, "the floating-point predictor") }
+        }
+        let source = ImageSource.bytes(Self.grey([-0.5, 0.3, 1, 2, 1.6]), name: "float.tif")
+        let renderer = Renderer(threads: 2)
+        let result = try renderer.render(Chain([Exposure(ev: -1)]), source: source,
+                                         outputs: [RenderOutput(step: 1, .file(.file(folder + "/out.tif"), options)),
+                                                   RenderOutput(step: 1, .memory())])
+        let written = try RasterImage(contentsOf: folder + "/out.tif")
+        #expect(written.format == PixelFormat(.grey, .float32) && written.pixels == result.images[1]?.pixels)
+        #expect(written.values == [-0.25, 0.15, 0.5, 1, 0.8])
     }
 
     /// The editor's and previews' downscale averages the values as they are and clamps the
