@@ -51,7 +51,7 @@ struct CodecOptions: ParsableArguments {
     @Option(name: .customLong("encode"), help: CodecOptions.encodeHelp)
     var encode: [String] = []
 
-    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit).", valueName: "8|16"))
+    @Option(help: ArgumentHelp("Bit depth, for formats that hold 16 bits: \(listText(CodecRegistry.writable.filter(\.capabilities.sixteenBit).map(\.name))) (default: as the input, so 16-bit stays 16-bit, and float stays float in \(listText(CodecRegistry.writable.filter { $0.capabilities.depths.contains(.float32) }.map(\.name))); else 16-bit).", valueName: "8|16"))
     var depth: Int?
 
     @Option(help: ArgumentHelp("Write the HDR rendition: an HDR input's gain map applied (moved with the image), BT.2020, PQ or HLG (a 1,000 cd/m² display), SDR white at 203 cd/m², 16-bit samples (10-bit AVIF), in \(listText(CodecRegistry.writable.filter { $0.capabilities.hdr != nil }.map(\.name), and: "or")). An input without a map is placed with its white at 203 cd/m². A PQ or HLG input is written so by default where the format holds HDR; sdr writes it tone-mapped to SDR (ITU-R BT.2390's EETF).", valueName: "pq|hlg|sdr"))
