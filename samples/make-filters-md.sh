@@ -45,6 +45,14 @@ done
 # The gamma-correct downscale: PNG, so that JPEG does not blur the stripes.
 $fc apply samples/chains/resize-srgb.json samples/gamma-stripes.png samples/filters/resize-stripes-srgb.png --strip
 $fc apply samples/chains/resize-linear.json samples/gamma-stripes.png samples/filters/resize-stripes-linear.png --strip
+# README's thumbnails: the same photographs filling a wide box, cut in the middle and where
+# the interest is.
+thumbs=$(mktemp -d)
+for crop in centre attention; do
+    $fc thumbnail samples/camera.png samples/chelsea.png -s 240x90 --crop $crop -o "$thumbs/$crop" --format jpeg --quality 85 -q
+    for f in "$thumbs/$crop"/*; do b=$(basename "$f"); mv "$f" "samples/filters/thumbnail-$crop-${b%.*}.jpg"; done
+done
+rm -r "$thumbs"
 
 {
 cat <<'INTRO'
