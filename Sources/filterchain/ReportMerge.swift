@@ -7,7 +7,7 @@ import Foundation
 
 /// The `--report` files of a batch's shares read together: what became of each input.
 ///
-/// The rules (README, "On a cluster"):
+/// The rules (OnACluster.md in the DocC catalog; README, "On a cluster"):
 /// - A share's report may hold several runs of it (a task re-run appends): for each input,
 ///   the latest record of a share counts, latest by its `time`, then by the order of the
 ///   reports given and of their lines. So `failed` then `done` (the image replaced, the task

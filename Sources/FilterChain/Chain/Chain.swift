@@ -7,7 +7,7 @@ import Foundation
 /// The colour space filters work in.
 /// The RGB space filters work in (see `WorkingSpace+Colorimetry.swift` for primaries, white
 /// and curve). Every input is converted into it once, after decoding, and every output out of
-/// it, before encoding: see "Colour management" in README.
+/// it, before encoding: see "Colour management" in filters.md.
 public enum WorkingSpace: String, Sendable, CaseIterable {
     /// sRGB primaries, sRGB-encoded: for an sRGB or untagged input, the stored values.
     case srgb

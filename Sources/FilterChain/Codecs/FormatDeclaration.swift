@@ -171,7 +171,7 @@ public struct FormatCapabilities: Sendable, Hashable {
     }
 }
 
-/// The kinds of metadata a format can hold (see README's metadata table).
+/// The kinds of metadata a format can hold (see the metadata table of ImagesInAndOut.md).
 public enum MetadataKind: String, Sendable, Hashable, CaseIterable, Comparable {
     case icc
     case exif

@@ -1,8 +1,8 @@
 import CGIF
 
 /// GIF, declared once: giflib (MIT) through the fc_gif shim, which composites frames as
-/// browsers show them and quantises to palettes of its own (median cut, then k-means; README,
-/// "GIF").
+/// browsers show them and quantises to palettes of its own (median cut, then k-means;
+/// ImagesInAndOut.md in the DocC catalog, "Writing a GIF").
 enum GIFCodec {
     static let declaration = FormatDeclaration(
         format: .gif, name: "GIF",

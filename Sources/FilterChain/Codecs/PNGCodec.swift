@@ -10,7 +10,7 @@ enum PNGCodec {
         options: [
             // Level 2 by default: with each row filtered, smaller than libvips's and sharp's
             // default PNGs (level 6, rows unfiltered) on photographs, in about 70% of level
-            // 6's time (README, "Images in and out").
+            // 6's time (ImagesInAndOut.md in the DocC catalog).
             EncodeOption("compression", .integer(0...9), default: 2,
                          help: "zlib level, 0 (none) to 9 (smallest); the default 2 is fast with files smaller than unfiltered level 6; levels 3-6 cut the match search to 16 candidates (about 6% larger than zlib's own, twice as fast on photographs)"),
         ],

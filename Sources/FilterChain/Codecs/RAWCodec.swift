@@ -5,8 +5,8 @@ import Darwin
 #endif
 import CRAW
 
-/// How a camera RAW is developed: LibRaw's own processing with these settings (README, "Camera
-/// RAW"; filters.md, "RAW input"), into 16-bit linear ProPhoto RGB.
+/// How a camera RAW is developed: LibRaw's own processing with these settings (filters.md,
+/// "RAW input"), into 16-bit linear ProPhoto RGB.
 public struct RAWDevelopment: Sendable, Hashable {
     /// The white balance: the camera's as-shot multipliers, LibRaw's grey-world estimate,
     /// daylight (the camera matrix's D65 white), or a light of a colour temperature in kelvin.

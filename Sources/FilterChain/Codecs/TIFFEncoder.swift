@@ -52,8 +52,8 @@ final class TIFFEncoder: RowEncoder {
     /// samples that carry real values (anything blurred, resampled or colour-converted) the
     /// low bytes are near noise: libdeflate's level 1 writes files within 2.5% of level 6's
     /// (smaller on W13's blurred photograph, 65.4 against 67.1 MB) in a third to a half of
-    /// the time. 8-bit samples gain 4-11% from level 6, so they keep it (README, "Images in
-    /// and out"; Benchmarks/README.md has the measurements).
+    /// the time. 8-bit samples gain 4-11% from level 6, so they keep it (ImagesInAndOut.md in
+    /// the DocC catalog; Benchmarks/README.md has the measurements).
     static func defaultLevel(_ depth: BitDepth) -> Int { depth == .eight ? 6 : 1 }
 
     static func rowsPerStrip(rowBytes: Int, height: Int) -> Int {

@@ -29,7 +29,7 @@ public struct ImageMetadata: Hashable, Sendable, CustomStringConvertible {
     /// its average reach, in cd/m². A PQ source is tone-mapped from its MaxCLL.
     public var contentLightLevel: ContentLightLevel?
     /// An HDR gain map beside the image (a JPEG's Ultra HDR, ISO 21496-1 or Apple's map), kept
-    /// to outputs while every step leaves it as it is (see README, "HDR gain maps").
+    /// to outputs while every step leaves it as it is (see filters.md, "HDR gain maps").
     public var gainMap: GainMapImage?
     /// A camera RAW's development (LibRaw's): its samples are linear ProPhoto RGB from the
     /// camera's matrix, and what `filterchain info` shows of the camera. Never written as such.

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// A source's HDR gain map follows the geometry of the steps before an output, in its own
-/// coordinates (README, "HDR gain maps"). Each geometry step says what it does to an image of
+/// coordinates (filters.md, "HDR gain maps"). Each geometry step says what it does to an image of
 /// its size as a `GeometryLayout` (resample, crop, turn); the same layout is made for the map
 /// (rectangles scaled to the map and rounded outward, a resample's size scaled and rounded,
 /// a turn as it is), and the map is rendered through those layouts by the same kernels
