@@ -55,9 +55,11 @@ import Testing
                                                           background: .white, neutral: neutral)
                         #expect(format.capabilities.holds(layout.format), "\(format.id) \(input) -> \(layout.format)")
                         #expect((layout.background != nil) == (channels.hasAlpha && !format.capabilities.alpha))
-                        // Float input is written as 16 bits where the format holds 16 (no format holds float).
+                        // Float input is written as float where the format holds float (TIFF,
+                        // JPEG XL), else as 16 bits where it holds 16.
                         if format.capabilities.sixteenBit {
-                            #expect(layout.format.depth == (wanted ?? (depth.isFloat ? .sixteen : depth)))
+                            let holdsFloat = format.capabilities.depths.contains(.float32)
+                            #expect(layout.format.depth == (wanted ?? (depth.isFloat && !holdsFloat ? .sixteen : depth)))
                         }
                     }
                 }
