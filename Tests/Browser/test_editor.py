@@ -137,6 +137,7 @@ def test_edit_a_parameter_and_save(editor, browser):
     wait(browser, lambda d: all(previews(d)), "the previews never appeared")
 
     # Select step 2 (the tone curve); the left preview becomes "after step 2".
+    browser.find_element(By.ID, "view-steps").click()  # the step list, beside the graph
     browser.find_element(By.CSS_SELECTOR, '#steps li[data-index="1"] .label').click()
     wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2"), "step 2 not selected")
     wait(browser, lambda d: d.find_element(By.ID, "left").get_attribute("src")
@@ -261,6 +262,7 @@ def test_geometry_steps_from_the_catalogue(editor, browser):
 
     # Add resize after step 1. With no size it is invalid: the error shows at the step and
     # Save is disabled.
+    browser.find_element(By.ID, "view-steps").click()
     Select(browser.find_element(By.ID, "add-type")).select_by_value("resize")
     browser.find_element(By.ID, "add").click()
     wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2: resize")
@@ -283,6 +285,7 @@ def test_geometry_steps_from_the_catalogue(editor, browser):
          .get_attribute("value") == "300", "the slider did not follow the field")
 
     # Add rotate after resize; its angle through its menu.
+    browser.find_element(By.ID, "view-steps").click()
     Select(browser.find_element(By.ID, "add-type")).select_by_value("rotate")
     browser.find_element(By.ID, "add").click()
     angle = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'select#param-angle'), "no angle menu")
@@ -304,7 +307,7 @@ def test_geometry_steps_from_the_catalogue(editor, browser):
         after = json.load(f)
     steps = after["filters"]
     assert [s["type"] for s in steps] == ["colorControls", "resize", "rotate", "toneCurve", "gaussianBlur"]
-    assert steps[1]["parameters"] == {"width": 300, "enlarge": True, "fast": False}
+    assert steps[1]["parameters"] == {"width": 300, "enlarge": True, "fast": False, "position": [0.5, 0.5]}
     assert type(steps[1]["parameters"]["width"]) is int
     assert steps[2]["parameters"] == {"angle": 270}
     assert [s["id"] for s in (steps[0], steps[3], steps[4])] == [s["id"] for s in before["filters"]]
@@ -326,6 +329,7 @@ def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(edit
 
     browser.get(editor["url"])
     wait(browser, lambda d: all(previews(d)), "the previews never appeared")
+    browser.find_element(By.ID, "view-steps").click()
     Select(browser.find_element(By.ID, "add-type")).select_by_value("lut")
     browser.find_element(By.ID, "add").click()
     field = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'input#param-file'), "no file field")
@@ -343,6 +347,8 @@ def test_a_bad_cube_path_shows_at_its_field_and_a_colour_keeps_exact_values(edit
     field.send_keys(os.path.join(ROOT, "samples", "luts", "warm-film.cube"), Keys.TAB)
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.param[data-param="file"] .error').text == ""
          and d.find_element(By.ID, "save").get_attribute("disabled") is None, "a good .cube is not taken")
+
+    browser.find_element(By.ID, "view-steps").click()
 
     Select(browser.find_element(By.ID, "add-type")).select_by_value("monochrome")
     browser.find_element(By.ID, "add").click()

@@ -194,8 +194,8 @@ def test_build_the_glow_graph_by_dragging_wires_and_save(start, browser):
     Select(node(browser, glow).find_element(By.CSS_SELECTOR, "select.gmode")).select_by_value("screen")
     slider = node(browser, glow).find_element(By.CSS_SELECTOR, "input.gopacity")
     slider.send_keys(Keys.HOME)
-    for _ in range(50):
-        slider.send_keys(Keys.ARROW_RIGHT)
+    for _ in range(10):  # Page Up: ten of the slider's steps (1/200 of its range each)
+        slider.send_keys(Keys.PAGE_UP)
     wait(browser, lambda d: page_chain(d)["filters"][1]["parameters"]["opacity"] == 0.5, "opacity is not 0.5")
     assert browser.find_element(By.ID, "param-mode").get_attribute("value") == "screen"  # the parameters follow
     # The exposure, from the blend's output: it is the step just below, so it needs no input.
@@ -260,6 +260,7 @@ def test_a_wire_to_a_later_step_reorders_the_list(start, browser):
     load(browser, editor)
     glow, soft = step_key(browser, 0), step_key(browser, 1)
     labels = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#steps .label")]
+    show_list(browser)
     assert labels(browser) == ["glow blend", "soft gaussianBlur"]
     # The blur's output to the blend's layer: the blur moves above the blend, and each step
     # still reads what it read (the blend now names the source, which is no longer above it).
@@ -283,7 +284,14 @@ def left_rect(driver):
         return [s.left, s.top, s.width, s.height];""")
 
 
+def show_list(driver):
+    """Switches the side panel to the step list (the graph is the main way in)."""
+    driver.find_element(By.ID, "view-steps").click()
+    wait(driver, lambda d: d.find_element(By.ID, "steps").is_displayed(), "the step list did not show")
+
+
 def select_step(driver, index):
+    show_list(driver)
     driver.find_element(By.CSS_SELECTOR, f'#steps li[data-index="{index}"] .label').click()
     wait(driver, lambda d: d.find_element(By.ID, "left-label").text.startswith(f"after step {index + 1}"), "not selected")
     wait(driver, settled, "previews did not arrive")
@@ -465,7 +473,7 @@ def test_keyboard_only_connection(start, browser):
     # A step added by keyboard: A opens the catalogue on the selected node (glow).
     wait(browser, lambda d: d.execute_script("return document.activeElement.dataset.key") == step_key(d, 1), "focus")
     active().send_keys("a")
-    wait(browser, lambda d: d.execute_script("return document.activeElement.id") == "graph-add-type", "no catalogue")
+    wait(browser, lambda d: d.execute_script("return document.activeElement.id") == "graph-add-search", "no catalogue")
     for _ in range(30):
         if browser.find_element(By.ID, "graph-add-type").get_attribute("value") == "invert":
             break

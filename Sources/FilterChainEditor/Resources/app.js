@@ -32,6 +32,7 @@ const state = {
   sizes: { left: null, right: null }, // full-size [width, height] of each pane's image (X-Filterchain-Size)
   curveRedraws: [],   // redraw the curve editors (when the interpolation changes)
   values: { variables: {}, parameters: {} },   // what variables and expressions take for this image
+  refused: new Set(),  // JSON texts of chains the server refused (undo steps over them)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -91,10 +92,14 @@ function edit(change, coalesce = null, rebuild = true) {
   afterChange(rebuild);
 }
 
+// Undo and redo step over chains the server refused (a value out of range, an expression
+// that does not parse): undo goes back to the last valid chain, and a refused chain is not
+// kept to redo.
 function restore(from, to) {
-  const entry = from.pop();
-  if (!entry) return;
-  to.push({ chain: clone(state.chain), selected: state.selected });
+  let entry = from.pop();
+  while (entry && state.refused.has(chainText(entry.chain))) entry = from.pop();
+  if (!entry) { updateButtons(); return; }
+  if (!state.refused.has(chainText(state.chain))) to.push({ chain: clone(state.chain), selected: state.selected });
   state.chain = entry.chain;
   state.selected = Math.min(entry.selected, Math.max(0, state.chain.filters.length - 1));
   state.coalesce = null;
@@ -118,8 +123,8 @@ function dirty() {
 }
 
 function updateButtons() {
-  $("undo").disabled = state.undo.length === 0;
-  $("redo").disabled = state.redo.length === 0;
+  $("undo").disabled = !state.undo.some((e) => !state.refused.has(chainText(e.chain)));
+  $("redo").disabled = !state.redo.some((e) => !state.refused.has(chainText(e.chain)));
   $("save").disabled = !state.chain || Object.keys(state.errors).length > 0 || state.chainError != null;
   const d = dirty();
   $("save").textContent = d ? "Save*" : "Save";
@@ -171,6 +176,7 @@ async function runSync() {
         state.serverUnsaved = response.headers.get("X-Filterchain-Unsaved") === "true";
         status(dirty() ? "edited; not saved" : "no unsaved edits: the chain is the file's");
       } else {
+        state.refused.add(sent);
         // An error of one parameter shows at its control; one of a step's parameters taken
         // together (resize with no size, a missing "file") at the step.
         const m = /^filters\[(\d+)\]\.parameters(?:\.([A-Za-z0-9_]+))?/.exec(answer.path || "");
@@ -600,6 +606,19 @@ async function readStatus() {
   state.handWritten = s.handWritten;
 }
 
+// ---- The side panel's views ----
+
+// The graph is the main canvas; the side panel shows the selected node's parameters and the
+// variables, or, switched to, the step list above them (the older way in: order, enable,
+// add from a menu).
+function setSideView(view) {
+  const steps = view === "steps";
+  $("steps-view").hidden = !steps;
+  $("view-steps").setAttribute("aria-selected", String(steps));
+  $("view-node").setAttribute("aria-selected", String(!steps));
+  document.body.classList.toggle("steps-view", steps);
+}
+
 // ---- Start ----
 
 async function start() {
@@ -614,6 +633,8 @@ async function start() {
   $("conflict-reload").onclick = reloadFromDisk;
   $("conflict-overwrite").onclick = () => save(true);
   $("conflict-cancel").onclick = () => { $("conflict").hidden = true; };
+  $("view-node").onclick = () => setSideView("node");
+  $("view-steps").onclick = () => setSideView("steps");
   setupGraph();   // graph.js
   setupMasks();   // masks.js
   $("revert").onclick = () => {

@@ -7,7 +7,8 @@
 "use strict";
 // ---- The graph view ----
 
-const NODE_W = 168, HEADER_H = 28, PORT_ROW = 18, THUMB_H = 84, BLEND_H = 52, NODE_PAD = 8, LABEL_ROW = 16;
+const NODE_W = 168, HEADER_H = 28, PORT_ROW = 18, THUMB_H = 84, NODE_PAD = 8, LABEL_ROW = 16;
+const INLINE_ROW = 24, CURVE_H = 64, INLINE_MAX = 3, INLINE_W = 212;
 const THUMB_SIZE = 152;
 
 const graph = {
@@ -34,15 +35,212 @@ function nodeHeight(chain, key) {
   const i = stepIndexOf(chain, key);
   const step = i >= 0 ? chain.filters[i] : null;
   const ports = step ? portsOf(step).length : 0;
-  const blend = step && step.type === "blend" ? BLEND_H : 0;
   const rows = graph.vertical ? (ports ? LABEL_ROW : 0) : ports * PORT_ROW;
-  return HEADER_H + rows + 4 + THUMB_H + blend + NODE_PAD;
+  const inline = step ? inlineParams(step).reduce((h, p) => h + (p.kind === "points" ? CURVE_H + 4 : INLINE_ROW), 0) : 0;
+  return HEADER_H + rows + 4 + THUMB_H + (inline ? inline + 4 : 0) + NODE_PAD;
+}
+
+// ---- Controls on the nodes ----
+
+// The parameters a step's node carries inline, from its filter's declaration (/api/filters),
+// in the declared order: its main ones (up to INLINE_MAX numbers with a declared range and a
+// default, menus for choices, the first curve as a thumbnail), and every number parameter
+// whose expression reads a variable (so that the number wire has a port to enter).
+function inlineParams(step) {
+  const info = filterInfo(step.type);
+  if (!info) return [];
+  const names = new Set((state.chain && state.chain.variables || []).map((v) => v.name));
+  const out = [];
+  let curve = false, main = 0;
+  for (const p of info.parameters) {
+    const value = step.parameters ? step.parameters[p.name] : undefined;
+    const numeric = p.kind === "number" || p.kind === "integer";
+    const reads = numeric && names.size > 0 && namesRead(value, names).size > 0;   // numbers.js
+    if (reads) { out.push(p); continue; }
+    if (main >= INLINE_MAX) continue;
+    if (numeric && Number.isFinite(p.minimum) && Number.isFinite(p.maximum) && p.default !== null) { out.push(p); main++; }
+    else if ((p.kind === "choice" || p.kind === "integerChoice") && p.choices) { out.push(p); main++; }
+    else if (p.kind === "points" && !curve) { out.push(p); curve = true; main++; }
+  }
+  return out;
+}
+
+// Where a parameter's row is on its node (relative to the node's top-left corner), for the
+// number wires that enter it.
+function inlineRowOffset(chain, key, name) {
+  const i = stepIndexOf(chain, key);
+  if (i < 0) return null;
+  const step = chain.filters[i];
+  const ports = portsOf(step).length;
+  let y = HEADER_H + (graph.vertical ? (ports ? LABEL_ROW : 0) : ports * PORT_ROW) + 4 + THUMB_H + 4;
+  for (const p of inlineParams(step)) {
+    const h = p.kind === "points" ? CURVE_H + 4 : INLINE_ROW;
+    if (p.name === name) return { x: 0, y: y + h / 2 };
+    y += h;
+  }
+  return null;
+}
+
+// A curve's path in a box of w x h, as the filter evaluates it (curve.js's curveValue).
+function curvePath(points, interpolation, w, h) {
+  if (!Array.isArray(points) || points.length < 2 || points.some((q) => !Array.isArray(q) || q.some((v) => typeof v !== "number"))) {
+    return `M0,${h} L${w},0`;
+  }
+  let d = "";
+  for (let n = 0; n <= 48; n++) {
+    const x = n / 48;
+    const y = Math.min(1, Math.max(0, curveValue(points, interpolation, x)));
+    d += `${n ? "L" : "M"}${(x * w).toFixed(1)},${((1 - y) * h).toFixed(1)}`;
+  }
+  return d;
+}
+
+// Opens a parameter's full control in the side panel (the curve editor, say), focused.
+function openInPanel(key, name) {
+  selectNode(key, false);
+  setSideView("node");   // app.js
+  const control = document.querySelector(`#param-list .param[data-param="${name}"]`);
+  if (control) {
+    control.scrollIntoView({ block: "nearest" });
+    const target = control.querySelector(`#param-${name}, #param-${name} circle, input, select`);
+    if (target) target.focus({ preventScroll: true });
+  }
+}
+
+function buildInline(node, chain, key, step, top) {
+  const params = inlineParams(step);
+  if (!params.length) return;
+  const box = el("div", { class: "ginline" + (step.type === "blend" ? " gblend" : ""),
+    style: `top:${top}px;--label-w:${inlineLabelWidth(params) + 2}px` });
+  const at = () => stepIndexOf(state.chain, key);
+  for (const p of params) {
+    const row = el("div", { class: "ginrow", "data-param": p.name });
+    row.append(el("span", { class: "gparamport", title: `${p.name}: drop a number node's wire here` }));
+    if (p.kind === "points") {
+      row.classList.add("gincurve");
+      const ns = "http://www.w3.org/2000/svg";
+      const svg = document.createElementNS(ns, "svg");
+      svg.setAttribute("class", "gcurve");
+      svg.setAttribute("viewBox", `0 0 100 ${CURVE_H - 8}`);
+      svg.setAttribute("preserveAspectRatio", "none");
+      const diag = document.createElementNS(ns, "path");
+      diag.setAttribute("class", "gcurvediag");
+      diag.setAttribute("d", `M0,${CURVE_H - 8} L100,0`);
+      const line = document.createElementNS(ns, "path");
+      line.setAttribute("class", "gcurveline");
+      svg.append(diag, line);
+      const open = el("button", { type: "button", class: "gcurveopen", "data-param": p.name,
+        "aria-label": `${p.name} curve: open the curve editor`, title: `${p.name}: open the curve editor`,
+        onclick: () => openInPanel(key, p.name) }, svg);
+      row.append(el("span", { class: "ginlabel" }, p.name), open);
+    } else if (p.kind === "choice" || p.kind === "integerChoice") {
+      const numeric = p.kind === "integerChoice";
+      const menu = el("select", { class: "ginchoice g" + p.name, "data-param": p.name, "aria-label": `${p.name} of ${nodeTitle(chain, key)}`,
+        onchange: (e) => { const v = e.target.value; setParam(at(), p.name, v === "" ? undefined : numeric ? Number(v) : v); renderParams(); } });
+      if (isOptional(p)) menu.append(el("option", { value: "" }, "(default)"));
+      for (const c of p.choices) menu.append(el("option", { value: String(c) }, String(c)));
+      row.append(el("label", { class: "ginlabel" }, p.name), menu);
+    } else {
+      const value = step.parameters && p.name in step.parameters ? step.parameters[p.name] : p.default;
+      const { range, field } = sliderField({ label: `${p.name} of ${nodeTitle(chain, key)}`, min: p.minimum, max: p.maximum,
+        value: isExpression(value) ? "" : value, integer: p.kind === "integer", pixels: p.unit === "pixels",
+        fraction: p.unit === "pixels" && step.parameters?.unit === "fraction",
+        onInput: (v) => { setParam(at(), p.name, v, key + "." + p.name); syncPanelControl(at(), p.name, v); },
+        onChange: (v) => { setParam(at(), p.name, v); syncPanelControl(at(), p.name, v); } });
+      range.classList.add("ginrange", "g" + p.name);
+      range.dataset.param = field.dataset.param = p.name;
+      field.classList.add("ginfield");
+      const expr = el("button", { type: "button", class: "ginexpr", "data-param": p.name, title: "an expression: edit it in the panel",
+        onclick: () => openInPanel(key, p.name) });
+      row.append(el("span", { class: "ginlabel" }, p.name), range, field, expr);
+    }
+    box.append(row);
+  }
+  node.append(box);
+}
+
+// The panel's control of the selected step follows a node's slider (one value, one chain).
+function syncPanelControl(i, name, value) {
+  if (i !== state.selected || graph.other) return;
+  const wrap = document.querySelector(`#param-list .param[data-param="${name}"]`);
+  if (!wrap) return;
+  for (const input of wrap.querySelectorAll('input[type="range"], input[type="number"]')) {
+    if (document.activeElement !== input) { input.value = value; input.defaultValue = String(value); }
+  }
+}
+
+function updateInline(node, chain, key, step, i) {
+  const box = node.querySelector(".ginline");
+  const taken = (state.values && state.values.parameters) || {};
+  for (const row of box ? box.querySelectorAll(".ginrow") : []) {
+    const name = row.dataset.param;
+    const p = filterInfo(step.type).parameters.find((q) => q.name === name);
+    const value = step.parameters && name in step.parameters ? step.parameters[name] : p.default;
+    const message = state.errors[`${i}.${name}`] || "";
+    row.classList.toggle("invalid", message !== "");
+    row.title = message;
+    if (p.kind === "points") {
+      const interpolation = (step.parameters && step.parameters.interpolation) || "monotone";
+      row.querySelector(".gcurveline").setAttribute("d", curvePath(value || [[0, 0], [1, 1]], interpolation, 100, CURVE_H - 8));
+    } else if (p.kind === "choice" || p.kind === "integerChoice") {
+      const menu = row.querySelector("select");
+      const v = value === undefined || value === null ? "" : String(value);
+      if (menu.value !== v) menu.value = v;
+    } else {
+      const range = row.querySelector(".ginrange"), field = row.querySelector(".ginfield"), expr = row.querySelector(".ginexpr");
+      const expression = isExpression(value);
+      range.hidden = field.hidden = expression;
+      expr.hidden = !expression;
+      if (expression) {
+        const t = taken[`filters[${i}].parameters.${name}`];
+        expr.textContent = t === undefined ? value : "= " + showNumber(t);
+        expr.title = `${value}: edit it in the panel`;
+      } else if (value !== null && value !== undefined) {
+        if (document.activeElement !== range) range.value = value;
+        if (document.activeElement !== field) field.value = field.defaultValue = String(value);
+      }
+    }
+  }
+  const messages = Object.entries(state.errors).filter(([k]) => k.startsWith(i + ".")).map(([k, m]) => `${k.slice(k.indexOf(".") + 1) || "step"}: ${m}`);
+  const error = node.querySelector(".gerror");
+  error.hidden = messages.length === 0;
+  error.textContent = messages.join("; ");
+}
+
+// A node's width: wide enough for its whole title ("2 · colorControls", a name and its
+// type), never cut; NODE_W at least.
+let titleMeasure = null;
+function textWidth(text, weight) {
+  if (!titleMeasure) titleMeasure = document.createElement("canvas").getContext("2d");
+  const family = getComputedStyle(document.body).fontFamily || "sans-serif";
+  titleMeasure.font = `${weight} 12px ${family}`;
+  return Math.ceil(titleMeasure.measureText(text).width);
+}
+function nodeTitleParts(chain, key) {
+  const i = stepIndexOf(chain, key);
+  const step = i >= 0 ? chain.filters[i] : null;
+  if (step) return { name: `${i + 1} · ${step.name || step.type}`, type: step.name ? step.type : "" };
+  if (keyKind(key) === "image") { const m = imageOf(chain, key) || {}; return { name: m.name || "image", type: m.file || "" }; }
+  return { name: "source", type: state.info ? state.info.image.split("/").pop() : "" };
+}
+function nodeWidth(chain, key) {
+  const t = nodeTitleParts(chain, key);
+  const box = stepIndexOf(chain, key) >= 0 ? 17 : 0;   // the enabled box and its gap
+  const need = 12 + box + textWidth(t.name, 600) + (t.type ? 4 + textWidth(t.type, 400) : 0) + 6;
+  const i = stepIndexOf(chain, key);
+  const inline = i >= 0 ? inlineParams(chain.filters[i]) : [];
+  if (!inline.length) return Math.max(NODE_W, need);
+  // Room for the longest parameter name whole, a slider and its field.
+  return Math.max(INLINE_W, need, 16 + inlineLabelWidth(inline) + 4 + 64 + 4 + 48 + 4);
+}
+function inlineLabelWidth(params) {
+  return Math.max(40, ...params.map((p) => textWidth(p.name, 400) * 11 / 12 + 2)) | 0;
 }
 
 // A port's place relative to its node's top-left corner.
-function portOffset(key, port, index, count, height) {
-  if (port === null) return graph.vertical ? { x: NODE_W / 2, y: height } : { x: NODE_W, y: HEADER_H / 2 + 2 };
-  if (graph.vertical) return { x: NODE_W * (index + 1) / (count + 1), y: 0 };
+function portOffset(key, port, index, count, height, width = NODE_W) {
+  if (port === null) return graph.vertical ? { x: width / 2, y: height } : { x: width, y: HEADER_H / 2 + 2 };
+  if (graph.vertical) return { x: width * (index + 1) / (count + 1), y: 0 };
   return { x: 0, y: HEADER_H + index * PORT_ROW + PORT_ROW / 2 };
 }
 
@@ -52,9 +250,10 @@ function portOffset(key, port, index, count, height) {
 function computePositions(chain) {
   const vertical = graph.vertical;
   const heights = new Map(nodeKeys(chain).map((k) => [k, nodeHeight(chain, k)]));
-  const { nodes, routes } = layeredLayout(chain, (k) => vertical ? NODE_W : heights.get(k), vertical ? 28 : 24);
+  const widths = new Map(nodeKeys(chain).map((k) => [k, nodeWidth(chain, k)]));
+  const { nodes, routes } = layeredLayout(chain, (k) => vertical ? widths.get(k) : heights.get(k), vertical ? 28 : 24);
   const depth = [];
-  for (const [k, n] of nodes) depth[n.layer] = Math.max(depth[n.layer] || 0, vertical ? (heights.get(k) || 0) : NODE_W);
+  for (const [k, n] of nodes) depth[n.layer] = Math.max(depth[n.layer] || 0, vertical ? (heights.get(k) || 0) : (widths.get(k) || NODE_W));
   const offset = [];
   let at = 0;
   for (let l = 0; l < depth.length; l++) { offset[l] = at; at += (depth[l] || 0) + (vertical ? 56 : 76); }
@@ -64,7 +263,7 @@ function computePositions(chain) {
     let x = vertical ? n.along : offset[n.layer], y = vertical ? offset[n.layer] : n.along;
     const step = chain.filters[stepIndexOf(chain, k)];
     if (step && Array.isArray(step.layout)) [x, y] = vertical ? [step.layout[1], step.layout[0]] : step.layout;
-    positions.set(k, { x, y, w: NODE_W, h: heights.get(k) });
+    positions.set(k, { x, y, w: widths.get(k), h: heights.get(k) });
   }
   const points = new Map();
   for (const [wire, via] of routes) {
@@ -74,7 +273,7 @@ function computePositions(chain) {
     if (ends[0]) continue;
     points.set(wire, via.map((d) => {
       const n = nodes.get(d);
-      return vertical ? { x: n.along + 7, y: offset[n.layer] + depth[n.layer] / 2 } : { x: offset[n.layer] + NODE_W / 2, y: n.along + 7 };
+      return vertical ? { x: n.along + 7, y: offset[n.layer] + depth[n.layer] / 2 } : { x: offset[n.layer] + depth[n.layer] / 2, y: n.along + 7 };
     }));
   }
   return { positions, routes: points };
@@ -113,7 +312,8 @@ function renderGraph() {
   for (const key of keys) {
     const i = stepIndexOf(chain, key);
     const step = i >= 0 ? chain.filters[i] : null;
-    const sig = [key, graph.vertical, step ? step.type : "", step ? portsOf(step).join() : ""].join("|");
+    const sig = [key, graph.vertical, step ? step.type : "", step ? portsOf(step).join() : "", positions.get(key).w,
+      positions.get(key).h, step ? inlineParams(step).map((p) => p.name).join() : ""].join("|");
     let entry = graph.elements.get(key);
     if (!entry || entry.sig !== sig) {
       const el = buildNode(chain, key);
@@ -154,9 +354,9 @@ function buildNode(chain, key) {
   node.append(head, el("div", { class: "gbadges" }, el("span", { class: "gmask", hidden: true }, "mask"),
     el("span", { class: "gfinal" }, "final")));
   const ports = step ? portsOf(step) : [];
-  const height = nodeHeight(chain, key);
+  const height = nodeHeight(chain, key), width = nodeWidth(chain, key);
   ports.forEach((port, k) => {
-    const at = portOffset(key, port, k, ports.length, height);
+    const at = portOffset(key, port, k, ports.length, height, width);
     node.append(el("div", { class: "gport in", "data-port": port, title: `${port}: drag to a node's output to wire it`,
       style: `left:${at.x}px;top:${at.y}px` }));
     const labelStyle = graph.vertical
@@ -164,22 +364,15 @@ function buildNode(chain, key) {
       : `left:9px;top:${at.y - PORT_ROW / 2}px`;
     node.append(el("span", { class: "gportlabel", "data-port": port, style: labelStyle }, port));
   });
-  const out = portOffset(key, null, 0, 0, height);
+  const out = portOffset(key, null, 0, 0, height, width);
   node.append(el("div", { class: "gport out", "data-port": "", title: "output: drag to a port, or to empty space to add a step",
     style: `left:${out.x}px;top:${out.y}px` }));
   const top = HEADER_H + (graph.vertical ? (ports.length ? LABEL_ROW : 0) : ports.length * PORT_ROW) + 4;
   node.append(el("div", { class: "gthumb", style: `top:${top}px;height:${THUMB_H}px` }, el("img", { alt: "" })));
-  if (step && step.type === "blend") {
-    const info = filterInfo("blend");
-    const modes = (info.parameters.find((p) => p.name === "mode") || { choices: [] }).choices;
-    const menu = el("select", { class: "gmode", "aria-label": "blend mode",
-      onchange: (e) => { setParam(stepIndexOf(state.chain, key), "mode", e.target.value); renderParams(); } });
-    for (const m of modes) menu.append(el("option", { value: m }, m));
-    const range = el("input", { type: "range", class: "gopacity", min: "0", max: "1", step: "0.01", "aria-label": "blend opacity",
-      oninput: (e) => setParam(stepIndexOf(state.chain, key), "opacity", Number(e.target.value), key + ".opacity"),
-      onchange: () => { state.coalesce = null; renderParams(); } });
-    node.append(el("div", { class: "gblend", style: `top:${top + THUMB_H + 4}px` },
-      el("label", {}, "mode ", menu), el("label", {}, "opacity ", range, el("span", { class: "gopacity-value" }))));
+  if (step) {
+    // A refused value's message, over the (stale) thumbnail.
+    node.append(el("div", { class: "gerror", role: "alert", hidden: true, style: `top:${top}px;height:${THUMB_H}px` }));
+    buildInline(node, chain, key, step, top + THUMB_H + 4);
   }
   return node;
 }
@@ -206,14 +399,7 @@ function updateNode(node, chain, key, at, selected, last) {
     const box = node.querySelector(".genabled");
     box.checked = step.enabled !== false;
     box.setAttribute("aria-label", `enable step ${i + 1}`);
-    if (step.type === "blend") {
-      const menu = node.querySelector(".gmode"), range = node.querySelector(".gopacity");
-      const mode = (step.parameters && step.parameters.mode) || "normal";
-      const opacity = step.parameters && typeof step.parameters.opacity === "number" ? step.parameters.opacity : 1;
-      if (menu.value !== mode) menu.value = mode;
-      if (document.activeElement !== range) range.value = opacity;
-      node.querySelector(".gopacity-value").textContent = opacity.toFixed(2);
-    }
+    updateInline(node, chain, key, step, i);
   }
   const masked = node.querySelector(".gmask");
   masked.hidden = !(step && step.mask);
@@ -255,7 +441,7 @@ function portPoint(chain, key, port) {
   if (!at) return null;
   const i = stepIndexOf(chain, key);
   const ports = i >= 0 ? portsOf(chain.filters[i]) : [];
-  const o = portOffset(key, port, ports.indexOf(port), ports.length, at.h);
+  const o = portOffset(key, port, ports.indexOf(port), ports.length, at.h, at.w);
   return { x: at.x + o.x, y: at.y + o.y };
 }
 
@@ -531,28 +717,66 @@ function closePopup() {
   graph.popup = null;
 }
 
-// The catalogue, where a wire was dropped on empty space (or by the keyboard): the chosen
-// filter becomes a step reading `fromKey`, or put into a port (`into`).
+// The catalogue, where a wire was dropped on empty space (or by the keyboard, A): a search
+// field over the filters (their type, group and summary; "blu" finds gaussianBlur), and
+// the list grouped as the filters declare it (/api/filters' `group`). Up and Down move in
+// the list, Enter adds. The chosen filter becomes a step reading `fromKey`, or put into a
+// port (`into`).
+function catalogueMatches(f, query) {
+  const q = query.trim().toLowerCase();
+  if (!q) return true;
+  return q.split(/\s+/).every((word) => f.type.toLowerCase().includes(word) || f.group.toLowerCase().includes(word)
+    || (f.summary || "").toLowerCase().includes(word));
+}
 function openCatalogue(at, fromKey, into) {
   openPopup(at, (box, close) => {
+    const search = el("input", { type: "search", id: "graph-add-search", placeholder: "search filters (blur, tone…)",
+      spellcheck: "false", autocomplete: "off", "aria-label": "search the filters", "aria-controls": "graph-add-type" });
     const menu = el("select", { id: "graph-add-type", size: "9", "aria-label": "filter to add" });
-    for (const group of catalogueGroups()) {
-      const members = state.filters.filter((f) => f.group === group);
-      if (!members.length) continue;
-      const g = el("optgroup", { label: group });
-      for (const f of members) g.append(el("option", { value: f.type, title: f.summary }, f.type));
-      menu.append(g);
-    }
-    menu.selectedIndex = 0;
-    const add = () => { const type = menu.value; close(); if (type) addGraphStep(type, fromKey, into); };
+    const summary = el("p", { id: "graph-add-summary", class: "small muted" });
+    const fill = () => {
+      const before = menu.value;
+      menu.replaceChildren();
+      // By type first: a filter whose type starts with the words typed comes before one that
+      // only mentions them.
+      const q = search.value.trim().toLowerCase();
+      for (const group of catalogueGroups()) {
+        const members = state.filters.filter((f) => f.group === group && catalogueMatches(f, search.value));
+        if (!members.length) continue;
+        const g = el("optgroup", { label: group });
+        for (const f of members) g.append(el("option", { value: f.type, title: f.summary }, f.type));
+        menu.append(g);
+      }
+      const options = [...menu.options];
+      const best = options.find((o) => q && o.value.toLowerCase().startsWith(q)) || options.find((o) => q && o.value.toLowerCase().includes(q))
+        || options.find((o) => o.value === before) || options[0];
+      if (best) best.selected = true;
+      summary.textContent = options.length ? (filterInfo(menu.value)?.summary || "") : `no filter matches "${search.value.trim()}"`;
+    };
+    const add = () => { const type = menu.value; if (!type) return; close(); addGraphStep(type, fromKey, into); };
+    const moveIn = (by) => {
+      const n = menu.options.length;
+      if (!n) return;
+      menu.selectedIndex = Math.max(0, Math.min(n - 1, (menu.selectedIndex < 0 ? -1 : menu.selectedIndex) + by));
+      summary.textContent = filterInfo(menu.value)?.summary || "";
+    };
+    search.addEventListener("input", fill);
+    search.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") { e.preventDefault(); add(); }
+      else if (e.key === "ArrowDown") { e.preventDefault(); moveIn(1); }
+      else if (e.key === "ArrowUp") { e.preventDefault(); moveIn(-1); }
+    });
+    menu.addEventListener("change", () => { summary.textContent = filterInfo(menu.value)?.summary || ""; });
     menu.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); add(); } });
     menu.addEventListener("dblclick", add);
+    fill();
     const what = into ? `between the ${into.port} of ${nodeTitle(state.chain, stepKey(into.id))} and what it read`
       : `reading ${nodeTitle(state.chain, fromKey)}`;
-    box.append(el("p", { class: "small" }, "Add a step " + what), menu,
+    box.classList.add("catalogue");
+    box.append(el("p", { class: "small" }, "Add a step " + what), search, menu, summary,
       el("div", { class: "row" }, el("button", { type: "button", id: "graph-add", class: "primary", onclick: add }, "Add"),
         el("button", { type: "button", onclick: close }, "Cancel")));
-    return menu;
+    return search;
   });
 }
 
@@ -800,9 +1024,11 @@ function setupGraph() {
     if (e.ctrlKey || e.metaKey) zoomBy(Math.exp(-e.deltaY / 300), e.clientX - rect.left, e.clientY - rect.top);
     else { graph.view.x -= e.deltaX; graph.view.y -= e.deltaY; applyView(); }
   }, { passive: false });
+  // A new size (the window's, the previews' above it) fits the graph in again.
+  let seen = "";
   new ResizeObserver(() => {
-    const vertical = root.clientWidth > 0 && root.clientWidth < 560;
-    if (vertical !== graph.vertical || !graph.fitted) { graph.fitted = false; renderGraph(); }
+    const size = `${root.clientWidth}x${root.clientHeight}`;
+    if (size !== seen) { seen = size; graph.fitted = false; renderGraph(); }
   }).observe(root);
   // A narrow window keeps the previews in view (sticky) while the rest of the page scrolls
   // under them: the graph leaves their block there for the end of the page, below the
@@ -814,6 +1040,20 @@ function setupGraph() {
   };
   narrow.addEventListener("change", place);
   place();
+  // There the graph fills the window below the sticky previews, so that they never cover
+  // a node: its height is what they leave, and scrolling to it stops below them.
+  const previews = document.querySelector(".previews");
+  const fitBelow = () => {
+    if (!narrow.matches) { panel.style.height = panel.style.scrollMarginTop = root.style.scrollMarginTop = ""; return; }
+    const above = previews.getBoundingClientRect().height;
+    panel.style.height = Math.max(360, window.innerHeight - above - 12) + "px";
+    panel.style.scrollMarginTop = above + 6 + "px";
+    root.style.scrollMarginTop = above + 6 + (root.getBoundingClientRect().top - panel.getBoundingClientRect().top) + "px";
+  };
+  new ResizeObserver(fitBelow).observe(previews);
+  window.addEventListener("resize", fitBelow);
+  narrow.addEventListener("change", fitBelow);
+  fitBelow();
   applyView();
 }
 
