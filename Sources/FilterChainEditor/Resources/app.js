@@ -196,6 +196,7 @@ async function runSync() {
         state.values = { variables: {}, parameters: {} };
         showValues();
         status(describeError(answer) + " (not taken; the editor keeps the last valid chain)", true);
+        renderGraph();   // graph.js: the node and its parameter marked, with the message
       }
       showErrors();
       updateButtons();

@@ -99,12 +99,14 @@ function curvePath(points, interpolation, w, h) {
 function openInPanel(key, name) {
   selectNode(key, false);
   setSideView("node");   // app.js
-  const control = document.querySelector(`#param-list .param[data-param="${name}"]`);
-  if (control) {
+  requestAnimationFrame(() => {
+    const control = document.querySelector(`#param-list .param[data-param="${name}"]`);
+    if (!control) return;
     control.scrollIntoView({ block: "nearest" });
-    const target = control.querySelector(`#param-${name}, #param-${name} circle, input, select`);
+    const target = control.querySelector(`#param-${name} [tabindex]`) || control.querySelector(`#param-${name}`)
+      || control.querySelector("input, select");
     if (target) target.focus({ preventScroll: true });
-  }
+  });
 }
 
 function buildInline(node, chain, key, step, top) {
@@ -177,6 +179,7 @@ function updateInline(node, chain, key, step, i) {
     const p = filterInfo(step.type).parameters.find((q) => q.name === name);
     const value = step.parameters && name in step.parameters ? step.parameters[name] : p.default;
     const message = state.errors[`${i}.${name}`] || "";
+    row.classList.remove("reads-number");   // numbers.js marks it again as it draws the wires
     row.classList.toggle("invalid", message !== "");
     row.title = message;
     if (p.kind === "points") {
@@ -835,7 +838,14 @@ function pointerDown(e) {
   const node = e.target.closest(".gnode");
   const hit = e.target.closest("path.ghit");
   const start = { x: e.clientX, y: e.clientY };
-  if (port && node) {
+  const number = e.target.closest(".gnum");
+  if (number && e.target.closest(".gnumport")) {
+    // A number node's output: a wire to a step's numeric parameter (numbers.js).
+    graph.drag = { kind: "number", name: number.dataset.variable, start, moved: false };
+  } else if (number) {
+    const at = graph.positions.get(number.dataset.key);
+    graph.drag = { kind: "numnode", key: number.dataset.key, name: number.dataset.variable, start, origin: { x: at.x, y: at.y }, moved: false };
+  } else if (port && node) {
     graph.drag = { kind: "wire", key: node.dataset.key, port: port.dataset.port || null, start, moved: false };
   } else if (node) {
     const at = graph.positions.get(node.dataset.key);
@@ -872,6 +882,15 @@ function pointerMove(e) {
     node.style.top = at.y + "px";
     graph.routes = new Map();
     drawWires();
+  } else if (d.kind === "numnode") {
+    const at = graph.positions.get(d.key);
+    at.x = d.origin.x + dx / graph.view.k;
+    at.y = d.origin.y + dy / graph.view.k;
+    const element = numbers.elements.get(d.key)?.el;
+    if (element) { element.style.left = at.x + "px"; element.style.top = at.y + "px"; }
+    drawWires();
+  } else if (d.kind === "number") {
+    numberDragMove(d, e);   // numbers.js
   } else if (d.kind === "wire") {
     const chain = state.chain;
     const anchor = portPoint(chain, d.key, d.port);
@@ -901,6 +920,11 @@ function pointerUp(e) {
     selectNode(d.key);
     return;
   }
+  if (d.kind === "numnode") {
+    if (d.moved) numberNodeMoved(d.name, graph.positions.get(d.key));   // numbers.js
+    return;
+  }
+  if (d.kind === "number") { numberDragEnd(d, e); return; }   // numbers.js
   if (d.kind !== "wire") return;
   graph.wires.querySelector(".gwire.dragging")?.remove();
   if (!d.moved) return;

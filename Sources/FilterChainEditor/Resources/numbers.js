@@ -8,7 +8,7 @@
 // ---- Number nodes: the chain's variables in the graph view ----
 
 const NUM_W = 176, NUM_H = 66, NUM_GAP = 14;
-const numbers = { elements: new Map() };   // variable name -> { el, sig }
+const numbers = { elements: new Map(), places: new Map() };   // variable name -> { el, sig }; -> where it was dragged
 
 function numberKey(name) { return "number:" + name; }
 
@@ -74,10 +74,97 @@ function placeNumberNodes(chain, positions) {
   for (const p of positions.values()) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); }
   if (!Number.isFinite(x0)) { x0 = 0; y0 = 0; }
   variables.forEach((v, k) => {
-    const at = graph.vertical
-      ? { x: x0 - NUM_W - 64, y: y0 + k * (NUM_H + NUM_GAP) }
+    const placed = numbers.places.get(v.name);
+    const at = placed ? (graph.vertical ? { x: placed.y, y: placed.x } : placed)
+      : graph.vertical ? { x: x0 - NUM_W - 64, y: y0 + k * (NUM_H + NUM_GAP) }
       : { x: x0 + k * (NUM_W + NUM_GAP), y: y0 - NUM_H - 72 };
     positions.set(numberKey(v.name), { x: at.x, y: at.y, w: NUM_W, h: NUM_H });
+  });
+}
+
+// A number node dragged to a place keeps it while the page is open (left to right; moved
+// across when the view runs top to bottom).
+function numberNodeMoved(name, at) {
+  numbers.places.set(name, graph.vertical ? { x: at.y, y: at.x } : { x: at.x, y: at.y });
+  renderGraph();
+}
+
+// ---- Wiring a number node to a parameter ----
+
+// The number parameters of a step a number wire may drive (kind number or integer).
+function numericParams(step) {
+  const info = filterInfo(step.type);
+  return info ? info.parameters.filter((p) => p.kind === "number" || p.kind === "integer") : [];
+}
+
+function numberDragMove(d, e) {
+  const from = graph.positions.get(numberKey(d.name));
+  if (!from) return;
+  const a = graph.vertical ? { x: from.x + from.w, y: from.y + from.h / 2 } : { x: from.x + from.w / 2, y: from.y + from.h };
+  const b = toWorld(e.clientX, e.clientY);
+  let temp = graph.wires.querySelector(".gwire.dragging");
+  if (!temp) {
+    temp = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    temp.setAttribute("class", "gwire number dragging");
+    graph.wires.append(temp);
+  }
+  temp.setAttribute("d", `M${a.x},${a.y} L${b.x},${b.y}`);
+  for (const r of document.querySelectorAll(".ginrow.drop-here")) r.classList.remove("drop-here");
+  const target = document.elementFromPoint(e.clientX, e.clientY);
+  const row = target && target.closest(".gnode .ginrow[data-param]");
+  if (row && !row.querySelector(".gcurveopen, select")) row.classList.add("drop-here");
+}
+
+// Dropped on a parameter's row: that parameter reads the variable. On a step elsewhere: a
+// menu of its number parameters first.
+function numberDragEnd(d, e) {
+  graph.wires.querySelector(".gwire.dragging")?.remove();
+  for (const r of document.querySelectorAll(".ginrow.drop-here")) r.classList.remove("drop-here");
+  if (!d.moved) return;
+  const target = document.elementFromPoint(e.clientX, e.clientY);
+  const node = target && target.closest(".gnode");
+  if (!node || keyKind(node.dataset.key) !== "step") return;
+  const key = node.dataset.key;
+  const step = state.chain.filters[stepIndexOf(state.chain, key)];
+  const row = target.closest(".ginrow[data-param]");
+  const params = numericParams(step);
+  if (row && params.some((p) => p.name === row.dataset.param)) { wireNumber(d.name, key, row.dataset.param, e); return; }
+  if (!params.length) { graphSay(`${nodeTitle(state.chain, key)} has no number parameter for ${d.name}`, true); return; }
+  openPopup({ x: e.clientX, y: e.clientY }, (box, close) => {
+    const menu = el("select", { id: "number-param", "aria-label": "the parameter that reads " + d.name });
+    for (const p of params) menu.append(el("option", { value: p.name }, p.name));
+    const go = () => { close(); wireNumber(d.name, key, menu.value, e); };
+    menu.addEventListener("keydown", (k) => { if (k.key === "Enter") { k.preventDefault(); go(); } });
+    box.append(el("p", { class: "small" }, `Which parameter of ${nodeTitle(state.chain, key)} reads ${d.name}?`), menu,
+      el("div", { class: "row" }, el("button", { type: "button", id: "number-param-wire", class: "primary", onclick: go }, "Wire"),
+        el("button", { type: "button", onclick: close }, "Cancel")));
+    return menu;
+  });
+}
+
+// The parameter reads the variable: `=name`. Onto an expression already there, a question:
+// replace it, or multiply it by the variable.
+function wireNumber(name, key, param, e) {
+  const i = stepIndexOf(state.chain, key);
+  const step = state.chain.filters[i];
+  const current = step.parameters ? step.parameters[param] : undefined;
+  const set = (value, said) => {
+    edit((c) => { makeVersion2(c); c.filters[i].parameters = c.filters[i].parameters || {}; c.filters[i].parameters[param] = value; });
+    graphSay(said);
+  };
+  if (!isExpression(current)) { set("=" + name, `${param} of ${nodeTitle(state.chain, key)} reads ${name}: =${name}`); return; }
+  const times = `=(${current.slice(1).trim()}) * ${name}`;
+  openPopup(e ? { x: e.clientX, y: e.clientY } : null, (box, close) => {
+    box.setAttribute("role", "alertdialog");
+    box.append(el("p", { id: "number-replace-text" }, `${param} is ${current}.`),
+      el("div", { class: "row" },
+        el("button", { type: "button", id: "number-replace", onclick: () => { close(); set("=" + name, `${param} replaced by =${name}`); } },
+          `Replace: =${name}`),
+        el("button", { type: "button", id: "number-multiply", onclick: () => { close(); set(times, `${param} multiplied by ${name}`); } },
+          `Multiply: ${times}`),
+        el("button", { type: "button", onclick: close }, "Cancel")));
+    box.setAttribute("aria-labelledby", "number-replace-text");
+    return box.querySelector("#number-replace");
   });
 }
 
@@ -167,6 +254,10 @@ function drawNumberWires(chain) {
     const target = graph.positions.get(w.to === "step" ? stepKey(w.id) : numberKey(w.target));
     if (!from || !target) continue;
     const a = graph.vertical ? { x: from.x + from.w, y: from.y + from.h / 2 } : { x: from.x + from.w / 2, y: from.y + from.h };
+    if (w.to === "step") {
+      for (const param of w.params) drawParamWire(chain, w, param, a);
+      continue;
+    }
     const toNumber = w.to === "number";
     // Where the wire enters: across the flow for a step, along it for a number node.
     const across = graph.vertical ? toNumber : !toNumber;
@@ -191,4 +282,59 @@ function drawNumberWires(chain) {
     dot.setAttribute("class", "gnumend");
     graph.wires.append(path, dot);
   }
+}
+
+// A wire from a number node into the row of the parameter it drives, drawn in straight runs
+// with round corners through the gaps between nodes: from the number node's output to the
+// lane above the image nodes (left of them when the view runs top to bottom), along it to the
+// gap before the step, then to the row, entering it from the left.
+function drawParamWire(chain, w, param, a) {
+  const ns = "http://www.w3.org/2000/svg";
+  const key = stepKey(w.id);
+  const at = graph.positions.get(key);
+  const row = inlineRowOffset(chain, key, param);   // graph.js
+  if (!at || !row) return;
+  const b = { x: at.x - 2, y: at.y + row.y };
+  let x0 = Infinity, y0 = Infinity;
+  for (const [k, p] of graph.positions) if (!k.startsWith("number:")) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); }
+  let points;
+  if (graph.vertical) {
+    const lane = x0 - 24, gapY = at.y - 14;
+    points = [a, { x: lane, y: a.y }, { x: lane, y: gapY }, { x: at.x - 12, y: gapY }, { x: at.x - 12, y: b.y }, b];
+  } else {
+    const lane = y0 - 24, gapX = at.x - 22;
+    points = [a, { x: a.x, y: lane }, { x: gapX, y: lane }, { x: gapX, y: b.y }, b];
+  }
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", roundedPath(points, 8));
+  path.setAttribute("class", "gwire number");
+  path.dataset.variable = w.name;
+  path.dataset.reader = key;
+  path.dataset.param = param;
+  const title = document.createElementNS(ns, "title");
+  title.textContent = `${w.name} read by ${nodeTitle(chain, key)} (${param})`;
+  path.append(title);
+  const dot = document.createElementNS(ns, "circle");
+  dot.setAttribute("cx", b.x);
+  dot.setAttribute("cy", b.y);
+  dot.setAttribute("r", "4");
+  dot.setAttribute("class", "gnumend");
+  graph.wires.append(path, dot);
+  graph.elements.get(key)?.el.querySelector(`.ginrow[data-param="${param}"]`)?.classList.add("reads-number");
+}
+
+// Straight runs through `points` with corners rounded by up to `r`.
+function roundedPath(points, r) {
+  let d = `M${points[0].x},${points[0].y}`;
+  for (let n = 1; n < points.length - 1; n++) {
+    const p = points[n - 1], q = points[n], s = points[n + 1];
+    const l1 = Math.hypot(q.x - p.x, q.y - p.y), l2 = Math.hypot(s.x - q.x, s.y - q.y);
+    const k = Math.min(r, l1 / 2, l2 / 2);
+    if (!(k > 0)) { d += ` L${q.x},${q.y}`; continue; }
+    const u = { x: q.x - (q.x - p.x) / l1 * k, y: q.y - (q.y - p.y) / l1 * k };
+    const v = { x: q.x + (s.x - q.x) / l2 * k, y: q.y + (s.y - q.y) / l2 * k };
+    d += ` L${u.x},${u.y} Q${q.x},${q.y} ${v.x},${v.y}`;
+  }
+  const last = points[points.length - 1];
+  return d + ` L${last.x},${last.y}`;
 }

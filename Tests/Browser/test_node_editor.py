@@ -1,0 +1,262 @@
+"""The editor as a node editor (issue 41), in a real browser.
+
+The graph is the main canvas, with the previews above it and the step list a view to switch
+to; node titles are never cut and the graph's help bar never covers a node (1280x900 and 420
+px); A and a wire dropped on empty space open the catalogue with a search field, grouped as
+the server's filter declarations group them; nodes carry their main parameters inline
+(sliders with a field, menus, a tone curve's thumbnail that opens the curve editor); a
+variable without a range is a number field; a refused value marks the node and the parameter
+with the server's message, and undo goes back to the last valid chain; number nodes wire to
+parameters; operator nodes are variables with an expression.
+
+Each test checks what the page shows and what the server holds (GET /api/chain), or the
+chain file. With FILTERCHAIN_CANVAS_SCREENSHOTS set to a folder, the canvas test saves there
+README's editor-canvas-wide.png (1600x900), editor-canvas-1280.png and editor-canvas-420.png.
+
+Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
+"""
+
+import json
+import os
+import time
+import urllib.request
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from test_editor import ROOT, browser, viewport, wait  # noqa: F401
+from test_graph import GLOW, drag, load, node, page_chain, settled, start, step_key  # noqa: F401
+
+LOOK = os.path.join(ROOT, "samples", "chains", "look.json")
+
+
+def server(editor, path="/api/chain"):
+    """What the editor's server answers (its own chain, not the page's)."""
+    base, token = editor.url.split("?token=")
+    request = urllib.request.Request(base.rstrip("/") + path, headers={"X-Filterchain-Token": token})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as e:
+        return json.load(e)
+
+
+def rect(driver, element):
+    return driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", element)
+
+
+def overlap(a, b):
+    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5
+
+
+def long_names():
+    """glow.json with names long enough that a fixed-width node would cut them."""
+    with open(GLOW) as f:
+        chain = json.load(f)
+    chain["filters"][0]["name"] = "a_very_soft_background_blur"
+    chain["filters"][1]["parameters"]["layer"] = "a_very_soft_background_blur"
+    chain["filters"][2]["name"] = "light_through_the_radial_mask"
+    return json.dumps(chain)
+
+
+def check_canvas(driver):
+    """Titles whole; every node inside the graph, clear of its help bar and of the previews."""
+    graph = driver.find_element(By.ID, "graph")
+    driver.execute_script("arguments[0].scrollIntoView()", graph)
+    time.sleep(0.3)
+    box = rect(driver, graph)
+    help_bar = rect(driver, driver.find_element(By.ID, "graph-help"))
+    panes = [rect(driver, p) for p in driver.find_elements(By.CSS_SELECTOR, ".previews .pane")]
+    nodes = driver.find_elements(By.CSS_SELECTOR, ".gnode")
+    assert len(nodes) == 4
+    for n in nodes:
+        for part in n.find_elements(By.CSS_SELECTOR, ".gname, .gtype"):
+            cut = driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", part)
+            assert not cut, f"cut title: {part.text!r}"
+        r = rect(driver, n)
+        assert r["left"] >= box["left"] - 0.5 and r["right"] <= box["right"] + 0.5, n.text
+        assert r["top"] >= box["top"] - 0.5 and r["bottom"] <= box["bottom"] + 0.5, n.text
+        assert not overlap(r, help_bar), "the help bar covers " + n.text
+        for p in panes:
+            assert not overlap(r, p), "a preview covers " + n.text
+    names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".gnode .gname")]
+    assert "1 · a_very_soft_background_blur" in names and "3 · light_through_the_radial_mask" in names
+    return box
+
+
+def test_the_graph_is_the_main_canvas_titles_whole_help_clear(start, browser):
+    editor = start(long_names())
+    shots = os.environ.get("FILTERCHAIN_CANVAS_SCREENSHOTS")
+    sizes = [(1600, 900, "wide"), (1280, 900, "1280"), (420, 900, "420")]
+    for width, height, label in sizes:
+        viewport(browser, width, height)
+        load(browser, editor)
+        wait(browser, lambda d: d.find_element(By.ID, "graph").get_attribute("data-thumbnails"), "no thumbnails")
+        # The step list is a view to switch to, not shown at first; the parameters are.
+        assert not browser.find_element(By.ID, "steps").is_displayed()
+        assert browser.find_element(By.ID, "param-list").is_displayed()
+        box = check_canvas(browser)
+        frames = [rect(browser, f) for f in browser.find_elements(By.CSS_SELECTOR, ".previews .frame")]
+        if width > 860:
+            # The main canvas: larger than both previews together, below them.
+            assert box["width"] * box["height"] > sum(f["width"] * f["height"] for f in frames)
+            assert all(f["bottom"] <= box["top"] for f in frames)
+        else:
+            # Narrow: the graph fills the window below the (sticky) previews.
+            assert box["bottom"] <= height + 1 and box["height"] >= 360
+        if shots:
+            browser.execute_script("window.scrollTo(0, 0)")
+            time.sleep(0.5)
+            browser.save_screenshot(os.path.join(shots, f"editor-canvas-{label}.png"))
+    # Switching to the step list shows it; back, it hides.
+    viewport(browser, 1280, 900)
+    browser.find_element(By.ID, "view-steps").click()
+    labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#steps .label")]
+    assert labels[0] == "a_very_soft_background_blur gaussianBlur"
+    browser.find_element(By.ID, "view-node").click()
+    assert not browser.find_element(By.ID, "steps").is_displayed()
+
+
+def test_a_opens_the_catalogue_with_a_search_field(start, browser):
+    editor = start(open(LOOK).read())
+    load(browser, editor)
+    curve = step_key(browser, 1)
+    node(browser, curve).click()
+    wait(browser, lambda d: d.execute_script("return document.activeElement.dataset.key") == curve, "no focus")
+    ActionChains(browser).send_keys("a").perform()
+    search = wait(browser, lambda d: d.find_element(By.ID, "graph-add-search"), "no catalogue")
+    assert browser.execute_script("return document.activeElement.id") == "graph-add-search"
+    # Its groups are the server's declarations, in the order /api/filters names them.
+    catalogue = server(editor, "/api/filters")
+    groups = lambda d: d.execute_script("""return [...document.querySelectorAll('#graph-add-type optgroup')]
+        .map(g => [g.label, [...g.querySelectorAll('option')].map(o => o.value)])""")
+    expected = []
+    for f in catalogue:
+        if not expected or expected[-1][0] != f["group"]:
+            expected = [g for g in expected if g[0] != f["group"]] + [[f["group"], [x["type"] for x in catalogue if x["group"] == f["group"]]]]
+    assert sorted(map(str, groups(browser))) == sorted(map(str, expected))
+    search.send_keys("blu")
+    wait(browser, lambda d: d.find_element(By.ID, "graph-add-type").get_attribute("value") == "gaussianBlur", "blu did not find it")
+    shown = [v for _, members in groups(browser) for v in members]
+    assert "gaussianBlur" in shown and "exposure" not in shown
+    assert "blur" in browser.find_element(By.ID, "graph-add-summary").text.lower()
+    search.send_keys("zzz")
+    wait(browser, lambda d: "no filter matches" in d.find_element(By.ID, "graph-add-summary").text, "no message")
+    for _ in range(3):
+        search.send_keys(Keys.BACKSPACE)
+    wait(browser, lambda d: d.find_element(By.ID, "graph-add-type").get_attribute("value") == "gaussianBlur", "not back")
+    search.send_keys(Keys.ENTER)
+    wait(browser, lambda d: len(page_chain(d)["filters"]) == 4, "not added")
+    wait(browser, settled, "the server did not take it")
+    held = server(editor)["filters"]
+    assert held[3]["type"] == "gaussianBlur" and held[3]["input"] == "curve"
+
+
+def test_nodes_carry_their_main_parameters_inline(start, browser):
+    editor = start(open(LOOK).read())
+    load(browser, editor)
+    colour, curve, soften = (step_key(browser, k) for k in range(3))
+    rows = lambda key: [r.get_attribute("data-param") for r in node(browser, key).find_elements(By.CSS_SELECTOR, ".ginrow")]
+    assert rows(colour) == ["saturation", "brightness", "contrast"]
+    assert rows(curve) == ["points", "interpolation"]
+    assert rows(soften) == ["sigma"]
+    # The colour node's saturation slider: Page Up twice (ten of its steps of 1/200 of 0...4
+    # each), and the page, the panel and the server agree.
+    slider = node(browser, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="saturation"] input[type="range"]')
+    field = node(browser, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="saturation"] input.ginfield')
+    assert field.get_attribute("value") == "1.2"
+    slider.send_keys(Keys.PAGE_UP, Keys.PAGE_UP)
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["saturation"] == 1.6, "the slider did not move it")
+    wait(browser, settled, "the server did not take it")
+    assert server(editor)["filters"][0]["parameters"]["saturation"] == 1.6
+    assert field.get_attribute("value") == "1.6"
+    assert browser.find_element(By.ID, "param-saturation").get_attribute("value") == "1.6"  # the panel follows
+    # The panel's field moves the node's slider.
+    panel = browser.find_element(By.ID, "param-saturation")
+    panel.send_keys(Keys.CONTROL, "a")
+    panel.send_keys("0.5", Keys.TAB)
+    wait(browser, lambda d: field.get_attribute("value") == "0.5", "the node did not follow the panel")
+    assert float(slider.get_attribute("value")) == 0.5
+    # A menu for a choice: the curve's interpolation.
+    menu = node(browser, curve).find_element(By.CSS_SELECTOR, 'select[data-param="interpolation"]')
+    assert [o.get_attribute("value") for o in menu.find_elements(By.TAG_NAME, "option")][-2:] != []
+    menu.find_element(By.CSS_SELECTOR, 'option[value="linear"]').click()
+    wait(browser, lambda d: page_chain(d)["filters"][1]["parameters"].get("interpolation") == "linear", "menu")
+    wait(browser, settled, "the server did not take it")
+    assert server(editor)["filters"][1]["parameters"]["interpolation"] == "linear"
+    # The curve's thumbnail draws the curve; a click opens the curve editor in the panel.
+    d = node(browser, curve).find_element(By.CSS_SELECTOR, ".gcurveline").get_attribute("d")
+    assert d.startswith("M0.0,56.0") and d.count("L") == 48
+    node(browser, curve).find_element(By.CSS_SELECTOR, ".gcurveopen").click()
+    wait(browser, lambda d: d.find_element(By.ID, "left-label").text.startswith("after step 2"), "not selected")
+    editor_svg = wait(browser, lambda d: d.find_element(By.ID, "param-points"), "no curve editor")
+    assert editor_svg.is_displayed()
+    assert browser.execute_script("return !!document.activeElement.closest('#param-points, .param[data-param=\"points\"]')")
+
+
+def test_a_refused_value_marks_node_and_parameter_and_undo_skips_it(start, browser):
+    editor = start(open(LOOK).read())
+    load(browser, editor)
+    colour = step_key(browser, 0)
+    field = lambda: node(browser, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="saturation"] input.ginfield')
+
+    def type_in(text):
+        f = field()
+        f.send_keys(Keys.CONTROL, "a")
+        f.send_keys(text, Keys.TAB)
+    type_in("1.5")
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["saturation"] == 1.5, "1.5 not taken")
+    wait(browser, settled, "1.5 not rendered")
+    type_in("9")
+    wait(browser, lambda d: "invalid" in node(d, colour).get_attribute("class"), "the node is not marked")
+    row = node(browser, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="saturation"]')
+    assert "invalid" in row.get_attribute("class")
+    message = node(browser, colour).find_element(By.CSS_SELECTOR, ".gerror").text
+    assert "9 is out of range" in message and "0...4" in message
+    panel_error = browser.find_element(By.CSS_SELECTOR, '#param-list .param[data-param="saturation"] .error').text
+    assert "9 is out of range" in panel_error and panel_error in message   # the server's words, both places
+    assert browser.find_element(By.ID, "param-saturation").get_attribute("value") == "9"
+    # The server kept the last valid chain, and says so; the previews are marked.
+    assert server(editor)["filters"][0]["parameters"]["saturation"] == 1.5
+    assert "not rendered" in browser.find_element(By.ID, "left-label").text
+    # A valid value after the refused one, then undo: back to 1.5, never to 9.
+    type_in("2")
+    wait(browser, lambda d: "invalid" not in node(d, colour).get_attribute("class"), "still marked")
+    wait(browser, settled, "2 not rendered")
+    browser.find_element(By.ID, "undo").click()
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["saturation"] == 1.5, "undo did not go to 1.5")
+    wait(browser, settled, "undo not rendered")
+    assert server(editor)["filters"][0]["parameters"]["saturation"] == 1.5
+    assert field().get_attribute("value") == "1.5"
+    # Undo from a refused value goes to the last valid one too.
+    type_in("-3")
+    wait(browser, lambda d: "invalid" in node(d, colour).get_attribute("class"), "-3 not refused")
+    browser.find_element(By.ID, "undo").click()
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["saturation"] == 1.5, "undo did not leave -3")
+    wait(browser, lambda d: "invalid" not in node(d, colour).get_attribute("class"), "still marked after undo")
+    # Redo does not bring the refused value back.
+    browser.find_element(By.ID, "redo").click()
+    time.sleep(0.3)
+    assert page_chain(browser)["filters"][0]["parameters"]["saturation"] != -3
+
+
+def test_a_variable_without_a_range_is_a_number_field(start, browser):
+    chain = json.load(open(os.path.join(ROOT, "samples", "chains", "look-strength.json")))
+    chain["variables"].append({"name": "boost", "value": 0.1})
+    chain["filters"][0]["parameters"]["brightness"] = "=boost"
+    editor = start(json.dumps(chain))
+    load(browser, editor)
+    boost = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '.gnum[data-variable="boost"]'), "no number node")
+    assert boost.find_elements(By.CSS_SELECTOR, ".gnumslider") == []
+    assert len(browser.find_elements(By.CSS_SELECTOR, '.gnum[data-variable="strength"] .gnumslider')) == 1
+    f = boost.find_element(By.CSS_SELECTOR, ".gnumfield")
+    f.send_keys(Keys.CONTROL, "a")
+    f.send_keys("0.25", Keys.TAB)
+    wait(browser, lambda d: page_chain(d)["variables"][1]["value"] == 0.25, "not taken")
+    wait(browser, settled, "not rendered")
+    assert server(editor)["variables"][1]["value"] == 0.25
+    # The colour node shows brightness as the expression's value, with a port for its wire.
+    colour = step_key(browser, 0)
+    wait(browser, lambda d: node(d, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="brightness"] .ginexpr').text == "= 0.25",
+         "the node does not show the value taken")
