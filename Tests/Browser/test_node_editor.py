@@ -260,3 +260,76 @@ def test_a_variable_without_a_range_is_a_number_field(start, browser):
     colour = step_key(browser, 0)
     wait(browser, lambda d: node(d, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="brightness"] .ginexpr').text == "= 0.25",
          "the node does not show the value taken")
+
+
+WIRES = """
+    const out = [];
+    const nodes = {};
+    for (const n of document.querySelectorAll('.gnode')) nodes[n.dataset.key] = n.getBoundingClientRect().toJSON();
+    for (const p of document.querySelectorAll(`path.gwire.number[data-variable="${arguments[0]}"]`)) {
+        const m = p.getScreenCTM(), len = p.getTotalLength(), points = [];
+        for (let s = 0; s <= len; s += 4) { const q = p.getPointAtLength(s).matrixTransform(m); points.push([q.x, q.y]); }
+        const row = document.querySelector(`.gnode[data-key="${p.dataset.reader}"] .ginrow[data-param="${p.dataset.param}"]`);
+        out.push({ reader: p.dataset.reader, param: p.dataset.param, points, nodes,
+                   row: row ? row.getBoundingClientRect().toJSON() : null });
+    }
+    return out;"""
+
+
+def test_number_nodes_wire_to_parameters(start, browser):
+    editor = start(open(os.path.join(ROOT, "samples", "chains", "look-strength.json")).read())
+    load(browser, editor)
+    colour, soften, vignette = (step_key(browser, k) for k in range(3))
+    port = lambda: browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"] .gnumport')
+    row = lambda key, param: node(browser, key).find_element(By.CSS_SELECTOR, f'.ginrow[data-param="{param}"] .ginlabel')
+    # Its wires enter the parameters they drive, not an image port, and pass over no other node.
+    wait(browser, lambda d: d.find_element(By.ID, "graph").get_attribute("data-thumbnails"), "no thumbnails")
+    wires = browser.execute_script(WIRES, "strength")
+    assert sorted((w["reader"], w["param"]) for w in wires) == sorted(
+        [(colour, "saturation"), (colour, "contrast"), (vignette, "intensity")])
+    for w in wires:
+        end, target = w["points"][-1], w["row"]
+        assert target["top"] <= end[1] <= target["bottom"] and abs(end[0] - target["left"]) <= 16, "not into its row"
+        for key, r in w["nodes"].items():
+            if key == w["reader"]:
+                continue
+            inside = [q for q in w["points"] if r["left"] < q[0] < r["right"] and r["top"] < q[1] < r["bottom"]]
+            assert not inside, f"a wire of strength passes over {key}"
+    # Onto a plain number: it reads the variable.
+    drag(browser, port(), row(colour, "brightness"))
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["brightness"] == "=strength", "not wired")
+    wait(browser, settled, "not taken")
+    assert server(editor)["filters"][0]["parameters"]["brightness"] == "=strength"
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, f'path.gwire.number[data-reader="{colour}"][data-param="brightness"]')) == 1,
+         "no wire into brightness")
+    assert "reads-number" in node(browser, colour).find_element(By.CSS_SELECTOR, '.ginrow[data-param="brightness"]').get_attribute("class")
+    # Onto an expression: replace it, or multiply into it.
+    drag(browser, port(), row(colour, "contrast"))
+    multiply = wait(browser, lambda d: d.find_element(By.ID, "number-multiply"), "no question")
+    assert "=1 + 0.2 * strength" in browser.find_element(By.ID, "number-replace-text").text
+    multiply.click()
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["contrast"] == "=(1 + 0.2 * strength) * strength", "not multiplied")
+    drag(browser, port(), row(colour, "saturation"))
+    wait(browser, lambda d: d.find_element(By.ID, "number-replace"), "no question").click()
+    wait(browser, lambda d: page_chain(d)["filters"][0]["parameters"]["saturation"] == "=strength", "not replaced")
+    wait(browser, settled, "not taken")
+    held = server(editor)["filters"][0]["parameters"]
+    assert held["contrast"] == "=(1 + 0.2 * strength) * strength" and held["saturation"] == "=strength"
+    # Onto a node outside a row: which parameter, asked.
+    drag(browser, port(), node(browser, soften).find_element(By.CSS_SELECTOR, ".gthumb"))
+    menu = wait(browser, lambda d: d.find_element(By.ID, "number-param"), "no parameter menu")
+    assert [o.get_attribute("value") for o in menu.find_elements(By.TAG_NAME, "option")] == ["sigma"]
+    browser.find_element(By.ID, "number-param-wire").click()
+    # sigma is an expression already: multiplied into it.
+    wait(browser, lambda d: d.find_element(By.ID, "number-multiply"), "no question for sigma").click()
+    wait(browser, lambda d: page_chain(d)["filters"][1]["parameters"]["sigma"] == "=(0.002 * min(width, height)) * strength",
+         "sigma not multiplied")
+    wait(browser, settled, "not taken")
+    assert server(editor)["filters"][1]["parameters"]["sigma"] == "=(0.002 * min(width, height)) * strength"
+    # A number node can be dragged like the others.
+    number = browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"]')
+    before = rect(browser, number)
+    ActionChains(browser).move_to_element(number.find_element(By.CSS_SELECTOR, ".gnumname")).click_and_hold() \
+        .move_by_offset(10, 0).move_by_offset(50, 30).release().perform()
+    after = rect(browser, browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"]'))
+    assert abs(after["left"] - before["left"] - 60) <= 2 and abs(after["top"] - before["top"] - 30) <= 2
