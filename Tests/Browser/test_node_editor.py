@@ -333,3 +333,60 @@ def test_number_nodes_wire_to_parameters(start, browser):
         .move_by_offset(10, 0).move_by_offset(50, 30).release().perform()
     after = rect(browser, browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"]'))
     assert abs(after["left"] - before["left"] - 60) <= 2 and abs(after["top"] - before["top"] - 30) <= 2
+
+
+def test_operator_nodes_are_variables_with_an_expression(start, browser):
+    editor = start(open(os.path.join(ROOT, "samples", "chains", "look-strength.json")).read())
+    load(browser, editor)
+    browser.find_element(By.ID, "graph-add-operator").click()
+    op = wait(browser, lambda d: d.find_element(By.ID, "operator-op"), "no operator menu")
+    assert [o.get_attribute("value") for o in op.find_elements(By.TAG_NAME, "option")] == \
+        ["add", "subtract", "multiply", "divide", "min", "max", "clamp"]
+    op.find_element(By.CSS_SELECTOR, 'option[value="clamp"]').click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, '[id^="operator-input-"]')) == 3   # x, lo, hi
+    op.find_element(By.CSS_SELECTOR, 'option[value="min"]').click()
+    fields = browser.find_elements(By.CSS_SELECTOR, '[id^="operator-input-"]')
+    assert len(fields) == 2
+    for f, text in zip(fields, ["strength", "0.3"]):
+        f.send_keys(Keys.CONTROL, "a")
+        f.send_keys(text)
+    name = browser.find_element(By.ID, "operator-name")
+    name.send_keys(Keys.CONTROL, "a")
+    name.send_keys("capped")
+    browser.find_element(By.ID, "operator-add").click()
+    wait(browser, lambda d: [v["name"] for v in page_chain(d)["variables"]] == ["strength", "capped"], "not added")
+    assert page_chain(browser)["variables"][1]["value"] == "=min(strength, 0.3)"
+    wait(browser, settled, "not taken")
+    assert server(editor)["variables"][1] == {"name": "capped", "value": "=min(strength, 0.3)"}
+    # The node: the operation, its operands, its result live (strength is 0.5: min is 0.3).
+    capped = browser.find_element(By.CSS_SELECTOR, '.gnum.operator[data-variable="capped"]')
+    assert capped.find_element(By.CSS_SELECTOR, ".gop").text.lower() == "min"
+    assert [f.get_attribute("value") for f in capped.find_elements(By.CSS_SELECTOR, ".gopfield")] == ["strength", "0.3"]
+    result = lambda d: d.find_element(By.CSS_SELECTOR, '.gnum[data-variable="capped"] .gopresult').text
+    wait(browser, lambda d: result(d) == "= 0.3", "no result")
+    # strength's wire enters the operand's port.
+    assert browser.find_elements(By.CSS_SELECTOR, f'path.gwire.number[data-variable="strength"][data-reader="number:capped"][data-input="0"]')
+    # strength down to 0.2 on its number node: the result follows, as the server computes it.
+    slider = browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"] .gnumslider')
+    field = browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"] .gnumfield')
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("0.2", Keys.TAB)
+    wait(browser, lambda d: result(d) == "= 0.2", "the result did not follow")
+    assert server(editor, "/api/values")["variables"]["capped"] == 0.2
+    assert float(slider.get_attribute("value")) == 0.2
+    # An operand edited on the node rewrites the expression.
+    b = browser.find_elements(By.CSS_SELECTOR, '.gnum[data-variable="capped"] .gopfield')[1]
+    b.send_keys(Keys.CONTROL, "a")
+    b.send_keys("0.1", Keys.TAB)
+    wait(browser, lambda d: page_chain(d)["variables"][1]["value"] == "=min(strength, 0.1)", "operand not taken")
+    wait(browser, lambda d: result(d) == "= 0.1", "the result did not follow the operand")
+    # The vignette reads it like any variable; saved, the file holds the expression.
+    drag(browser, browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="capped"] .gnumport'),
+         node(browser, step_key(browser, 2)).find_element(By.CSS_SELECTOR, '.ginrow[data-param="radius"] .ginlabel'))
+    wait(browser, lambda d: page_chain(d)["filters"][2]["parameters"]["radius"] == "=capped", "not wired")
+    wait(browser, settled, "not taken")
+    browser.find_element(By.ID, "save").click()
+    wait(browser, lambda d: d.find_element(By.ID, "status").text.startswith("saved to"), "not saved")
+    saved = json.loads(editor.saved())
+    assert saved["variables"][1] == {"name": "capped", "value": "=min(strength, 0.1)"}
+    assert saved["filters"][2]["parameters"]["radius"] == "=capped"

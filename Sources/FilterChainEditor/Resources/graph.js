@@ -1024,6 +1024,8 @@ function setupGraph() {
     el("button", { type: "button", title: "Zoom out (-)", "aria-label": "zoom out", onclick: () => zoomBy(1 / 1.2) }, "−"),
     el("button", { type: "button", title: "Zoom in (+)", "aria-label": "zoom in", onclick: () => zoomBy(1.2) }, "+"),
     el("button", { type: "button", id: "graph-add-image", title: "Add an image the steps may read", onclick: openAddImage }, "Image…"),
+    el("button", { type: "button", id: "graph-add-operator", title: "Add an operator node: a variable computed from others (add, min, clamp…)",
+      onclick: openAddOperator }, "Operator…"),   // numbers.js
     graph.message);
   const root = el("div", { id: "graph", class: "graph", tabindex: "0", role: "application", "aria-labelledby": "graph-title",
     "aria-describedby": "graph-help" });

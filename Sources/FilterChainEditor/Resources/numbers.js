@@ -12,6 +12,39 @@ const numbers = { elements: new Map(), places: new Map() };   // variable name -
 
 function numberKey(name) { return "number:" + name; }
 
+// ---- Operator nodes: variables whose value is one operation on two or three operands ----
+
+// Each is saved as a variable whose value is an expression (`=a + b`, `=clamp(x, 0, 1)`), so
+// the chain file stays the one truth; the node shows the operation, its operands (a
+// variable's name or a number, each with its port) and the result the server computes.
+const OPERAND = "([A-Za-z_][A-Za-z0-9_]*|-?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?)";
+const OPERATORS = {
+  add: { inputs: ["a", "b"], text: (x) => `=${x[0]} + ${x[1]}`, infix: "\\+" },
+  subtract: { inputs: ["a", "b"], text: (x) => `=${x[0]} - ${x[1]}`, infix: "-" },
+  multiply: { inputs: ["a", "b"], text: (x) => `=${x[0]} * ${x[1]}`, infix: "\\*" },
+  divide: { inputs: ["a", "b"], text: (x) => `=${x[0]} / ${x[1]}`, infix: "/" },
+  min: { inputs: ["a", "b"], text: (x) => `=min(${x[0]}, ${x[1]})` },
+  max: { inputs: ["a", "b"], text: (x) => `=max(${x[0]}, ${x[1]})` },
+  clamp: { inputs: ["x", "lo", "hi"], text: (x) => `=clamp(${x[0]}, ${x[1]}, ${x[2]})` },
+};
+const OP_HEAD = 30, OP_ROW = 22;
+
+// { op, args } when a variable's value is one of the operations, else null.
+function operatorOf(value) {
+  if (!isExpression(value)) return null;
+  for (const [op, d] of Object.entries(OPERATORS)) {
+    const pattern = d.infix ? `^=\\s*${OPERAND}\\s*${d.infix}\\s*${OPERAND}\\s*$`
+      : `^=\\s*${op}\\(\\s*${d.inputs.map(() => OPERAND).join("\\s*,\\s*")}\\s*\\)\\s*$`;
+    const m = new RegExp(pattern).exec(value);
+    if (m) return { op, args: m.slice(1) };
+  }
+  return null;
+}
+function numberHeight(v) {
+  const o = operatorOf(v.value);
+  return o ? OP_HEAD + OPERATORS[o.op].inputs.length * OP_ROW + 6 : NUM_H;
+}
+
 // The names an expression reads: identifiers not followed by "(" (those are functions),
 // numbers skipped whole (so that 1e5 reads nothing). `names` limits them to the chain's
 // variables (width and height are the image's).
@@ -73,12 +106,16 @@ function placeNumberNodes(chain, positions) {
   let x0 = Infinity, y0 = Infinity;
   for (const p of positions.values()) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); }
   if (!Number.isFinite(x0)) { x0 = 0; y0 = 0; }
+  const tallest = Math.max(...variables.map(numberHeight));
+  let down = 0;
   variables.forEach((v, k) => {
     const placed = numbers.places.get(v.name);
+    const h = numberHeight(v);
     const at = placed ? (graph.vertical ? { x: placed.y, y: placed.x } : placed)
-      : graph.vertical ? { x: x0 - NUM_W - 64, y: y0 + k * (NUM_H + NUM_GAP) }
-      : { x: x0 + k * (NUM_W + NUM_GAP), y: y0 - NUM_H - 72 };
-    positions.set(numberKey(v.name), { x: at.x, y: at.y, w: NUM_W, h: NUM_H });
+      : graph.vertical ? { x: x0 - NUM_W - 64, y: y0 + down }
+      : { x: x0 + k * (NUM_W + NUM_GAP), y: y0 - tallest - 72 };
+    down += h + NUM_GAP;
+    positions.set(numberKey(v.name), { x: at.x, y: at.y, w: NUM_W, h });
   });
 }
 
@@ -180,7 +217,32 @@ function setVariableFromGraph(k, value, coalesce) {
   }
 }
 
+function buildOperatorNode(v, k, o) {
+  const d = OPERATORS[o.op];
+  const node = el("div", { class: "gnum operator", "data-key": numberKey(v.name), "data-variable": v.name, "data-op": o.op,
+    role: "group", "aria-label": `operator node ${v.name}: ${o.op}` });
+  node.append(el("div", { class: "gnumhead" }, el("span", { class: "gnumname" }, v.name),
+    el("span", { class: "gop" }, o.op), el("span", { class: "gnumvalue gopresult" })));
+  d.inputs.forEach((input, n) => {
+    const field = el("input", { type: "text", class: "gopfield", "data-input": String(n), spellcheck: "false",
+      "aria-label": `${v.name}: ${input} (a variable's name or a number)` });
+    field.addEventListener("change", () => {
+      const now = operatorOf(state.chain.variables[k].value);
+      if (!now || !new RegExp(`^${OPERAND}$`).test(field.value.trim())) { field.value = field.defaultValue; return; }
+      const args = now.args.slice();
+      args[n] = field.value.trim();
+      edit((c) => { c.variables[k].value = OPERATORS[now.op].text(args); });
+    });
+    node.append(el("div", { class: "goprow", style: `top:${OP_HEAD + n * OP_ROW}px` },
+      el("span", { class: "gopport", "data-input": String(n) }), el("span", { class: "goplabel" }, input), field));
+  });
+  node.append(el("div", { class: "gnumport", title: `${v.name}: read in a parameter as =… ${v.name} …` }));
+  return node;
+}
+
 function buildNumberNode(v, k) {
+  const o = operatorOf(v.value);
+  if (o) return buildOperatorNode(v, k, o);
   const ranged = hasRange(v);
   const node = el("div", { class: "gnum", "data-key": numberKey(v.name), "data-variable": v.name, role: "group",
     "aria-label": `number node ${v.name}` + (v.help ? `: ${v.help}` : "") });
@@ -217,7 +279,8 @@ function renderNumberNodes(chain) {
   variables.forEach((v, k) => {
     const key = numberKey(v.name);
     seen.add(key);
-    const sig = [k, v.min, v.max, typeof v.value].join("|");
+    const o = operatorOf(v.value);
+    const sig = [k, v.min, v.max, typeof v.value, o ? o.op : ""].join("|");
     let entry = numbers.elements.get(key);
     if (!entry || entry.sig !== sig) {
       const built = buildNumberNode(v, k);
@@ -227,6 +290,14 @@ function renderNumberNodes(chain) {
     }
     const at = graph.positions.get(key);
     Object.assign(entry.el.style, { left: at.x + "px", top: at.y + "px", width: at.w + "px", height: at.h + "px" });
+    if (o) {
+      entry.el.querySelectorAll(".gopfield").forEach((f, n) => {
+        if (document.activeElement !== f) f.value = f.defaultValue = o.args[n];
+      });
+      const result = (state.values && state.values.variables || {})[v.name];
+      entry.el.querySelector(".gopresult").textContent = result === undefined ? "" : "= " + showNumber(result);
+      return;
+    }
     const range = entry.el.querySelector(".gnumslider"), field = entry.el.querySelector(".gnumfield");
     const expression = isExpression(v.value);
     if (range) {
@@ -261,7 +332,29 @@ function drawNumberWires(chain) {
     const toNumber = w.to === "number";
     // Where the wire enters: across the flow for a step, along it for a number node.
     const across = graph.vertical ? toNumber : !toNumber;
-    const b = across ? { x: target.x + target.w / 2, y: target.y } : { x: target.x, y: target.y + (toNumber ? target.h / 2 : HEADER_H / 2) };
+    let b = across ? { x: target.x + target.w / 2, y: target.y } : { x: target.x, y: target.y + (toNumber ? target.h / 2 : HEADER_H / 2) };
+    const readerVar = toNumber ? (chain.variables || []).find((v) => v.name === w.target) : null;
+    const o = readerVar ? operatorOf(readerVar.value) : null;
+    if (o && o.args.includes(w.name)) {
+      // Into the operand's port, around the number nodes between them.
+      const n = o.args.indexOf(w.name);
+      b = { x: target.x, y: target.y + OP_HEAD + n * OP_ROW + OP_ROW / 2 };
+      const lane = graph.vertical ? { x: from.x + from.w + 18 } : { y: Math.max(from.y + from.h, target.y + target.h) + 14 };
+      const points = graph.vertical
+        ? [a, { x: lane.x, y: a.y }, { x: lane.x, y: target.y - NUM_GAP / 2 }, { x: target.x - 10, y: target.y - NUM_GAP / 2 }, { x: target.x - 10, y: b.y }, b]
+        : [a, { x: a.x, y: lane.y }, { x: target.x - NUM_GAP / 2, y: lane.y }, { x: target.x - NUM_GAP / 2, y: b.y }, b];
+      const path = document.createElementNS(ns, "path");
+      path.setAttribute("d", roundedPath(points, 6));
+      path.setAttribute("class", "gwire number");
+      path.dataset.variable = w.name;
+      path.dataset.reader = numberKey(w.target);
+      path.dataset.input = String(n);
+      const title = document.createElementNS(ns, "title");
+      title.textContent = `${w.name} read by ${w.target} (${OPERATORS[o.op].inputs[n]})`;
+      path.append(title);
+      graph.wires.append(path);
+      continue;
+    }
     const reach = Math.max(30, Math.abs(b.x - a.x) / 2, Math.abs(b.y - a.y) / 2);
     const leave = graph.vertical ? { x: a.x + reach, y: a.y } : { x: a.x, y: a.y + reach };
     const enter = across ? { x: b.x, y: b.y - reach } : { x: b.x - reach, y: b.y };
@@ -337,4 +430,48 @@ function roundedPath(points, r) {
   }
   const last = points[points.length - 1];
   return d + ` L${last.x},${last.y}`;
+}
+
+// Adding an operator node: its operation, its operands (variables' names or numbers) and its
+// name; it is added as a variable whose value is the expression.
+function openAddOperator() {
+  const names = (state.chain.variables || []).map((v) => v.name);
+  openPopup(null, (box, close) => {
+    const op = el("select", { id: "operator-op", "aria-label": "operation" });
+    for (const o of Object.keys(OPERATORS)) op.append(el("option", { value: o }, o));
+    const fields = el("div", { class: "stack" });
+    const list = el("datalist", { id: "operator-names" }, ...names.map((n) => el("option", { value: n })));
+    const operands = () => [...fields.querySelectorAll("input")];
+    const fill = () => {
+      const kept = operands().map((f) => f.value);
+      fields.replaceChildren();
+      OPERATORS[op.value].inputs.forEach((input, n) => {
+        const f = el("input", { type: "text", id: `operator-input-${n}`, list: "operator-names", spellcheck: "false",
+          value: kept[n] ?? (names[n] ?? (n === 0 ? "1" : "2")), "aria-label": input });
+        fields.append(el("label", { class: "stack" }, input + " ", f));
+      });
+    };
+    op.addEventListener("change", fill);
+    fill();
+    let k = 1;
+    while (names.includes(`result${k}`)) k++;
+    const name = el("input", { type: "text", id: "operator-name", value: `result${k}`, spellcheck: "false", "aria-label": "name" });
+    const message = el("p", { class: "small error", id: "operator-error" });
+    const add = () => {
+      const args = operands().map((f) => f.value.trim());
+      const bad = args.find((a) => !new RegExp(`^${OPERAND}$`).test(a));
+      if (bad !== undefined) { message.textContent = `"${bad}" is neither a variable's name nor a number`; return; }
+      const n = name.value.trim();
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n) || names.includes(n)) { message.textContent = `"${n}" is not a free name`; return; }
+      close();
+      edit((c) => { makeVersion2(c); c.variables = (c.variables || []).concat([{ name: n, value: OPERATORS[op.value].text(args) }]); });
+      graphSay(`added the operator node ${n} (${op.value}); the server computes it (an error shows in the Variables panel)`);
+    };
+    for (const f of [name]) f.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); add(); } });
+    box.append(el("p", { class: "small" }, "Add an operator node: a variable computed from others"), list,
+      el("label", { class: "stack" }, "operation ", op), fields, el("label", { class: "stack" }, "name ", name), message,
+      el("div", { class: "row" }, el("button", { type: "button", id: "operator-add", class: "primary", onclick: add }, "Add"),
+        el("button", { type: "button", onclick: close }, "Cancel")));
+    return op;
+  });
 }

@@ -143,6 +143,7 @@ async function fetchValues() {
   if (!response.ok) return;
   state.values = await response.json();
   showValues();
+  renderGraph();   // graph.js: the nodes show the values taken (an operator its result)
 }
 
 // The values taken by parameter `name` of step `i`: [{ path, suffix, value }].
