@@ -327,7 +327,10 @@ def test_messages_cite_the_step_and_save_leaves_a_hand_written_file_alone(editor
     wait(browser, lambda d: all(previews(d)), "the previews never appeared")
     # look.json is written by hand (one step a line): the page says that Save rewrites it.
     assert browser.find_element(By.ID, "rewrite").is_displayed()
-    assert "rewrites it in filterchain's layout" in browser.find_element(By.ID, "save").get_attribute("title")
+    # In neutral words: what Save will do, not a judgement of the file.
+    assert browser.find_element(By.ID, "rewrite").text == \
+        "formatted by hand: Save writes it in filterchain's standard formatting (the same chain)"
+    assert "Save writes the same chain in filterchain's standard formatting" in browser.find_element(By.ID, "save").get_attribute("title")
     # Save with nothing changed does not rewrite it.
     browser.find_element(By.ID, "save").click()
     wait(browser, lambda d: status_text(d).startswith("nothing to save: "), "Save said nothing")

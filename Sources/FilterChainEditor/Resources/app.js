@@ -133,7 +133,8 @@ function updateButtons() {
   document.title = (d ? "* " : "") + "filterchain edit";
   $("rewrite").hidden = !state.handWritten;
   $("save").title = "Save the chain file (Ctrl-S)" + (state.handWritten
-    ? ": the file is hand-written, and Save rewrites it in filterchain's layout (its own spacing and order are not kept)" : "");
+    ? ": the file is formatted by hand; Save writes the same chain in filterchain's standard formatting (its spacing and key order)"
+      + " when there are changes to save" : "");
 }
 
 // Where a PUT's error is, in the page's words: the step and its parameter (the line and column
