@@ -481,19 +481,23 @@ def test_a_number_node_in_the_graph_drives_what_reads_it(strength_editor, browse
     wait(browser, lambda d: all(previews(d)), "the previews never appeared")
     settled = settled_previews(browser)
     number = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '.gnum[data-variable="strength"]'), "no number node")[0]
+    # One wire into each parameter that reads it: the colour step's saturation and contrast,
+    # the vignette's intensity.
     readers = browser.execute_script(
-        "return [...document.querySelectorAll('path.gwire.number[data-variable=\"strength\"]')].map(p => p.dataset.reader)")
+        "return [...document.querySelectorAll('path.gwire.number[data-variable=\"strength\"]')].map(p => [p.dataset.reader, p.dataset.param])")
     ids = [s["id"].upper() for s in before["filters"]]
-    assert sorted(readers) == sorted(["step:" + ids[0], "step:" + ids[2]]), readers
-    # The wires end on the nodes they name.
-    for reader in readers:
+    assert sorted(map(tuple, readers)) == sorted([("step:" + ids[0], "saturation"), ("step:" + ids[0], "contrast"),
+                                                  ("step:" + ids[2], "intensity")]), readers
+    # The wires end on the nodes they name, at the row of the parameter they drive.
+    for reader, param in readers:
         box = browser.execute_script(
-            "return document.querySelector(`.gnode[data-key=\"${arguments[0]}\"]`).getBoundingClientRect().toJSON()", reader)
+            "return document.querySelector(`.gnode[data-key=\"${arguments[0]}\"] .ginrow[data-param=\"${arguments[1]}\"]`)"
+            ".getBoundingClientRect().toJSON()", reader, param)
         end = browser.execute_script(
-            "const p = document.querySelector(`path.gwire.number[data-reader=\"${arguments[0]}\"]`);"
+            "const p = document.querySelector(`path.gwire.number[data-reader=\"${arguments[0]}\"][data-param=\"${arguments[1]}\"]`);"
             "const s = p.getTotalLength(); const q = p.getPointAtLength(s);"
-            "const m = p.getScreenCTM(); return {x: q.x * m.a + m.e, y: q.y * m.d + m.f};", reader)
-        assert box["left"] - 2 <= end["x"] <= box["right"] + 2 and box["top"] - 2 <= end["y"] <= box["bottom"] + 2, (box, end)
+            "const m = p.getScreenCTM(); return {x: q.x * m.a + m.e, y: q.y * m.d + m.f};", reader, param)
+        assert box["left"] - 16 <= end["x"] <= box["right"] + 2 and box["top"] - 2 <= end["y"] <= box["bottom"] + 2, (box, end)
     assert number.find_element(By.CSS_SELECTOR, ".gnumfield").get_attribute("value") == "0.5"
 
     slider = number.find_element(By.CSS_SELECTOR, "input.gnumslider")
