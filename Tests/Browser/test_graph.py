@@ -6,7 +6,7 @@ wire to a later step; moves a radial mask's centre by dragging its handle on the
 with the focus kept while previews arrive;
 shows the mask overlay; keeps the graph across a reload; wires by keyboard alone; and stays
 usable in a 420 px window. With FILTERCHAIN_GRAPH_SCREENSHOT set to a path, saves there the
-screenshot that README shows (samples/editor-graph.png, from a release build:
+glow graph built by dragging (samples/editor-graph.png, from a release build:
 FILTERCHAIN_BIN=.build/release); FILTERCHAIN_GRAPH_NARROW_SCREENSHOT the 420 px one.
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Browser -q
