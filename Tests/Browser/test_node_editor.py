@@ -350,6 +350,19 @@ def test_number_nodes_wire_to_parameters(start, browser):
         .move_by_offset(10, 0).move_by_offset(50, 30).release().perform()
     after = rect(browser, browser.find_element(By.CSS_SELECTOR, '.gnum[data-variable="strength"]'))
     assert abs(after["left"] - before["left"] - 60) <= 2 and abs(after["top"] - before["top"] - 30) <= 2
+    # Its place is kept in the chain, as a step's is: the variable's "layout", on the server
+    # too, and a reload of the page draws it there.
+    wait(browser, lambda d: isinstance(page_chain(d)["variables"][0].get("layout"), list), "no layout")
+    wait(browser, settled, "not taken")
+    place = page_chain(browser)["variables"][0]["layout"]
+    assert server(editor)["variables"][0]["layout"] == place
+    zoom = float(browser.find_element(By.ID, "graph").get_attribute("data-zoom"))
+    load(browser, editor)
+    assert page_chain(browser)["variables"][0]["layout"] == place
+    world = browser.execute_script("""const n = document.querySelector('.gnum[data-variable="strength"]');
+        return [parseFloat(n.style.left), parseFloat(n.style.top)]""")
+    assert world == place
+    assert zoom > 0
 
 
 def test_operator_nodes_are_variables_with_an_expression(start, browser):

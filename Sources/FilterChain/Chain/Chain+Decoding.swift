@@ -191,7 +191,7 @@ struct ChainDecoder {
     }
 
     /// "variables": each { name, value (a number or an expression over the variables above
-    /// it), min, max, help }, names unique and not reserved, a number value within the range.
+    /// it), min, max, help, layout }, names unique and not reserved, a number value within the range.
     func variables(_ list: JSONNode) throws(ChainError) -> [ChainVariable] {
         guard case .array(let items) = list.value else {
             throw fail("variables", list, .wrongType(expected: "an array", found: list.typeName))
@@ -206,7 +206,7 @@ struct ChainDecoder {
         var result: [ChainVariable] = []
         for (k, item) in items.enumerated() {
             let path = "variables[\(k)]"
-            let m = try members(item, path, allowed: ["name", "value", "min", "max", "help"])
+            let m = try members(item, path, allowed: ["name", "value", "min", "max", "help", "layout"])
             let nameNode = try required(m, "name", path, item)
             let name = try string(nameNode, path + ".name")
             if let why = ChainVariable.problem(withName: name) { throw fail(path + ".name", nameNode, .variableName(name, why: why)) }
@@ -227,6 +227,14 @@ struct ChainDecoder {
             var help: String?
             if let h = m["help"] { help = try string(h, path + ".help") }
             var variable = ChainVariable(name: name, value: 0, minimum: bounds[0], maximum: bounds[1], help: help)
+            if let l = m["layout"] {
+                do throws(ParameterError) {
+                    let v = try readNumbers(l, count: 2, in: NodePosition.range, what: "a position [x, y] in the editor's graph view")
+                    variable.layout = NodePosition(v[0], v[1])
+                } catch {
+                    throw fail(path + ".layout" + error.subpath, error.node, error.problem)
+                }
+            }
             let valueNode = try required(m, "value", path, item)
             switch valueNode.value {
             case .number(let v):

@@ -4,6 +4,8 @@
 ///
 ///     { "name": "strength", "value": 0.5, "min": 0, "max": 1, "help": "how strong the look is" }
 ///
+/// `"layout": [x, y]` places its number node in the editor's graph view.
+///
 /// The value is a number or an expression over the variables above it.
 public struct ChainVariable: Sendable, Equatable {
     public enum Value: Sendable, Equatable {
@@ -19,6 +21,9 @@ public struct ChainVariable: Sendable, Equatable {
     public var maximum: Double?
     /// One line saying what it does.
     public var help: String?
+    /// Where the editor's graph view draws its number node (`"layout": [x, y]`, as a step's);
+    /// editor metadata that nothing else reads.
+    public var layout: NodePosition?
 
     public init(name: String, value: Double, minimum: Double? = nil, maximum: Double? = nil, help: String? = nil) {
         self.init(name: name, value: .number(value), minimum: minimum, maximum: maximum, help: help)
@@ -62,7 +67,7 @@ public struct ChainVariable: Sendable, Equatable {
         return nil
     }
 
-    /// name, value, min, max, help (those set).
+    /// name, value, min, max, help, layout (those set).
     public var jsonNode: JSONNode {
         var m: [(key: String, value: JSONNode)] = [("name", JSONNode(.string(name)))]
         switch value {
@@ -72,6 +77,7 @@ public struct ChainVariable: Sendable, Equatable {
         if let minimum { m.append(("min", JSONNode(.number(minimum)))) }
         if let maximum { m.append(("max", JSONNode(.number(maximum)))) }
         if let help { m.append(("help", JSONNode(.string(help)))) }
+        if let layout { m.append(("layout", jsonNumbers([layout.x, layout.y]))) }
         return JSONNode(.object(m))
     }
 }

@@ -8,7 +8,7 @@
 // ---- Number nodes: the chain's variables in the graph view ----
 
 const NUM_W = 176, NUM_H = 66, NUM_GAP = 14;
-const numbers = { elements: new Map(), places: new Map() };   // variable name -> { el, sig }; -> where it was dragged
+const numbers = { elements: new Map() };   // variable name -> { el, sig }
 
 function numberKey(name) { return "number:" + name; }
 
@@ -109,7 +109,7 @@ function placeNumberNodes(chain, positions) {
   const tallest = Math.max(...variables.map(numberHeight));
   let down = 0;
   variables.forEach((v, k) => {
-    const placed = numbers.places.get(v.name);
+    const placed = Array.isArray(v.layout) ? { x: v.layout[0], y: v.layout[1] } : null;
     const h = numberHeight(v);
     const at = placed ? (graph.vertical ? { x: placed.y, y: placed.x } : placed)
       : graph.vertical ? { x: x0 - NUM_W - 64, y: y0 + down }
@@ -119,11 +119,13 @@ function placeNumberNodes(chain, positions) {
   });
 }
 
-// A number node dragged to a place keeps it while the page is open (left to right; moved
-// across when the view runs top to bottom).
+// A number node dragged to a place keeps it in the chain file, as a step does: the variable's
+// `"layout": [x, y]` (left to right; transposed when the view runs top to bottom).
 function numberNodeMoved(name, at) {
-  numbers.places.set(name, graph.vertical ? { x: at.y, y: at.x } : { x: at.x, y: at.y });
-  renderGraph();
+  const k = (state.chain.variables || []).findIndex((v) => v.name === name);
+  if (k < 0) { renderGraph(); return; }
+  const place = (graph.vertical ? [at.y, at.x] : [at.x, at.y]).map((v) => Math.round(v));
+  edit((c) => { c.variables[k].layout = place; });
 }
 
 // ---- Wiring a number node to a parameter ----
