@@ -113,14 +113,14 @@ public final class Editor: @unchecked Sendable {
     /// chain differs from the file (`unsaved`), the file's chain as the API writes chains
     /// (`saved`; null while the file is invalid), whether the file changed on disk since it
     /// was loaded or saved (`changedOnDisk`), and whether its text is not the layout Save
-    /// writes (`handWritten`: Save rewrites it, without its own formatting, unless nothing
-    /// changed).
+    /// writes (`handWritten`: Save keeps its formatting where the edit is local, see
+    /// `save`).
     public var statusJSON: JSONNode {
         let onDisk = FileManager.default.contents(atPath: chainPath).map { Array($0) }
         return lock.withLock {
             let savedChain = savedText.flatMap { try? Chain.parse(Array($0.utf8), file: chainPath) }
             let unsaved = current.map { $0.jsonText != savedText } ?? false
-            let handWritten = savedText != nil && diskBytes.map { String(decoding: $0, as: UTF8.self) } != savedText
+            let handWritten = isHandWritten
             return JSONNode(.object([
                 ("unsaved", JSONNode(.bool(unsaved))),
                 ("saved", savedChain?.jsonNode ?? JSONNode(.null)),
@@ -162,6 +162,14 @@ public final class Editor: @unchecked Sendable {
             throw EditorError(chainError: error, status: 422)
         }
     }
+
+    /// The file's text is not the layout Save writes (call with `lock` held).
+    private var isHandWritten: Bool {
+        savedText != nil && diskBytes.map { String(decoding: $0, as: UTF8.self) } != savedText
+    }
+
+    /// Whether the file's text is not the layout Save writes (`statusJSON`'s handWritten).
+    public var handWritten: Bool { lock.withLock { isHandWritten } }
 
     /// Reads the file again, dropping unsaved edits.
     @discardableResult
@@ -209,7 +217,10 @@ public final class Editor: @unchecked Sendable {
                 throw EditorError(status: 409, "\(chainPath): the file changed on disk since it was loaded or saved; reload it or overwrite it")
             }
             if onDisk != nil && onDisk == diskBytes && chain.jsonText == savedText { return false }
-            do { try chain.save(to: chainPath) } catch let error as ChainError { throw EditorError(chainError: error, status: 500) }
+            // A file formatted by hand keeps its formatting where only values changed.
+            do { try chain.save(to: chainPath, keepingLayoutOf: onDisk) } catch let error as ChainError {
+                throw EditorError(chainError: error, status: 500)
+            }
             diskBytes = FileManager.default.contents(atPath: chainPath).map { Array($0) }
             savedText = chain.jsonText
             loadError = nil

@@ -175,7 +175,8 @@ public final class EditorServer: @unchecked Sendable {
                 let force = ["1", "true"].contains(request.query["force"] ?? "")
                 let editor = self.editor
                 let written = try await Self.offload { try editor.save(force: force) }
-                return Self.json(JSONNode(.object([("saved", JSONNode(.string(editor.chainPath))), ("written", JSONNode(.bool(written)))])))
+                return Self.json(JSONNode(.object([("saved", JSONNode(.string(editor.chainPath))), ("written", JSONNode(.bool(written))),
+                                                   ("handWritten", JSONNode(.bool(editor.handWritten)))])))
             }
         case "/api/reload":
             if method == .POST { return unsavedSaid(Self.json(try editor.reload())) }

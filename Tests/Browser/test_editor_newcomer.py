@@ -325,12 +325,12 @@ def test_messages_cite_the_step_and_save_leaves_a_hand_written_file_alone(editor
         original = f.read()
     browser.get(editor["url"])
     wait(browser, lambda d: all(previews(d)), "the previews never appeared")
-    # look.json is written by hand (one step a line): the page says that Save rewrites it.
+    # look.json is written by hand (one step a line): the page says what Save does with it.
     assert browser.find_element(By.ID, "rewrite").is_displayed()
     # In neutral words: what Save will do, not a judgement of the file.
     assert browser.find_element(By.ID, "rewrite").text == \
-        "formatted by hand: Save writes it in filterchain's standard formatting (the same chain)"
-    assert "Save writes the same chain in filterchain's standard formatting" in browser.find_element(By.ID, "save").get_attribute("title")
+        "formatted by hand: Save keeps its formatting, editing in what changed (a step added or removed: filterchain's standard formatting)"
+    assert "Save keeps its spacing and key order" in browser.find_element(By.ID, "save").get_attribute("title")
     # Save with nothing changed does not rewrite it.
     browser.find_element(By.ID, "save").click()
     wait(browser, lambda d: status_text(d).startswith("nothing to save: "), "Save said nothing")
@@ -352,9 +352,14 @@ def test_messages_cite_the_step_and_save_leaves_a_hand_written_file_alone(editor
     wait(browser, lambda d: status_text(d) == "edited; not saved", "the mended value was not taken")
     browser.find_element(By.ID, "save").click()
     wait(browser, lambda d: status_text(d).startswith("saved to"), "save did not finish")
-    assert not browser.find_element(By.ID, "rewrite").is_displayed()
-    with open(editor["chain"]) as f:
-        assert json.load(f)["filters"][0]["parameters"]["saturation"] == 1.5
+    with open(editor["chain"], "rb") as f:
+        saved = f.read()
+    assert json.loads(saved)["filters"][0]["parameters"]["saturation"] == 1.5
+    # The file's own formatting is kept: its text is the original with the one value's text
+    # changed, so the page still says it is formatted by hand.
+    before = json.loads(original)["filters"][0]["parameters"]["saturation"]
+    assert saved == original.replace(b'"saturation": ' + json.dumps(before).encode(), b'"saturation": 1.5', 1), saved
+    assert browser.find_element(By.ID, "rewrite").is_displayed()
 
 
 def test_the_layout_at_420_pixels(editor, browser):

@@ -44,11 +44,20 @@ import Testing
         let same = try await e.request("POST", "/api/save")
         #expect(same.status == 200 && (same.json as! [String: Any])["written"] as? Bool == false)
         #expect(e.fileText == onDisk)
-        // An edit saved: written in Save's layout; no longer hand-written, nothing unsaved.
+        // An edit saved keeps the file's own layout: its text is the original with the one
+        // value changed (still hand-written), and nothing is unsaved.
         _ = try await e.request("PUT", "/api/chain", body: Array(edited.utf8))
         let saved = try await e.request("POST", "/api/save")
         #expect(saved.status == 200 && (saved.json as! [String: Any])["written"] as? Bool == true)
-        #expect(e.fileText == (try Chain.load(e.chainPath).jsonText))
+        #expect(e.fileText == edited)
+        s = try await status(e)
+        #expect(s["unsaved"] as? Bool == false && s["handWritten"] as? Bool == true)
+        // A change of shape (a step removed) is written in Save's layout: no longer hand-written.
+        var shorter = try Chain.load(e.chainPath)
+        shorter.steps.removeLast()
+        _ = try await e.request("PUT", "/api/chain", body: Array(shorter.jsonText.utf8))
+        _ = try await e.request("POST", "/api/save")
+        #expect(e.fileText == shorter.jsonText)
         s = try await status(e)
         #expect(s["unsaved"] as? Bool == false && s["handWritten"] as? Bool == false)
         // Someone else's write is seen.

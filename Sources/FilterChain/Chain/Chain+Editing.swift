@@ -79,7 +79,14 @@ extension Chain {
     /// file beside it, which is renamed over the old file only once completely written.
     /// The text is parsed back first, so an invalid chain is never written.
     public func save(to path: String) throws(ChainError) {
-        let bytes = Array(jsonText.utf8)
+        try save(to: path, keepingLayoutOf: nil)
+    }
+
+    /// As `save(to:)`, over a file that held `original`: its own formatting kept where only
+    /// values changed or members were added (`text(keepingLayoutOf:file:)`), else the standard
+    /// form.
+    public func save(to path: String, keepingLayoutOf original: [UInt8]?) throws(ChainError) {
+        let bytes = Array((original.map { text(keepingLayoutOf: $0, file: path) } ?? jsonText).utf8)
         _ = try Chain.parse(bytes, file: path)
         do {
             // The same atomic output as images (temporary file, permissions kept, removed on

@@ -133,8 +133,8 @@ function updateButtons() {
   document.title = (d ? "* " : "") + "filterchain edit";
   $("rewrite").hidden = !state.handWritten;
   $("save").title = "Save the chain file (Ctrl-S)" + (state.handWritten
-    ? ": the file is formatted by hand; Save writes the same chain in filterchain's standard formatting (its spacing and key order)"
-      + " when there are changes to save" : "");
+    ? ": the file is formatted by hand; Save keeps its spacing and key order, editing in the values that changed"
+      + " (a change of its shape, such as a step added or removed, writes filterchain's standard formatting)" : "");
 }
 
 // Where a PUT's error is, in the page's words: the step and its parameter (the line and column
@@ -536,7 +536,8 @@ async function save(force = false) {
   state.acked = sent;
   state.serverUnsaved = false;
   if (answer.written) {
-    state.handWritten = false;
+    // A file formatted by hand stays so when Save kept its layout.
+    state.handWritten = answer.handWritten === true;
     status("saved to " + answer.saved);
   } else {
     status("nothing to save: " + answer.saved + " already holds this chain (the file was not rewritten)");
