@@ -35,6 +35,14 @@ enum JSONLayoutPatch {
 
     private static func text(_ node: JSONNode) -> [UInt8] { Array(JSONWriter.compact(node).utf8) }
 
+    private static func holdsObjects(_ node: JSONNode) -> Bool {
+        switch node.value {
+        case .object: true
+        case .array(let items): items.contains(where: holdsObjects)
+        default: false
+        }
+    }
+
     private static func diff(_ old: JSONNode, _ new: JSONNode, _ span: Span, _ original: [UInt8],
                              _ edits: inout [(range: Range<Int>, text: [UInt8])]) -> Bool {
         if old.value == new.value { return true }
@@ -67,10 +75,14 @@ enum JSONLayoutPatch {
             _ = range
             return true
         default:
-            // A value, an array of another length, or another type: its text replaced, unless
-            // it is an array or object laid out on several lines (a step added to the list):
-            // one line of compact JSON would not be the file's layout.
-            if case .leaf = span {} else if original[span.range].contains(0x0A) { return false }
+            // A value, or an array of numbers (a curve's points, a matrix) written on one
+            // line: its text replaced. Anything holding objects (a step added to the list), or
+            // laid out on several lines, is not a local edit: one line of compact JSON would
+            // not be the file's layout.
+            if case .leaf = span {} else {
+                guard !original[span.range].contains(0x0A), !holdsObjects(new) else { return false }
+            }
+            if holdsObjects(new) { return false }
             edits.append((span.range, text(new)))
             return true
         }

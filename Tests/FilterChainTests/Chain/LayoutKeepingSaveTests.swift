@@ -86,3 +86,14 @@ import Testing
         }
     }
 }
+
+extension LayoutKeepingSaveTests {
+    /// Steps added to a file that had none (`"filters": []`, one line) are not squeezed onto
+    /// that line: the standard form is written.
+    @Test func stepsAddedToAnEmptyListAreTheStandardForm() throws {
+        let empty = #"{"version": 2, "filters": []}"#
+        var chain = try Chain.parse(Array(empty.utf8), file: "e.json")
+        chain.steps.append(Step(filter: GaussianBlur()))
+        #expect(chain.text(keepingLayoutOf: Array(empty.utf8), file: "e.json") == chain.jsonText)
+    }
+}
