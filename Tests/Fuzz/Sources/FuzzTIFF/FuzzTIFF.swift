@@ -26,13 +26,14 @@ func writeBack(_ bytes: [UInt8]) {
           let pixels = try? reader.readAll() else { return }
     let info = reader.info
     if info.format.depth.isFloat {
-        // No encoder takes float rows: through the renderer, which writes them as 16 bits (its
-        // colour legs may refuse a fuzzed profile: an error, not a crash).
+        // TIFF holds float: through the renderer, which writes float rows as float (its colour
+        // legs may refuse a fuzzed profile: an error, not a crash).
         guard let image = try? RasterImage(width: info.width, height: info.height, format: info.format,
                                            metadata: info.metadata, pixels: pixels),
               let written = try? image.encoded(as: .tiff) else { return }
-        guard let again = try? RasterImage(decoding: written, name: "again"), again.format.depth == .sixteen else {
-            fatalError("a float image written as TIFF does not read back as 16-bit")
+        guard let again = try? RasterImage(decoding: written, name: "again"), again.format.depth == .float32,
+              (again.width, again.height) == (info.width, info.height) else {
+            fatalError("a float image written as TIFF does not read back as float of its size")
         }
         return
     }
