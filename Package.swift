@@ -97,6 +97,7 @@ let package = Package(
             .embedInCode("Resources/app.js"), .embedInCode("Resources/curve.js"), .embedInCode("Resources/controls.js"),
             .embedInCode("Resources/graph-layout.js"), .embedInCode("Resources/graph.js"), .embedInCode("Resources/masks.js"),
             .embedInCode("Resources/numbers.js"), .embedInCode("Resources/variables.js"), .embedInCode("Resources/zoom.js"),
+            .embedInCode("Resources/wire-route.js"),
         ]),
         .executableTarget(name: "filterchain-edit", dependencies: [
             "FilterChainEditor",

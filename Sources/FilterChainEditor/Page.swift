@@ -25,6 +25,7 @@ enum Page {
         case "/graph.js": Asset(contentType: javaScript, body: PackageResources.graph_js)
         case "/masks.js": Asset(contentType: javaScript, body: PackageResources.masks_js)
         case "/numbers.js": Asset(contentType: javaScript, body: PackageResources.numbers_js)
+        case "/wire-route.js": Asset(contentType: javaScript, body: PackageResources.wire_route_js)
         case "/variables.js": Asset(contentType: javaScript, body: PackageResources.variables_js)
         case "/zoom.js": Asset(contentType: javaScript, body: PackageResources.zoom_js)
         case "/style.css": Asset(contentType: css, body: PackageResources.style_css)

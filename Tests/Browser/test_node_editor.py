@@ -7,7 +7,8 @@ the server's filter declarations group them; nodes carry their main parameters i
 (sliders with a field, menus, a tone curve's thumbnail that opens the curve editor); a
 variable without a range is a number field; a refused value marks the node and the parameter
 with the server's message, and undo goes back to the last valid chain; number nodes wire to
-parameters; operator nodes are variables with an expression.
+parameters, their wires going around every node, also nodes placed by hand; operator nodes
+are variables with an expression.
 
 Each test checks what the page shows and what the server holds (GET /api/chain), or the
 chain file. With FILTERCHAIN_CANVAS_SCREENSHOTS set to a folder, the canvas test saves there
@@ -423,3 +424,77 @@ def test_operator_nodes_are_variables_with_an_expression(start, browser):
     saved = json.loads(editor.saved())
     assert saved["variables"][1] == {"name": "capped", "value": "=min(strength, 0.1)"}
     assert saved["filters"][2]["parameters"]["radius"] == "=capped"
+
+
+# Every number wire's path, sampled every 2 px, and every node's box, in the graph's own
+# coordinates (the wires' layer is at the world's origin; a node's box is its style).
+ROUTES = """
+    const boxes = [...document.querySelectorAll('.gnode, .gnum')].map(n => ({ key: n.dataset.key,
+        x: parseFloat(n.style.left), y: parseFloat(n.style.top), w: parseFloat(n.style.width), h: parseFloat(n.style.height) }));
+    const wires = [...document.querySelectorAll('path.gwire.number')].map(p => {
+        const len = p.getTotalLength(), points = [];
+        for (let s = 0; s < len; s += 2) { const q = p.getPointAtLength(s); points.push([q.x, q.y]); }
+        const q = p.getPointAtLength(len);
+        points.push([q.x, q.y]);
+        return { variable: p.dataset.variable, reader: p.dataset.reader, param: p.dataset.param || null,
+                 input: p.dataset.input || null, d: p.getAttribute('d'), points };
+    });
+    return { boxes, wires, vertical: graph.vertical };"""
+
+
+def hand_placed():
+    """look-strength.json with the blur put by hand where the old lanes ran (above and left of
+    the vignette, so that the vignette's intensity wire went down through it, or across it
+    top to bottom), a variable read by another (a plain wire) and an operator node."""
+    chain = json.load(open(os.path.join(ROOT, "samples", "chains", "look-strength.json")))
+    chain["filters"][1]["layout"] = [700, 300]
+    chain["filters"][2]["layout"] = [740, 560]
+    chain["variables"] += [{"name": "twice", "value": "=0.2 + strength / 2", "layout": [1000, 330]},
+                           {"name": "capped", "value": "=min(strength, 0.3)", "layout": [420, 620]}]
+    return json.dumps(chain)
+
+
+def test_number_wires_go_around_nodes_placed_by_hand(start, browser):
+    editor = start(hand_placed())
+    for width, vertical in [(1280, False), (420, True)]:
+        viewport(browser, width, 900)
+        load(browser, editor)
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "path.gwire.number")) == 5, "not every number wire")
+        seen = browser.execute_script(ROUTES)
+        assert seen["vertical"] == vertical
+        boxes = seen["boxes"]
+        # The nodes themselves overlap nowhere (else no wire could pass between them).
+        for n, a in enumerate(boxes):
+            for b in boxes[n + 1:]:
+                assert not (a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]), \
+                    f"{a['key']} overlaps {b['key']}"
+        readers = sorted((w["variable"], w["reader"], w["param"] or w["input"]) for w in seen["wires"])
+        colour, vignette = step_key(browser, 0), step_key(browser, 2)
+        assert readers == sorted([("strength", colour, "saturation"), ("strength", colour, "contrast"),
+                                  ("strength", vignette, "intensity"), ("strength", "number:twice", None),
+                                  ("strength", "number:capped", "0")])
+        for w in seen["wires"]:
+            for b in boxes:
+                # A node's box shrunk by 1.5 px: a wire may end on its edge, never enter it.
+                x0, y0, x1, y1 = b["x"] + 1.5, b["y"] + 1.5, b["x"] + b["w"] - 1.5, b["y"] + b["h"] - 1.5
+                inside = [q for q in w["points"] if x0 < q[0] < x1 and y0 < q[1] < y1]
+                assert not inside, f"{'vertical' if vertical else 'horizontal'}: the wire of {w['variable']} into " \
+                    f"{w['reader']} {w['param'] or w['input'] or ''} crosses {b['key']} at {inside[0]}"
+            # Straight runs with rounded corners, no curve across the canvas.
+            assert "C" not in w["d"], w["d"]
+        # Each ends where it did: a parameter's row or an operand's port from the left, a
+        # number node's left edge (its top edge when the view runs top to bottom).
+        box = {b["key"]: b for b in boxes}
+        for w in seen["wires"]:
+            end, target = w["points"][-1], box[w["reader"]]
+            if w["param"]:
+                row = browser.execute_script(
+                    "const r = document.querySelector(`.gnode[data-key=\"${arguments[0]}\"] .ginrow[data-param=\"${arguments[1]}\"]`);"
+                    "return [r.offsetTop + r.offsetParent.offsetTop, r.offsetHeight]", w["reader"], w["param"])
+                assert abs(end[0] - (target["x"] - 2)) < 0.5 and target["y"] + row[0] <= end[1] <= target["y"] + row[0] + row[1], (w, row)
+            elif w["input"]:
+                assert abs(end[0] - target["x"]) < 0.5 and target["y"] + 30 <= end[1] <= target["y"] + 52, w
+            elif vertical:
+                assert abs(end[1] - target["y"]) < 0.5 and abs(end[0] - (target["x"] + target["w"] / 2)) < 0.5, w
+            else:
+                assert abs(end[0] - target["x"]) < 0.5 and abs(end[1] - (target["y"] + target["h"] / 2)) < 0.5, w

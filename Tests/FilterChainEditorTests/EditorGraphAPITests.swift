@@ -93,7 +93,7 @@ import Testing
     @Test func theGraphRequestsNeedTheTokenAndTheHost() async throws {
         let e = try await Running(chainText: try String(contentsOfFile: Self.glow, encoding: .utf8))
         defer { Task { await e.stop() } }
-        for path in ["/api/thumbnails", "/api/mask?step=light", "/graph-layout.js", "/graph.js", "/masks.js", "/numbers.js", "/graph.css"] {
+        for path in ["/api/thumbnails", "/api/mask?step=light", "/graph-layout.js", "/graph.js", "/masks.js", "/numbers.js", "/wire-route.js", "/graph.css"] {
             let none = try await e.http.send("GET", path)
             #expect(none.status == 403 && none.error == "forbidden: a valid session token is required", "\(path)")
             let host = try await e.http.send("GET", path, host: "evil.example:\(e.port)", headers: ["X-Filterchain-Token": e.server.token])

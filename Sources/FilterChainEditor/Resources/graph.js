@@ -448,9 +448,29 @@ function portPoint(chain, key, port) {
   return { x: at.x + o.x, y: at.y + o.y };
 }
 
+// An element of the wires' layer (SVG), with its attributes.
+function svgElement(tag, attributes = {}) {
+  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attributes)) e.setAttribute(k, v);
+  return e;
+}
+// A wire's path with what it says on hover.
+function titledPath(d, cls, label) {
+  const path = svgElement("path", { d, class: cls });
+  const title = svgElement("title");
+  title.textContent = label;
+  path.append(title);
+  return path;
+}
+// The wire a drag draws to the pointer (one at a time), made at its first move.
+function draggingWire(cls) {
+  let temp = graph.wires.querySelector(".gwire.dragging");
+  if (!temp) { temp = svgElement("path", { class: cls + " dragging" }); graph.wires.append(temp); }
+  return temp;
+}
+
 function drawWires() {
   const chain = state.chain;
-  const ns = "http://www.w3.org/2000/svg";
   graph.wires.replaceChildren();
   graph.world.querySelectorAll(".gwire-delete").forEach((b) => b.remove());
   for (const w of wiresOf(chain)) {
@@ -461,18 +481,11 @@ function drawWires() {
     const points = [from, ...(w.key ? graph.routes.get(`${w.id}|${w.port}`) || [] : []), to];
     const d = wirePath(points);
     const selected = graph.selectedWire && graph.selectedWire.id === w.id && graph.selectedWire.port === w.port;
-    const path = document.createElementNS(ns, "path");
-    path.setAttribute("d", d);
-    path.setAttribute("class", "gwire" + (w.implicit ? " implicit" : "") + (w.key ? "" : " broken") + (selected ? " selected" : ""));
-    const hit = document.createElementNS(ns, "path");
-    hit.setAttribute("d", d);
-    hit.setAttribute("class", "ghit");
+    const path = svgElement("path", { d, class: "gwire" + (w.implicit ? " implicit" : "") + (w.key ? "" : " broken") + (selected ? " selected" : "") });
+    const label = `${w.implicit ? "default input" : w.port} of ${nodeTitle(chain, stepKey(w.id))} from ${source ? nodeTitle(chain, source) : "nothing"}`;
+    const hit = titledPath(d, "ghit", label);
     hit.dataset.id = w.id;
     hit.dataset.port = w.port;
-    const label = `${w.implicit ? "default input" : w.port} of ${nodeTitle(chain, stepKey(w.id))} from ${source ? nodeTitle(chain, source) : "nothing"}`;
-    const title = document.createElementNS(ns, "title");
-    title.textContent = label;
-    hit.append(title);
     graph.wires.append(path, hit);
     if (selected && !w.implicit) {
       const mid = points.length > 2 ? points[Math.floor(points.length / 2)] : { x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 };
@@ -895,13 +908,7 @@ function pointerMove(e) {
     const chain = state.chain;
     const anchor = portPoint(chain, d.key, d.port);
     const end = toWorld(e.clientX, e.clientY);
-    let temp = graph.wires.querySelector(".gwire.dragging");
-    if (!temp) {
-      temp = document.createElementNS("http://www.w3.org/2000/svg", "path");
-      temp.setAttribute("class", "gwire dragging");
-      graph.wires.append(temp);
-    }
-    temp.setAttribute("d", wirePath(d.port === null ? [anchor, end] : [end, anchor]));
+    draggingWire("gwire").setAttribute("d", wirePath(d.port === null ? [anchor, end] : [end, anchor]));
   }
 }
 

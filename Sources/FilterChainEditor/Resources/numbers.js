@@ -141,13 +141,7 @@ function numberDragMove(d, e) {
   if (!from) return;
   const a = graph.vertical ? { x: from.x + from.w, y: from.y + from.h / 2 } : { x: from.x + from.w / 2, y: from.y + from.h };
   const b = toWorld(e.clientX, e.clientY);
-  let temp = graph.wires.querySelector(".gwire.dragging");
-  if (!temp) {
-    temp = document.createElementNS("http://www.w3.org/2000/svg", "path");
-    temp.setAttribute("class", "gwire number dragging");
-    graph.wires.append(temp);
-  }
-  temp.setAttribute("d", `M${a.x},${a.y} L${b.x},${b.y}`);
+  draggingWire("gwire number").setAttribute("d", `M${a.x},${a.y} L${b.x},${b.y}`);   // graph.js
   for (const r of document.querySelectorAll(".ginrow.drop-here")) r.classList.remove("drop-here");
   const target = document.elementFromPoint(e.clientX, e.clientY);
   const row = target && target.closest(".gnode .ginrow[data-param]");
@@ -318,104 +312,96 @@ function renderNumberNodes(chain) {
 function hasRange(v) { return typeof v.min === "number" && typeof v.max === "number"; }
 
 // The wires from each number node's output (below it; on its right when the view runs top
-// to bottom) to what reads it: the top edge of a step (its left edge), the left edge of
-// another number node (its top edge).
+// to bottom) to what reads it: the row of a step's parameter (entering it from the left), an
+// operator node's operand port, the left edge of another number node (its top edge). Each is
+// straight runs with round corners routed around every node's box (wire-route.js), wherever
+// the nodes stand; only where no way exists (a node over the port) it takes the lanes the
+// layout leaves.
 function drawNumberWires(chain) {
-  const ns = "http://www.w3.org/2000/svg";
+  const out = graph.vertical ? { x: 1, y: 0 } : { x: 0, y: 1 };
+  const wires = [];
   for (const w of numberWiresOf(chain)) {
     const from = graph.positions.get(numberKey(w.name));
     const target = graph.positions.get(w.to === "step" ? stepKey(w.id) : numberKey(w.target));
     if (!from || !target) continue;
     const a = graph.vertical ? { x: from.x + from.w, y: from.y + from.h / 2 } : { x: from.x + from.w / 2, y: from.y + from.h };
     if (w.to === "step") {
-      for (const param of w.params) drawParamWire(chain, w, param, a);
+      const key = stepKey(w.id);
+      for (const param of w.params) {
+        const row = inlineRowOffset(chain, key, param);   // graph.js
+        if (!row) continue;
+        // Routed to the node's edge (so that its last run is on the line the others take
+        // beside the node), drawn to 2 px before it, where the row's port is.
+        const b = { x: target.x, y: target.y + row.y }, end = { x: b.x - 2, y: b.y };
+        wires.push({ a, out, b, end, into: { x: 1, y: 0 }, r: 8, dot: true, lanes: () => paramLanes(a, target, end),
+          data: { variable: w.name, reader: key, param }, title: `${w.name} read by ${nodeTitle(chain, key)} (${param})` });
+      }
       continue;
     }
-    const toNumber = w.to === "number";
-    // Where the wire enters: across the flow for a step, along it for a number node.
-    const across = graph.vertical ? toNumber : !toNumber;
-    let b = across ? { x: target.x + target.w / 2, y: target.y } : { x: target.x, y: target.y + (toNumber ? target.h / 2 : HEADER_H / 2) };
-    const readerVar = toNumber ? (chain.variables || []).find((v) => v.name === w.target) : null;
-    const o = readerVar ? operatorOf(readerVar.value) : null;
+    const reader = (chain.variables || []).find((v) => v.name === w.target);
+    const o = reader ? operatorOf(reader.value) : null;
     if (o && o.args.includes(w.name)) {
-      // Into the operand's port, around the number nodes between them.
+      // Into the operand's port (the node draws its dot).
       const n = o.args.indexOf(w.name);
-      b = { x: target.x, y: target.y + OP_HEAD + n * OP_ROW + OP_ROW / 2 };
-      const lane = graph.vertical ? { x: from.x + from.w + 18 } : { y: Math.max(from.y + from.h, target.y + target.h) + 14 };
-      const points = graph.vertical
-        ? [a, { x: lane.x, y: a.y }, { x: lane.x, y: target.y - NUM_GAP / 2 }, { x: target.x - 10, y: target.y - NUM_GAP / 2 }, { x: target.x - 10, y: b.y }, b]
-        : [a, { x: a.x, y: lane.y }, { x: target.x - NUM_GAP / 2, y: lane.y }, { x: target.x - NUM_GAP / 2, y: b.y }, b];
-      const path = document.createElementNS(ns, "path");
-      path.setAttribute("d", roundedPath(points, 6));
-      path.setAttribute("class", "gwire number");
-      path.dataset.variable = w.name;
-      path.dataset.reader = numberKey(w.target);
-      path.dataset.input = String(n);
-      const title = document.createElementNS(ns, "title");
-      title.textContent = `${w.name} read by ${w.target} (${OPERATORS[o.op].inputs[n]})`;
-      path.append(title);
-      graph.wires.append(path);
+      const b = { x: target.x, y: target.y + OP_HEAD + n * OP_ROW + OP_ROW / 2 };
+      wires.push({ a, out, b, into: { x: 1, y: 0 }, r: 6, dot: false, lanes: () => operandLanes(a, from, target, b),
+        data: { variable: w.name, reader: numberKey(w.target), input: String(n) },
+        title: `${w.name} read by ${w.target} (${OPERATORS[o.op].inputs[n]})` });
       continue;
     }
-    const reach = Math.max(30, Math.abs(b.x - a.x) / 2, Math.abs(b.y - a.y) / 2);
-    const leave = graph.vertical ? { x: a.x + reach, y: a.y } : { x: a.x, y: a.y + reach };
-    const enter = across ? { x: b.x, y: b.y - reach } : { x: b.x - reach, y: b.y };
-    const d = `M${a.x},${a.y} C${leave.x},${leave.y} ${enter.x},${enter.y} ${b.x},${b.y}`;
-    const path = document.createElementNS(ns, "path");
-    path.setAttribute("d", d);
-    path.setAttribute("class", "gwire number");
-    path.dataset.variable = w.name;
-    path.dataset.reader = w.to === "step" ? stepKey(w.id) : numberKey(w.target);
-    const title = document.createElementNS(ns, "title");
-    const reader = w.to === "step" ? nodeTitle(chain, stepKey(w.id)) : "variable " + w.target;
-    title.textContent = `${w.name} read by ${reader} (${w.params.join(", ")})`;
-    path.append(title);
-    const dot = document.createElementNS(ns, "circle");
-    dot.setAttribute("cx", b.x);
-    dot.setAttribute("cy", b.y);
-    dot.setAttribute("r", "4");
-    dot.setAttribute("class", "gnumend");
-    graph.wires.append(path, dot);
+    const b = graph.vertical ? { x: target.x + target.w / 2, y: target.y } : { x: target.x, y: target.y + target.h / 2 };
+    const into = graph.vertical ? { x: 0, y: 1 } : { x: 1, y: 0 };
+    wires.push({ a, out, b, into, r: 8, dot: true, lanes: () => numberLanes(a, b),
+      data: { variable: w.name, reader: numberKey(w.target) }, title: `${w.name} read by variable ${w.target} (${w.params.join(", ")})` });
   }
+  const routes = routeWires([...graph.positions.values()], wires);   // wire-route.js
+  wires.forEach((w, n) => {
+    const points = routes[n] ? routes[n].slice(0, -1).concat([w.end || w.b]) : w.lanes();
+    appendNumberWire(points, w);
+    if (w.data.param) graph.elements.get(w.data.reader)?.el.querySelector(`.ginrow[data-param="${w.data.param}"]`)?.classList.add("reads-number");
+  });
 }
 
-// A wire from a number node into the row of the parameter it drives, drawn in straight runs
-// with round corners through the gaps between nodes: from the number node's output to the
-// lane above the image nodes (left of them when the view runs top to bottom), along it to the
-// gap before the step, then to the row, entering it from the left.
-function drawParamWire(chain, w, param, a) {
-  const ns = "http://www.w3.org/2000/svg";
-  const key = stepKey(w.id);
-  const at = graph.positions.get(key);
-  const row = inlineRowOffset(chain, key, param);   // graph.js
-  if (!at || !row) return;
-  const b = { x: at.x - 2, y: at.y + row.y };
+// A number wire drawn: its path, what it says on hover, and a dot where it enters (an
+// operand's port has its own).
+function appendNumberWire(points, w) {
+  const path = titledPath(roundedPath(points, w.r), "gwire number", w.title);   // graph.js
+  Object.assign(path.dataset, w.data);
+  graph.wires.append(path);
+  const b = points[points.length - 1];
+  if (w.dot) graph.wires.append(svgElement("circle", { cx: b.x, cy: b.y, r: 4, class: "gnumend" }));
+}
+
+// The lanes a wire takes where the router finds no way. Into a parameter's row: the lane above
+// the image nodes (left of them when the view runs top to bottom), along it to the gap before
+// the step, then to the row.
+function paramLanes(a, at, b) {
   let x0 = Infinity, y0 = Infinity;
   for (const [k, p] of graph.positions) if (!k.startsWith("number:")) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); }
-  let points;
   if (graph.vertical) {
     const lane = x0 - 24, gapY = at.y - 14;
-    points = [a, { x: lane, y: a.y }, { x: lane, y: gapY }, { x: at.x - 12, y: gapY }, { x: at.x - 12, y: b.y }, b];
-  } else {
-    const lane = y0 - 24, gapX = at.x - 22;
-    points = [a, { x: a.x, y: lane }, { x: gapX, y: lane }, { x: gapX, y: b.y }, b];
+    return [a, { x: lane, y: a.y }, { x: lane, y: gapY }, { x: at.x - 12, y: gapY }, { x: at.x - 12, y: b.y }, b];
   }
-  const path = document.createElementNS(ns, "path");
-  path.setAttribute("d", roundedPath(points, 8));
-  path.setAttribute("class", "gwire number");
-  path.dataset.variable = w.name;
-  path.dataset.reader = key;
-  path.dataset.param = param;
-  const title = document.createElementNS(ns, "title");
-  title.textContent = `${w.name} read by ${nodeTitle(chain, key)} (${param})`;
-  path.append(title);
-  const dot = document.createElementNS(ns, "circle");
-  dot.setAttribute("cx", b.x);
-  dot.setAttribute("cy", b.y);
-  dot.setAttribute("r", "4");
-  dot.setAttribute("class", "gnumend");
-  graph.wires.append(path, dot);
-  graph.elements.get(key)?.el.querySelector(`.ginrow[data-param="${param}"]`)?.classList.add("reads-number");
+  const lane = y0 - 24, gapX = at.x - 22;
+  return [a, { x: a.x, y: lane }, { x: gapX, y: lane }, { x: gapX, y: b.y }, b];
+}
+// Into an operand's port: below both number nodes (right of them), then before the target.
+function operandLanes(a, from, target, b) {
+  if (graph.vertical) {
+    const lane = from.x + from.w + 18;
+    return [a, { x: lane, y: a.y }, { x: lane, y: target.y - NUM_GAP / 2 }, { x: target.x - 10, y: target.y - NUM_GAP / 2 }, { x: target.x - 10, y: b.y }, b];
+  }
+  const lane = Math.max(from.y + from.h, target.y + target.h) + 14;
+  return [a, { x: a.x, y: lane }, { x: target.x - NUM_GAP / 2, y: lane }, { x: target.x - NUM_GAP / 2, y: b.y }, b];
+}
+// Into another number node: out, across halfway, in.
+function numberLanes(a, b) {
+  if (graph.vertical) {
+    const mid = (a.x + b.x) / 2;
+    return [a, { x: mid, y: a.y }, { x: mid, y: b.y - 14 }, { x: b.x, y: b.y - 14 }, b];
+  }
+  const mid = (a.y + b.y) / 2;
+  return [a, { x: a.x, y: mid }, { x: b.x - 14, y: mid }, { x: b.x - 14, y: b.y }, b];
 }
 
 // Straight runs through `points` with corners rounded by up to `r`.
