@@ -315,8 +315,8 @@ function hasRange(v) { return typeof v.min === "number" && typeof v.max === "num
 // to bottom) to what reads it: the row of a step's parameter (entering it from the left), an
 // operator node's operand port, the left edge of another number node (its top edge). Each is
 // straight runs with round corners routed around every node's box (wire-route.js), wherever
-// the nodes stand; only where no way exists (a node over the port) it takes the lanes the
-// layout leaves.
+// the nodes stand, and clear of the image ports (so that none seems to enter one); only where
+// no way exists (a node over the port) it takes the lanes the layout leaves.
 function drawNumberWires(chain) {
   const out = graph.vertical ? { x: 1, y: 0 } : { x: 0, y: 1 };
   const wires = [];
@@ -354,12 +354,31 @@ function drawNumberWires(chain) {
     wires.push({ a, out, b, into, r: 8, dot: true, lanes: () => numberLanes(a, b),
       data: { variable: w.name, reader: numberKey(w.target) }, title: `${w.name} read by variable ${w.target} (${w.params.join(", ")})` });
   }
-  const routes = routeWires([...graph.positions.values()], wires);   // wire-route.js
+  const nodes = [...graph.positions.values()];
+  const routes = routeWires(nodes.concat(imagePortRooms(chain)), wires);   // wire-route.js
+  const closer = routes.some((r) => !r) ? routeWires(nodes, wires) : routes;
   wires.forEach((w, n) => {
-    const points = routes[n] ? routes[n].slice(0, -1).concat([w.end || w.b]) : w.lanes();
+    const route = routes[n] || closer[n];
+    const points = route ? route.slice(0, -1).concat([w.end || w.b]) : w.lanes();
     appendNumberWire(points, w);
     if (w.data.param) graph.elements.get(w.data.reader)?.el.querySelector(`.ginrow[data-param="${w.data.param}"]`)?.classList.add("reads-number");
   });
+}
+
+// The room before every image port (16 px out from it, 12 across) that number wires keep
+// clear of: outputs on the right (below), inputs on the left (above).
+function imagePortRooms(chain) {
+  const rooms = [];
+  for (const key of nodeKeys(chain)) {
+    const i = stepIndexOf(chain, key);
+    for (const port of [null, ...(i >= 0 ? portsOf(chain.filters[i]) : [])]) {
+      const p = portPoint(chain, key, port);   // graph.js
+      if (!p) continue;
+      const along = port === null ? 0 : -16;
+      rooms.push(graph.vertical ? { x: p.x - 6, y: p.y + along, w: 12, h: 16 } : { x: p.x + along, y: p.y - 6, w: 16, h: 12 });
+    }
+  }
+  return rooms;
 }
 
 // A number wire drawn: its path, what it says on hover, and a dot where it enters (an
