@@ -8,7 +8,8 @@
 // ---- Number nodes: the chain's variables in the graph view ----
 
 const NUM_W = 176, NUM_H = 66, NUM_GAP = 14;
-const numbers = { elements: new Map() };   // variable name -> { el, sig }
+// elements: variable name -> { el, sig }; routed: the last wires routed, by what they went around.
+const numbers = { elements: new Map(), routed: { key: "", routes: [] } };
 
 function numberKey(name) { return "number:" + name; }
 
@@ -354,11 +355,16 @@ function drawNumberWires(chain) {
     wires.push({ a, out, b, into, r: 8, dot: true, lanes: () => numberLanes(a, b),
       data: { variable: w.name, reader: numberKey(w.target) }, title: `${w.name} read by variable ${w.target} (${w.params.join(", ")})` });
   }
-  const nodes = [...graph.positions.values()];
-  const routes = routeWires(nodes.concat(imagePortRooms(chain)), wires);   // wire-route.js
-  const closer = routes.some((r) => !r) ? routeWires(nodes, wires) : routes;
+  // Routed again only when a node, a port or a wire's end moved (not for a slider's value).
+  const nodes = [...graph.positions.values()], rooms = imagePortRooms(chain);
+  const key = JSON.stringify([nodes, rooms, wires.map((w) => [w.a, w.out, w.b, w.into])]);
+  if (numbers.routed.key !== key) {
+    const routes = routeWires(nodes.concat(rooms), wires);   // wire-route.js
+    const closer = routes.some((r) => !r) ? routeWires(nodes, wires) : routes;
+    numbers.routed = { key, routes: routes.map((r, n) => r || closer[n]) };
+  }
   wires.forEach((w, n) => {
-    const route = routes[n] || closer[n];
+    const route = numbers.routed.routes[n];
     const points = route ? route.slice(0, -1).concat([w.end || w.b]) : w.lanes();
     appendNumberWire(points, w);
     if (w.data.param) graph.elements.get(w.data.reader)?.el.querySelector(`.ginrow[data-param="${w.data.param}"]`)?.classList.add("reads-number");

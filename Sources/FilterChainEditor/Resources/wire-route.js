@@ -74,8 +74,9 @@ function lineAt(lines, v) {
 
 // A* from the wire's start on the grid to its stop. A state is a crossing and the direction
 // the run arrived in (so that a bend costs); arriving at the stop across `into` costs a bend,
-// against it is not allowed. Ties go to the state found first: the same graph always draws
-// the same wires.
+// against it is not allowed. The estimate counts the bends a way in open space needs too (so
+// that the many runs of equal length between two points are not all tried), and ties go to
+// the state found first: the same graph always draws the same wires.
 function routeOn(grid, w, m) {
   const { xs, ys } = grid;
   const nx = xs.length, ny = ys.length;
@@ -101,10 +102,13 @@ function routeOn(grid, w, m) {
     return true;
   };
   const heap = new RouteHeap();
-  const guess = (i, j) => Math.abs(xs[i] - xs[ti]) + Math.abs(ys[j] - ys[tj]);
+  const guess = (i, j, d) => {
+    const dx = xs[ti] - xs[i], dy = ys[tj] - ys[j];
+    return Math.abs(dx) + Math.abs(dy) + ROUTE_BEND * bendsAtLeast(ROUTE_DIRS[d], ROUTE_DIRS[last], dx, dy);
+  };
   const s0 = (si * ny + sj) * 4 + start;
   reach(s0, 0, -1);
-  heap.push(s0, guess(si, sj));
+  heap.push(s0, guess(si, sj, start));
   while (heap.size) {
     const s = heap.pop();
     if (s === done) break;
@@ -122,7 +126,7 @@ function routeOn(grid, w, m) {
       if (dir.x ? grid.right[Math.min(i, ni) * ny + j] : grid.down[i * ny + Math.min(j, nj)]) continue;
       const n = (ni * ny + nj) * 4 + nd;
       const c = g + Math.abs(xs[ni] - xs[i]) + Math.abs(ys[nj] - ys[j]) + (nd === d ? 0 : ROUTE_BEND);
-      if (closed[n] !== stamp && reach(n, c, s)) heap.push(n, c + guess(ni, nj));
+      if (closed[n] !== stamp && reach(n, c, s)) heap.push(n, c + guess(ni, nj, nd));
     }
   }
   if (seen[done] !== stamp) return null;
@@ -133,6 +137,15 @@ function routeOn(grid, w, m) {
   }
   points.push(w.a);
   return straightened(points.reverse());
+}
+
+// The fewest bends from heading `d` to arriving at (dx, dy) from here heading `last` (a turn
+// there counts), in open space: a bound never above the true count, so A* stays exact.
+function bendsAtLeast(d, last, dx, dy) {
+  const ahead = dx * d.x + dy * d.y, side = dx * last.x + dy * last.y;
+  if (d.x === last.x && d.y === last.y) return ahead >= 0 && dx * d.y === dy * d.x ? 0 : 2;
+  if (d.x === -last.x && d.y === -last.y) return 2;
+  return ahead >= 0 && side >= 0 ? 1 : 3;
 }
 
 // The points without those in the middle of a straight run (or repeated).
@@ -148,37 +161,41 @@ function straightened(points) {
   return out;
 }
 
-// A binary heap of states by priority; equal priorities in the order they were pushed.
+// A binary heap of states by priority, then in the order they were pushed (an entry's number).
 class RouteHeap {
-  constructor() { this.items = []; this.count = 0; }
-  get size() { return this.items.length; }
-  before(a, b) { return a.key < b.key || a.key === b.key && a.n < b.n; }
+  constructor() { this.heap = []; this.state = []; this.key = []; }
+  get size() { return this.heap.length; }
+  before(a, b) {
+    const key = this.key;
+    return key[a] < key[b] || key[a] === key[b] && a < b;
+  }
   push(state, key) {
-    const items = this.items;
-    items.push({ state, key, n: this.count++ });
-    let k = items.length - 1;
+    const e = this.state.length, heap = this.heap;
+    this.state.push(state); this.key.push(key);
+    let k = heap.length;
+    heap.push(e);
     while (k > 0) {
       const up = (k - 1) >> 1;
-      if (!this.before(items[k], items[up])) break;
-      [items[k], items[up]] = [items[up], items[k]];
+      if (!this.before(e, heap[up])) break;
+      heap[k] = heap[up];
       k = up;
     }
+    heap[k] = e;
   }
   pop() {
-    const items = this.items, top = items[0], end = items.pop();
-    if (items.length) {
-      items[0] = end;
+    const heap = this.heap, top = heap[0], e = heap.pop(), n = heap.length;
+    if (n) {
       let k = 0;
       for (;;) {
         const l = 2 * k + 1, r = l + 1;
-        let best = k;
-        if (l < items.length && this.before(items[l], items[best])) best = l;
-        if (r < items.length && this.before(items[r], items[best])) best = r;
-        if (best === k) break;
-        [items[k], items[best]] = [items[best], items[k]];
+        let best = l < n && this.before(heap[l], e) ? l : -1;
+        if (r < n && this.before(heap[r], best < 0 ? e : heap[l])) best = r;
+        if (best < 0) break;
+        heap[k] = heap[best];
         k = best;
       }
+      heap[k] = e;
     }
-    return top.state;
+    return this.state[top];
   }
 }
