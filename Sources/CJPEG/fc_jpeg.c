@@ -959,6 +959,15 @@ fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     // CMYK is stored as CMYK (not YCCK), with libjpeg's Adobe marker (transform 0).
     if (e->inks) jpeg_set_colorspace(&e->cinfo, JCS_CMYK);
     jpeg_set_quality(&e->cinfo, o->quality, TRUE);
+    if (!e->inks && o->luma_table && o->chroma_table) {
+        unsigned luma[64], chroma[64];
+        for (int k = 0; k < 64; k++) {
+            luma[k] = o->luma_table[k];
+            chroma[k] = o->chroma_table[k];
+        }
+        jpeg_add_quant_table(&e->cinfo, 0, luma, 100, TRUE);
+        jpeg_add_quant_table(&e->cinfo, 1, chroma, 100, TRUE);
+    }
     if (o->channels == 3) {
         // subsample 1: 4:2:0, 2: 4:2:2, 0: 4:4:4.
         e->cinfo.comp_info[0].h_samp_factor = o->subsample ? 2 : 1;
@@ -969,6 +978,21 @@ fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
         }
     }
     if (o->progressive) jpeg_simple_progression(&e->cinfo);
+    if (o->optimize) e->cinfo.optimize_coding = TRUE;
+    if (o->huffman && !o->optimize && !o->progressive && !e->inks) {
+        const uint8_t *p = o->huffman;
+        JHUFF_TBL **slots[4] = {&e->cinfo.dc_huff_tbl_ptrs[0], &e->cinfo.dc_huff_tbl_ptrs[1],
+                                &e->cinfo.ac_huff_tbl_ptrs[0], &e->cinfo.ac_huff_tbl_ptrs[1]};
+        for (int t = 0; t < 4; t++) {
+            if (!*slots[t]) *slots[t] = jpeg_alloc_huff_table((j_common_ptr)&e->cinfo);
+            JHUFF_TBL *table = *slots[t];
+            int n = 0;
+            table->bits[0] = 0;
+            for (int i = 1; i <= 16; i++) n += table->bits[i] = *p++;
+            for (int i = 0; i < n && i < 256; i++) table->huffval[i] = *p++;
+            table->sent_table = FALSE;
+        }
+    }
     fc_jpeg_set_density(e, o);
     jpeg_start_compress(&e->cinfo, TRUE);
     if (o->exif && o->exif_length > 0 && o->exif_length <= FC_EXIF_MAX) {
@@ -1020,4 +1044,42 @@ fc_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e) {
     }
     jpeg_finish_compress(&e->cinfo);
     return FC_OK;
+}
+
+// MARK: - Coefficients (what the quantiser chose; for tests and inspection)
+
+long fc_jpeg_coefficients(const uint8_t *data, size_t length, int component, int16_t *out,
+                          size_t capacity, uint32_t *blocks_wide) {
+    struct jpeg_decompress_struct cinfo;
+    fc_error_mgr err;
+    fc_jpeg_report report;
+    memset(&report, 0, sizeof report);
+    fc_error_init(&err, &report, 1);
+    cinfo.err = &err.pub;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    jvirt_barray_ptr *arrays = jpeg_read_coefficients(&cinfo);
+    if (component < 0 || component >= cinfo.num_components) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_component_info *c = &cinfo.comp_info[component];
+    size_t total = (size_t)c->width_in_blocks * c->height_in_blocks;
+    if (total * 64 > capacity) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    for (JDIMENSION y = 0; y < c->height_in_blocks; y++) {
+        JBLOCKARRAY row = (*cinfo.mem->access_virt_barray)((j_common_ptr)&cinfo, arrays[component], y, 1, FALSE);
+        for (JDIMENSION x = 0; x < c->width_in_blocks; x++)
+            for (int k = 0; k < 64; k++) out[((size_t)y * c->width_in_blocks + x) * 64 + k] = row[0][x][k];
+    }
+    *blocks_wide = c->width_in_blocks;
+    jpeg_destroy_decompress(&cinfo);
+    return (long)total;
 }

@@ -139,6 +139,13 @@ typedef struct {
     int x_density, y_density; // 0: libjpeg's default (1:1)
     const fc_jpeg_marker *markers;  // written in order after EXIF and ICC (XMP, COM, ...)
     int marker_count;
+    int optimize;            // optimised Huffman tables (libjpeg then keeps every block for a
+                             // second pass, as it does for progressive scans)
+    const uint16_t *luma_table;    // optional quantisation tables, natural order, 1...255, in
+    const uint16_t *chroma_table;  // place of libjpeg's for `quality` (grey and RGB only)
+    const uint8_t *huffman;  // optional Huffman tables in place of the standard's, for a
+                             // single pass without `optimize`: DC luma, DC chroma, AC luma, AC
+                             // chroma, each 16 code counts (lengths 1...16) then its symbols
 } fc_jpeg_encode_options;
 
 typedef struct fc_jpeg_encoder fc_jpeg_encoder;
@@ -154,5 +161,12 @@ fc_status fc_jpeg_encoder_write(fc_jpeg_encoder *e, const uint8_t *src, size_t s
                                 uint32_t rows);
 /// Writes the end of the image and flushes the file.
 fc_status fc_jpeg_encoder_finish(fc_jpeg_encoder *e);
+
+/// The quantised DCT coefficients of `component` of the JPEG in `data`, as the file holds
+/// them: blocks in raster order, 64 values each in natural order, into `out` (room for
+/// `capacity` values). Returns the number of blocks (and the blocks per row in
+/// `blocks_wide`), or -1 for a file libjpeg refuses or too little room. For tests.
+long fc_jpeg_coefficients(const uint8_t *data, size_t length, int component, int16_t *out,
+                          size_t capacity, uint32_t *blocks_wide);
 
 #endif

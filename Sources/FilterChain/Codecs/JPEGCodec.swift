@@ -12,7 +12,9 @@ enum JPEGCodec {
             EncodeOption("quality", .integer(1...100), default: .integer(EncodeOptions.defaultQuality),
                          defaultNote: "a JPEG input's own, estimated from its quantisation tables",
                          help: "quality, 1 to 100"),
-            EncodeOption("progressive", .boolean, default: false, help: "write progressive JPEG"),
+            EncodeOption("progressive", .boolean, default: false, help: "write progressive JPEG (with Huffman tables optimised for the image)"),
+            EncodeOption("effort", .integer(0...2), default: 0,
+                         help: "0, one streaming pass with Huffman tables trained for filterchain's quantisation; 1, tables optimised for the image (a second pass, every block kept in memory: about 8% smaller, 2.8 times the encoding time); 2, progressive with optimised tables (about 11% smaller, 5.7 times)"),
             EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
                          default: .choice(EncodeOptions.defaultChroma.rawValue),
                          defaultNote: "a JPEG input's own", help: "chroma subsampling"),
@@ -34,7 +36,8 @@ enum JPEGCodec {
         decoder: { input, options in try JPEGDecoder(input, options: options) },
         encoder: { output, header, metadata, settings in
             try JPEGEncoder(output, header: header, metadata: metadata,
-                            quality: settings.integer("quality"), progressive: settings.boolean("progressive"),
+                            quality: settings.integer("quality"),
+                            progressive: settings.boolean("progressive"), effort: settings.integer("effort"),
                             chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!)
         })
 }

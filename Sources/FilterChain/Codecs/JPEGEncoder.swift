@@ -20,8 +20,12 @@ final class JPEGEncoder: RowEncoder {
     static let padding = 24
 
     /// `metadata` is what is written (stripped or not).
+    /// `effort` 0: one pass with JPEGTables' trained Huffman tables, streaming; 1: Huffman
+    /// tables optimised for the image; 2 (or `progressive`): progressive with optimised tables.
+    /// Optimised tables make libjpeg keep every block of the image for a second pass (128
+    /// bytes per 8x8 block of each component).
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, progressive: Bool,
-         chroma: ChromaSubsampling) throws {
+         effort: Int = 0, chroma: ChromaSubsampling) throws {
         guard let e = fc_jpeg_encoder_new() else { throw CodecError(output.name, .outOfMemory) }
         self.e = e
         self.output = output
@@ -43,6 +47,8 @@ final class JPEGEncoder: RowEncoder {
         let exif = metadata.exif ?? []
         let payloads = markers(metadata)
         let density = metadata.resolution?.jfifValues
+        let tables = JPEGTables.tables(quality: quality)
+        let huffman = JPEGTables.huffman(quality: max(1, min(100, quality)))
         let status = icc.withUnsafeBufferPointer { iccBuffer in
             exif.withUnsafeBufferPointer { exifBuffer in
                 withMarkers(payloads) { markers in
@@ -52,7 +58,8 @@ final class JPEGEncoder: RowEncoder {
                     o.channels = Int32(header.format.channels.count)
                     o.inks = header.inks ? 1 : 0
                     o.quality = Int32(max(1, min(100, quality)))
-                    o.progressive = progressive ? 1 : 0
+                    o.progressive = progressive || effort >= 2 ? 1 : 0
+                    o.optimize = effort >= 1 ? 1 : 0
                     o.subsample = switch chroma {
                     case .yuv420: 1
                     case .yuv422: 2
@@ -69,7 +76,16 @@ final class JPEGEncoder: RowEncoder {
                     }
                     o.markers = markers.baseAddress
                     o.marker_count = Int32(markers.count)
-                    return fc_jpeg_encoder_start(e, output.file, &o)
+                    return tables.luma.withUnsafeBufferPointer { luma in
+                        tables.chroma.withUnsafeBufferPointer { chroma in
+                            huffman.withUnsafeBufferPointer { huffman in
+                                o.luma_table = luma.baseAddress
+                                o.chroma_table = chroma.baseAddress
+                                o.huffman = huffman.baseAddress
+                                return fc_jpeg_encoder_start(e, output.file, &o)
+                            }
+                        }
+                    }
                 }
             }
         }

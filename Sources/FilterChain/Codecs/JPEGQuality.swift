@@ -15,6 +15,14 @@ public struct JPEGEncoding: Sendable, Hashable {
     /// quantisation value and a few telling entries ("qvalue") are compared with those of
     /// the IJG tables at each quality, from the lowest up. `tables` are in natural order.
     static func estimateQuality(_ tables: [[UInt16]?]) -> Int? {
+        // filterchain's own tables (JPEGTables) say their quality exactly.
+        if let luma = tables.first ?? nil {
+            let chroma = tables.count > 1 ? tables[1] : nil
+            for q in 1...100 {
+                let own = JPEGTables.tables(quality: q)
+                if own.luma == luma && (chroma == nil || chroma == own.chroma) { return q }
+            }
+        }
         let sum = tables.compactMap { $0 }.reduce(0) { $0 + $1.reduce(0) { $0 + Int($1) } }
         guard let luma = tables.first ?? nil else { return nil }
         let hash: [Int], sums: [Int], qvalue: Int
