@@ -14,9 +14,9 @@ import Foundation
 /// each entry rounded, then kept in 1...255), at an effective quality q′ that keeps
 /// `--quality` meaning what it meant with libjpeg's tables: at each quality the median
 /// SSIMULACRA2 of the test photographs is the same as before (`calibration`, measured with
-/// Benchmarks/jpeg-calibrate). The shape was chosen by the same measurement (Benchmarks/README.md,
-/// "JPEG size at equal quality"): a steeper luma slope, a flatter chroma one, 4:4:4 and a
-/// per-block dead zone were each tried and lost.
+/// Benchmarks/jpeg-tables/rd-curves and calibrate). The shape was chosen by the same
+/// measurement (Benchmarks/README.md, "JPEG size at equal quality"): a steeper luma slope,
+/// 4:4:4, a dead zone and per-block adaptive quantisation were each tried and lost.
 public enum JPEGTables {
     /// The table at quality 50, in natural order (row v, column u).
     public static func base(chroma: Bool) -> [Double] {
