@@ -943,23 +943,31 @@ fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     fc_file_dest(&e->cinfo, file);
     e->cinfo.image_width = o->width;
     e->cinfo.image_height = o->height;
-    e->inks = o->inks && o->channels == 4;
-    if (!e->inks && o->channels != 1 && o->channels != 3) {
+    int inks = o->inks && o->channels == 4;
+    // A TIFF strip's other layouts are components as given (libjpeg's JCS_UNKNOWN).
+    int as_given = o->tiff_strip && !inks && (o->channels == 2 || o->channels == 4);
+    if (!inks && !as_given && o->channels != 1 && o->channels != 3) {
         snprintf(e->report.message, FC_JPEG_MESSAGE_MAX, "JPEG rows are grey, RGB or CMYK");
         e->failed = 1;
         return FC_FAILED;
     }
+    // A TIFF holds ink amounts as they are (0 = no ink); only a .jpg stores them inverted.
+    e->inks = inks && !o->tiff_strip;
     if (e->inks) {
         e->inverted = malloc((size_t)o->width * 4);
         if (!e->inverted) { e->failed = 1; return FC_NO_MEMORY; }
     }
     e->cinfo.input_components = o->channels;
-    e->cinfo.in_color_space = e->inks ? JCS_CMYK : o->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    e->cinfo.in_color_space = inks ? JCS_CMYK : as_given ? JCS_UNKNOWN : o->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&e->cinfo);
     // CMYK is stored as CMYK (not YCCK), with libjpeg's Adobe marker (transform 0).
-    if (e->inks) jpeg_set_colorspace(&e->cinfo, JCS_CMYK);
+    if (inks) jpeg_set_colorspace(&e->cinfo, JCS_CMYK);
     jpeg_set_quality(&e->cinfo, o->quality, TRUE);
-    if (!e->inks && o->luma_table && o->chroma_table) {
+    if (o->tiff_strip) {
+        e->cinfo.write_JFIF_header = FALSE;
+        e->cinfo.write_Adobe_marker = FALSE;
+    }
+    if (!inks && o->luma_table && o->chroma_table) {
         unsigned luma[64], chroma[64];
         for (int k = 0; k < 64; k++) {
             luma[k] = o->luma_table[k];
@@ -979,7 +987,7 @@ fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     }
     if (o->progressive) jpeg_simple_progression(&e->cinfo);
     if (o->optimize) e->cinfo.optimize_coding = TRUE;
-    if (o->huffman && !o->optimize && !o->progressive && !e->inks) {
+    if (o->huffman && !o->optimize && !o->progressive && !inks) {
         const uint8_t *p = o->huffman;
         JHUFF_TBL **slots[4] = {&e->cinfo.dc_huff_tbl_ptrs[0], &e->cinfo.dc_huff_tbl_ptrs[1],
                                 &e->cinfo.ac_huff_tbl_ptrs[0], &e->cinfo.ac_huff_tbl_ptrs[1]};

@@ -141,7 +141,7 @@ static uint16_t fc_tiff_compression_tag(fc_tiff_compression c) {
 static int fc_tiff_ycbcr(const fc_tiff_layout *l) { return l->compression == FC_TIFF_COMPRESS_JPEG && l->channels == 3; }
 
 // Sets the layout's tags on `tif` for an image of `rows` rows in strips of `rows_per_strip`.
-// `strip`: a strip compressed on its own (the codec's pseudo-tags are set too).
+// `strip`: a strip compressed on its own (deflate's level, a pseudo-tag, is set too).
 static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows, uint32_t rows_per_strip, int strip) {
     uint16_t photometric = l->inks ? PHOTOMETRIC_SEPARATED
         : l->channels <= 2 ? PHOTOMETRIC_MINISBLACK : fc_tiff_ycbcr(l) ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_RGB;
@@ -176,12 +176,7 @@ static int fc_tiff_set_layout(TIFF *tif, const fc_tiff_layout *l, uint32_t rows,
                 || !fc_libtiff.TIFFSetField(tif, TIFFTAG_REFERENCEBLACKWHITE, reference))
                 return 0;
         }
-        // Each strip carries its own tables (optimised Huffman codes), so strips compressed
-        // apart need no JPEGTables tag. The pseudo-tags only matter to the codec.
-        if (strip && (!fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGQUALITY, l->quality)
-                      || !fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGTABLESMODE, 0)
-                      || (fc_tiff_ycbcr(l) && !fc_libtiff.TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB))))
-            return 0;
+        // Each strip is a whole JPEG with its own tables, so there is no JPEGTables tag.
         break;
     default: break;
     }
@@ -344,6 +339,10 @@ fc_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *l, uint
     *bytes = NULL;
     *length = 0;
     fc_tiff_log log = { report, 0, 0 };
+    if (l->compression == FC_TIFF_COMPRESS_JPEG) {
+        snprintf(report->message, sizeof report->message, "JPEG strips are compressed by fc_jpeg, not here");
+        return FC_FAILED;
+    }
     size_t row_bytes = (size_t)l->width * (size_t)l->channels * (size_t)(l->depth / 8);
     size_t raw = row_bytes * count;
     fc_tiff_memory_file m = { NULL, 0, 0, 0, 0 };

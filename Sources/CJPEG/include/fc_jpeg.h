@@ -146,6 +146,11 @@ typedef struct {
     const uint8_t *huffman;  // optional Huffman tables in place of the standard's, for a
                              // single pass without `optimize`: DC luma, DC chroma, AC luma, AC
                              // chroma, each 16 code counts (lengths 1...16) then its symbols
+    int tiff_strip;          // a strip of a JPEG-compressed TIFF (TIFF Technical Note 2): no
+                             // JFIF or Adobe marker, since the TIFF's tags say what the samples
+                             // are; channels 2 and 4 (grey+alpha, RGBA; inks too) are coded as
+                             // given, with no colour transform or inversion, every component
+                             // with table 0, as libtiff's codec stores them
 } fc_jpeg_encode_options;
 
 typedef struct fc_jpeg_encoder fc_jpeg_encoder;

@@ -10,9 +10,10 @@
 // decoder object, so any number run on different threads.
 //
 // Writing (fc_tiff_encoder.c): the strips are compressed apart from the file, each by
-// libtiff's own codec in a TIFF of its own in memory (fc_tiff_compress_strip, on any thread),
-// and the encoder writes their bytes into the file in order with TIFFWriteRawStrip: the
-// output is the same whichever thread compressed what. The encoder's messages name the file.
+// libtiff's own codec in a TIFF of its own in memory (fc_tiff_compress_strip, on any thread)
+// or, for JPEG, by fc_jpeg as a .jpg output is (the caller's job: TIFFEncoder.swift), and the
+// encoder writes their bytes into the file in order with TIFFWriteRawStrip: the output is the
+// same whichever thread compressed what. The encoder's messages name the file.
 #ifndef FC_TIFF_H
 #define FC_TIFF_H
 
@@ -76,7 +77,8 @@ typedef enum {
     FC_TIFF_COMPRESS_LZW = 1,     // with the horizontal predictor
     FC_TIFF_COMPRESS_DEFLATE = 2, // with the horizontal predictor
     FC_TIFF_COMPRESS_ZSTD = 3,    // with the horizontal predictor
-    FC_TIFF_COMPRESS_JPEG = 4,    // 8 bits only; RGB as YCbCr 4:2:0, other layouts as stored
+    FC_TIFF_COMPRESS_JPEG = 4,    // 8 bits only; RGB as YCbCr, other layouts as stored; strips
+                                  // compressed by the caller, not by fc_tiff_compress_strip
 } fc_tiff_compression;
 
 /// What the encoder and every strip agree on.
@@ -87,7 +89,6 @@ typedef struct {
     int inks;                 // 4 channels are C, M, Y, K ink amounts (0 = no ink): Separated, InkSet CMYK
     int depth;                // 8 or 16 bits, or 32 (float samples), in host byte order
     fc_tiff_compression compression;
-    int quality;              // JPEG, 1 to 100
     int chroma_h, chroma_v;   // JPEG of RGB: the YCbCr chroma subsampling (1 or 2 each: 2,2 is 4:2:0)
     int level;                // deflate: libtiff's ZIPQUALITY, 0 (stored) to 9; libdeflate's level through libtiff 4.5
 } fc_tiff_layout;
@@ -129,8 +130,8 @@ fc_status fc_tiff_encoder_write_strip(fc_tiff_encoder *e, uint32_t index, const 
 fc_status fc_tiff_encoder_finish(fc_tiff_encoder *e);
 
 /// Compresses `count` rows (contiguous, `layout`'s samples) as one strip of `layout`, with
-/// libtiff's codec, on any thread. On success *bytes (freed with fc_tiff_free) holds
-/// *length bytes, what the strip is in the file.
+/// libtiff's codec, on any thread (any compression but JPEG). On success *bytes (freed with
+/// fc_tiff_free) holds *length bytes, what the strip is in the file.
 fc_status fc_tiff_compress_strip(const char *name, const fc_tiff_layout *layout, uint8_t *rows, uint32_t count,
                                  uint8_t **bytes, size_t *length, fc_tiff_report *report);
 void fc_tiff_free(void *p);

@@ -47,8 +47,6 @@ final class JPEGEncoder: RowEncoder {
         let exif = metadata.exif ?? []
         let payloads = markers(metadata)
         let density = metadata.resolution?.jfifValues
-        let tables = JPEGTables.tables(quality: quality)
-        let huffman = JPEGTables.huffman(quality: max(1, min(100, quality)))
         let status = icc.withUnsafeBufferPointer { iccBuffer in
             exif.withUnsafeBufferPointer { exifBuffer in
                 withMarkers(payloads) { markers in
@@ -60,11 +58,7 @@ final class JPEGEncoder: RowEncoder {
                     o.quality = Int32(max(1, min(100, quality)))
                     o.progressive = progressive || effort >= 2 ? 1 : 0
                     o.optimize = effort >= 1 ? 1 : 0
-                    o.subsample = switch chroma {
-                    case .yuv420: 1
-                    case .yuv422: 2
-                    case .yuv444: 0
-                    }
+                    o.subsample = Self.subsample(chroma)
                     o.icc = icc.isEmpty ? nil : iccBuffer.baseAddress
                     o.icc_length = icc.count
                     o.exif = exif.isEmpty ? nil : exifBuffer.baseAddress
@@ -76,20 +70,72 @@ final class JPEGEncoder: RowEncoder {
                     }
                     o.markers = markers.baseAddress
                     o.marker_count = Int32(markers.count)
-                    return tables.luma.withUnsafeBufferPointer { luma in
-                        tables.chroma.withUnsafeBufferPointer { chroma in
-                            huffman.withUnsafeBufferPointer { huffman in
-                                o.luma_table = luma.baseAddress
-                                o.chroma_table = chroma.baseAddress
-                                o.huffman = huffman.baseAddress
-                                return fc_jpeg_encoder_start(e, output.file, &o)
-                            }
-                        }
-                    }
+                    return Self.start(e, output.file, &o)
                 }
             }
         }
         if status != FC_OK { throw failure(status) }
+    }
+
+    /// fc_jpeg_encode_options' code for `chroma`.
+    static func subsample(_ chroma: ChromaSubsampling) -> Int32 {
+        switch chroma {
+        case .yuv420: 1
+        case .yuv422: 2
+        case .yuv444: 0
+        }
+    }
+
+    /// Starts `e` with JPEGTables' quantisation and Huffman tables for `o.quality`: the one
+    /// place they are chosen, for .jpg outputs and TIFF's JPEG strips alike.
+    static func start(_ e: OpaquePointer, _ file: UnsafeMutablePointer<FILE>?, _ o: inout fc_jpeg_encode_options) -> fc_status {
+        let tables = JPEGTables.tables(quality: Int(o.quality))
+        let huffman = JPEGTables.huffman(quality: Int(o.quality))
+        return tables.luma.withUnsafeBufferPointer { luma in
+            tables.chroma.withUnsafeBufferPointer { chroma in
+                huffman.withUnsafeBufferPointer { huffman in
+                    o.luma_table = luma.baseAddress
+                    o.chroma_table = chroma.baseAddress
+                    o.huffman = huffman.baseAddress
+                    return fc_jpeg_encoder_start(e, file, &o)
+                }
+            }
+        }
+    }
+
+    /// `height` rows of `width` pixels of `channels` 8-bit samples (rows `stride` bytes
+    /// apart) as one whole JPEG in memory, SOI to EOI, as a JPEG-compressed TIFF's strip holds
+    /// it: the encoder and tables of a .jpg output of the same quality and chroma (one pass,
+    /// the trained Huffman tables), and no metadata (see fc_jpeg_encode_options.tiff_strip).
+    /// On failure `message` says why.
+    static func tiffStrip(_ rows: UnsafeRawPointer, stride: Int, width: Int, height: Int, channels: Int, inks: Bool,
+                          quality: Int, chroma: ChromaSubsampling, into bytes: inout [UInt8], message: inout String) -> fc_status {
+        guard let e = fc_jpeg_encoder_new() else { return FC_NO_MEMORY }
+        defer { fc_jpeg_encoder_free(e) }
+        var memory: UnsafeMutablePointer<CChar>?
+        var length = 0
+        guard let file = open_memstream(&memory, &length) else { return FC_NO_MEMORY }
+        var o = fc_jpeg_encode_options()
+        o.width = UInt32(width)
+        o.height = UInt32(height)
+        o.channels = Int32(channels)
+        o.inks = inks ? 1 : 0
+        o.quality = Int32(max(1, min(100, quality)))
+        o.subsample = subsample(chroma)
+        o.tiff_strip = 1
+        var status = start(e, file, &o)
+        if status == FC_OK { status = fc_jpeg_encoder_write(e, rows.assumingMemoryBound(to: UInt8.self), stride, UInt32(height)) }
+        if status == FC_OK { status = fc_jpeg_encoder_finish(e) }
+        // Closing the stream makes `memory` and `length` final (the stream flushes into them).
+        let closed = fclose(file) == 0
+        defer { free(memory) }
+        if status == FC_OK && !closed { status = FC_NO_MEMORY }
+        if status != FC_OK {
+            message = reportString(fc_jpeg_encoder_report(e).pointee.message)
+            return status
+        }
+        bytes = memory.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        return FC_OK
     }
 
     /// The APP1 (XMP, extended XMP) and COM payloads for `metadata`, in order.

@@ -9,10 +9,11 @@ import Darwin
 /// Writes TIFF through libtiff (the fc_tiff shim): 8- or 16-bit grey, grey+alpha, RGB or RGBA
 /// (unassociated alpha), in strips of about 256 KiB streamed as the rows arrive. Each strip is
 /// compressed on its own (in parallel when the caller runs the jobs on several threads) by
-/// libtiff's codec, and written in order; strip boundaries depend only on the image's width
-/// and layout, so the bytes are the same however the jobs are scheduled. ICC, XMP, resolution
-/// and EXIF go where TIFF keeps them (EXIF as IFD0 tags and Exif and GPS sub-IFDs: see
-/// ``TIFFExif``).
+/// libtiff's codec, or for JPEG compression by the .jpg output's encoder (filterchain's tables,
+/// so a TIFF's JPEG strips are what a .jpg of the same quality and chroma holds), and written
+/// in order; strip boundaries depend only on the image's width and layout, so the bytes are
+/// the same however the jobs are scheduled. ICC, XMP, resolution and EXIF go where TIFF keeps
+/// them (EXIF as IFD0 tags and Exif and GPS sub-IFDs: see ``TIFFExif``).
 final class TIFFEncoder: RowEncoder {
     enum Compression: String, CaseIterable {
         case none, lzw, deflate, zstd, jpeg
@@ -36,6 +37,8 @@ final class TIFFEncoder: RowEncoder {
     private let handle: CHandle
     private var e: OpaquePointer { handle.pointer }
     private let layout: fc_tiff_layout
+    /// JPEG compression's quality and chroma subsampling; nil for the others.
+    private let jpeg: TIFFStrip.JPEG?
     private let rowBytes: Int
     private let rowsPerStrip: Int
     private let height: Int
@@ -73,9 +76,10 @@ final class TIFFEncoder: RowEncoder {
         layout = fc_tiff_layout(width: UInt32(header.width), height: UInt32(header.height), rows_per_strip: UInt32(rowsPerStrip),
                                 channels: Int32(header.format.channels.count), inks: header.inks ? 1 : 0,
                                 depth: Int32(header.format.depth.rawValue),
-                                compression: compression.shim, quality: Int32(quality),
+                                compression: compression.shim,
                                 chroma_h: chroma == .yuv444 ? 1 : 2, chroma_v: chroma == .yuv420 ? 2 : 1,
                                 level: Int32(level ?? TIFFEncoder.defaultLevel(header.format.depth)))
+        jpeg = compression == .jpeg ? TIFFStrip.JPEG(quality: quality, chroma: chroma, inks: header.inks) : nil
         guard let e = output.name.withCString({ fc_tiff_encoder_new($0, output.file) }) else {
             throw CodecError(output.name, .outOfMemory)
         }
@@ -150,7 +154,7 @@ final class TIFFEncoder: RowEncoder {
             if strip == nil {
                 let rows = min(rowsPerStrip, height - rowsTaken)
                 let buffer = spare.popLast() ?? UnsafeMutableRawPointer.allocate(byteCount: max(1, rowsPerStrip * rowBytes), alignment: 64)
-                strip = TIFFStrip(index: stripsMade, rows: rows, buffer: buffer, layout: layout, name: output.name)
+                strip = TIFFStrip(index: stripsMade, rows: rows, buffer: buffer, layout: layout, jpeg: jpeg, name: output.name)
                 stripsMade += 1
             }
             let s = strip!
@@ -175,9 +179,9 @@ final class TIFFEncoder: RowEncoder {
             pending.removeFirst()
             defer { spare.append(first.handBackBuffer()) }
             guard first.status == FC_OK else {
-                throw CodecError.writing(output, first.status, message: reportString(first.report.message), format: .tiff, errno: 0)
+                throw CodecError.writing(output, first.status, message: first.message, format: .tiff, errno: 0)
             }
-            try check(fc_tiff_encoder_write_strip(e, UInt32(first.index), first.bytes, first.length))
+            try check(first.bytes.withUnsafeBufferPointer { fc_tiff_encoder_write_strip(e, UInt32(first.index), $0.baseAddress, $0.count) })
         }
     }
 
@@ -191,45 +195,59 @@ final class TIFFEncoder: RowEncoder {
 /// (@unchecked Sendable: the encoder fills it before handing it out, `run` writes the result
 /// once, and the encoder reads that only after `completed` is set.)
 final class TIFFStrip: EncoderJob, @unchecked Sendable {
+    /// What a JPEG strip is compressed with, beyond the layout.
+    struct JPEG {
+        let quality: Int
+        let chroma: ChromaSubsampling
+        let inks: Bool
+    }
+
     let index: Int
     let rows: Int
     let buffer: UnsafeMutableRawPointer
     let layout: fc_tiff_layout
+    let jpeg: JPEG?
     let name: String
     var filled = 0
-    private(set) var bytes: UnsafeMutablePointer<UInt8>?
-    private(set) var length = 0
+    private(set) var bytes: [UInt8] = []
     private(set) var status = FC_FAILED
-    private(set) var report = fc_tiff_report()
+    private(set) var message = ""
     private let completed = Atomic<Bool>(false)
     private var handedBack = false
 
-    init(index: Int, rows: Int, buffer: UnsafeMutableRawPointer, layout: fc_tiff_layout, name: String) {
+    init(index: Int, rows: Int, buffer: UnsafeMutableRawPointer, layout: fc_tiff_layout, jpeg: JPEG?, name: String) {
         self.index = index
         self.rows = rows
         self.buffer = buffer
         self.layout = layout
+        self.jpeg = jpeg
         self.name = name
     }
 
     deinit {
-        fc_tiff_free(bytes)
         if !handedBack { buffer.deallocate() }
     }
 
     var isComplete: Bool { completed.load(ordering: .acquiring) }
 
     func run() {
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        var report = fc_tiff_report()
-        let status = withUnsafePointer(to: layout) { l in
-            name.withCString { fc_tiff_compress_strip($0, l, buffer.assumingMemoryBound(to: UInt8.self), UInt32(rows), &bytes, &length, &report) }
+        if let jpeg {
+            // A whole JPEG per strip, as TIFF Technical Note 2 has it (no JPEGTables tag).
+            let channels = Int(layout.channels)
+            status = JPEGEncoder.tiffStrip(buffer, stride: Int(layout.width) * channels, width: Int(layout.width), height: rows,
+                                           channels: channels, inks: jpeg.inks, quality: jpeg.quality, chroma: jpeg.chroma,
+                                           into: &bytes, message: &message)
+        } else {
+            var stored: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            var report = fc_tiff_report()
+            status = withUnsafePointer(to: layout) { l in
+                name.withCString { fc_tiff_compress_strip($0, l, buffer.assumingMemoryBound(to: UInt8.self), UInt32(rows), &stored, &length, &report) }
+            }
+            if let stored { bytes = [UInt8](UnsafeBufferPointer(start: stored, count: length)) }
+            fc_tiff_free(stored)
+            message = reportString(report.message)
         }
-        self.bytes = bytes
-        self.length = length
-        self.status = status
-        self.report = report
         completed.store(true, ordering: .releasing)
     }
 

@@ -145,6 +145,84 @@ import Testing
                 "\(chroma): TIFF \(tiff.count) bytes, JPEG \(buffer.bytes.count)")
     }
 
+    /// A JPEG's segments before its scan: marker and payload (without the length).
+    static func jpegSegments(_ data: [UInt8]) -> [(marker: UInt8, payload: [UInt8])] {
+        var out: [(UInt8, [UInt8])] = []
+        var i = 2
+        while i + 4 <= data.count, data[i] == 0xFF {
+            let length = Int(data[i + 2]) << 8 | Int(data[i + 3])
+            out.append((data[i + 1], Array(data[i + 4..<min(data.count, i + 2 + length)])))
+            if data[i + 1] == 0xDA { break }
+            i += 2 + length
+        }
+        return out
+    }
+
+    /// Each strip of a JPEG-compressed TIFF is a whole JPEG (SOI to EOI) made by the .jpg
+    /// output's encoder: JPEGTables' tables for the quality (chroma's for RGB only), no
+    /// JFIF, Adobe or metadata segment (the tags say what the samples are), a frame of the
+    /// strip's size with the sampling factors YCbCrSubsampling names. The first strip decodes
+    /// exactly as a .jpg of its rows with the same options does, and the file reads back at its
+    /// size close to the original. Odd sizes, three strips, the last one shorter (71 rows).
+    @Test(arguments: [(Channels.grey, ChromaSubsampling.yuv420), (.rgb, .yuv420), (.rgb, .yuv422), (.rgb, .yuv444),
+                      (.greyAlpha, .yuv420), (.rgba, .yuv420)])
+    func jpegStripsAreFilterchainsJPEGs(channels: Channels, chroma: ChromaSubsampling) throws {
+        // About 3,000 bytes a row: 96 rows a strip.
+        let w = 3001 / channels.count, h = 263, quality = 85
+        var samples: [Int] = []
+        for y in 0..<h {
+            for x in 0..<w {
+                let all = [x * 255 / w, y * 255 / h, (x + y) * 255 / (w + h), 255 - x * 200 / w]
+                let noise = (x * 7 + y * 13) % 5
+                samples += (channels.isGrey ? [all[0]] + (channels.hasAlpha ? [all[3]] : []) : Array(all.prefix(channels.count))).map { $0 + noise }
+            }
+        }
+        let original = Pixels(width: w, height: h, format: PixelFormat(channels, .eight), samples: samples.map { min($0, 255) })
+        let bytes = try Self.encode(original, ["tiffCompression": "jpeg", "quality": .integer(quality), "chroma": .choice(chroma.rawValue)])
+        let walker = try #require(TestTIFFWalker(bytes))
+        let ifd = walker.ifd0
+        let rows = try #require(ifd.number(278))
+        #expect(rows == 96 && ifd.number(259) == 7 && ifd.number(347) == nil)
+        #expect(ifd.number(262) == (channels == .rgb ? 6 : channels.isGrey ? 1 : 2))
+        let factors = chroma == .yuv444 ? [1, 1] : chroma == .yuv422 ? [2, 1] : [2, 2]
+        #expect(ifd.numbers(530) == (channels == .rgb ? factors : nil))
+        #expect((ifd.entries[532] != nil) == (channels == .rgb))
+        let strips = walker.strips
+        #expect(strips.count == 3)
+        let tables = JPEGTables.tables(quality: quality)
+        for (i, strip) in strips.enumerated() {
+            #expect(Array(strip.prefix(2)) == [0xFF, 0xD8] && Array(strip.suffix(2)) == [0xFF, 0xD9], "strip \(i): SOI ... EOI")
+            let segments = Self.jpegSegments(strip)
+            #expect(Set(segments.map(\.marker)).isSubset(of: [0xDB, 0xC0, 0xC4, 0xDA]), "strip \(i): \(segments.map(\.marker))")
+            let held = JPEGTablesTests.tablesOf(strip)
+            #expect(held[0] == tables.luma)
+            #expect(held[1] == (channels == .rgb ? tables.chroma : nil))
+            let frame = try #require(segments.first { $0.marker == 0xC0 }?.payload)
+            let height = Int(frame[1]) << 8 | Int(frame[2]), width = Int(frame[3]) << 8 | Int(frame[4])
+            #expect(height == min(rows, h - i * rows) && width == w && Int(frame[5]) == channels.count)
+            var sampling: [[Int]] = [], expected: [[Int]] = []
+            for c in 0..<channels.count {
+                let hv = Int(frame[7 + 3 * c])
+                sampling.append([hv >> 4, hv & 15])
+                expected.append(c == 0 && channels == .rgb ? factors : [1, 1])
+            }
+            #expect(sampling == expected, "strip \(i)")
+        }
+        if !channels.hasAlpha {
+            let first = Pixels(width: w, height: rows, format: original.format, samples: Array(original.samples.prefix(rows * w * channels.count)))
+            let buffer = OutputBuffer()
+            try first.write(to: .memory(buffer), format: .jpeg, metadata: .none,
+                            options: EncodeOptions(settings: ["quality": .integer(quality), "chroma": .choice(chroma.rawValue)]))
+            let strip = try ImageReader.open(.bytes(strips[0], name: "strip.jpg")).readAll()
+            #expect(strip == (try ImageReader.open(.bytes(buffer.bytes, name: "x.jpg")).readAll()))
+        }
+        let (decoded, info) = try Self.decode(bytes)
+        #expect(info.width == w && info.height == h && info.format == original.format)
+        let errors = zip(decoded.samples, original.samples).map { abs($0 - $1) }
+        let mse = Double(errors.map { $0 * $0 }.reduce(0, +)) / Double(errors.count)
+        #expect(10 * log10(255 * 255 / mse) > 38 && errors.max()! <= 16, "\(channels) \(chroma): MSE \(mse), max \(errors.max()!)")
+    }
+
     /// The default is deflate with the horizontal predictor.
     @Test func theDefaultIsDeflateWithThePredictor() throws {
         let p = Pixels.random(width: 50, height: 20, format: PixelFormat(.rgba, .sixteen), seed: 2)
