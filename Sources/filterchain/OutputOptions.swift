@@ -27,6 +27,9 @@ struct CodecOptions: ParsableArguments {
     @Option(help: CodecOptions.help("effort"))
     var effort: Int?
 
+    @Option(help: CodecOptions.help("tables"))
+    var tables: String?
+
     @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
     var alphaQuality: Int?
 
@@ -115,6 +118,7 @@ struct CodecOptions: ParsableArguments {
         if let compression { s["compression"] = .integer(compression) }
         if lossless { s["lossless"] = .boolean(true) }
         if let effort { s["effort"] = .integer(effort) }
+        if let tables { s["tables"] = .choice(tables) }
         if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
         if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
         if let gainMap { s["gainMap"] = .choice(gainMap) }

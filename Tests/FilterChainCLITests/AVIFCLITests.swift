@@ -35,14 +35,14 @@ import FilterChain
 
     /// Options checked against the output's format: out of range for every format, a value
     /// another format takes, an option of another format, a combination AVIF refuses.
-    @Test(arguments: [(["--effort", "10"], "o.avif", "--effort: 10 is out of range; allowed 0...6 (WebP), 0...9 (AVIF)"),
+    @Test(arguments: [(["--effort", "10"], "o.avif", "--effort: 10 is out of range; allowed 0...2 (JPEG), 0...6 (WebP), 0...9 (AVIF)"),
                       (["--chroma", "4:2:2"], "o.avif", "--chroma 4:2:2: AVIF output takes 4:2:0, 4:4:4 (4:2:2 is for JPEG and TIFF)"),
                       (["--effort", "8"], "o.webp", "--effort 8: WebP output takes 0...6 (8 is for AVIF, HEIF and JPEG XL)"),
                       (["--quality", "0"], "o.jpg", "--quality 0: JPEG output takes 1...100 (0 is for AVIF and HEIF)"),
                       (["--lossless"], "o.avif", "--lossless is not an option of AVIF output; WebP and JPEG XL take it"),
                       (["--progressive"], "o.avif", "--progressive is not an option of AVIF output; JPEG takes it"),
                       (["--compression", "5"], "o.avif", "--compression is not an option of AVIF output; PNG and TIFF take it"),
-                      (["--effort", "3"], "o.png", "--effort is not an option of PNG output; WebP, AVIF, HEIF and JPEG XL take it"),
+                      (["--effort", "3"], "o.png", "--effort is not an option of PNG output; JPEG, WebP, AVIF, HEIF and JPEG XL take it"),
                       (["--quality", "100", "--chroma", "4:2:0"], "o.avif", "--quality 100 is lossless AVIF, which needs --chroma 4:4:4")])
     func optionsAreCheckedForAVIF(options: [String], output: String, message: String) throws {
         let r = try CLI.run(["apply", CLI.lookChain, CLI.samples + "/chelsea.png", output] + options, in: folder)

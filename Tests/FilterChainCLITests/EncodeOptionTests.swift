@@ -135,7 +135,8 @@ import FilterChain
         (["--quality", "80", "--encode", "quality=90"], "o.jpg", "--encode quality=90: --quality gives quality too; give it once"),
         (["--encode", "quality=80", "--encode", "quality=90"], "o.jpg", "--encode quality=90: --encode quality=80 gives quality too; give it once"),
         (["--encode", "quality=101"], "o.jpg", "--quality: 101 is out of range; allowed 1...100"),
-        (["--encode", "effort=3"], "o.jpg", "--effort is not an option of JPEG output; WebP, AVIF, HEIF and JPEG XL take it"),
+        (["--encode", "effort=3"], "o.jpg", "--effort 3: JPEG output takes 0...2 (3 is for WebP, AVIF, HEIF and JPEG XL)"),
+        (["--encode", "lossless=true"], "o.jpg", "--lossless is not an option of JPEG output; WebP and JPEG XL take it"),
     ])
     func refusals(arguments: [String], output: String, message: String) throws {
         let r = try run(["apply", CLI.lookChain, CLI.samples + "/logo.png", output] + arguments)

@@ -13,6 +13,8 @@ enum JPEGCodec {
                          defaultNote: "a JPEG input's own, estimated from its quantisation tables",
                          help: "quality, 1 to 100"),
             EncodeOption("progressive", .boolean, default: false, help: "write progressive JPEG (with Huffman tables optimised for the image)"),
+            EncodeOption("tables", .choice(["filterchain", "standard"]), default: "filterchain",
+                         help: "quantisation tables: filterchain's (smaller at the same quality), or the JPEG standard's example tables as libjpeg scales them (what most tools write; finer at the lowest frequencies, which smooth images such as HDR gain maps need)"),
             EncodeOption("effort", .integer(0...2), default: 0,
                          help: "0, one streaming pass with Huffman tables trained for filterchain's quantisation; 1, tables optimised for the image (a second pass, every block kept in memory: about 8% smaller, 2.8 times the encoding time); 2, progressive with optimised tables (about 11% smaller, 5.7 times)"),
             EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
@@ -38,6 +40,7 @@ enum JPEGCodec {
             try JPEGEncoder(output, header: header, metadata: metadata,
                             quality: settings.integer("quality"),
                             progressive: settings.boolean("progressive"), effort: settings.integer("effort"),
+                            standardTables: settings.choice("tables") == "standard",
                             chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!)
         })
 }

@@ -24,8 +24,10 @@ final class JPEGEncoder: RowEncoder {
     /// tables optimised for the image; 2 (or `progressive`): progressive with optimised tables.
     /// Optimised tables make libjpeg keep every block of the image for a second pass (128
     /// bytes per 8x8 block of each component).
+    /// `standardTables`: the standard's example tables as libjpeg scales them, with its
+    /// Huffman tables (the `tables` option; HDR gain maps).
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, progressive: Bool,
-         effort: Int = 0, chroma: ChromaSubsampling) throws {
+         effort: Int = 0, standardTables: Bool = false, chroma: ChromaSubsampling) throws {
         guard let e = fc_jpeg_encoder_new() else { throw CodecError(output.name, .outOfMemory) }
         self.e = e
         self.output = output
@@ -70,7 +72,7 @@ final class JPEGEncoder: RowEncoder {
                     }
                     o.markers = markers.baseAddress
                     o.marker_count = Int32(markers.count)
-                    return Self.start(e, output.file, &o)
+                    return Self.start(e, output.file, &o, standardTables: standardTables)
                 }
             }
         }
@@ -88,7 +90,9 @@ final class JPEGEncoder: RowEncoder {
 
     /// Starts `e` with JPEGTables' quantisation and Huffman tables for `o.quality`: the one
     /// place they are chosen, for .jpg outputs and TIFF's JPEG strips alike.
-    static func start(_ e: OpaquePointer, _ file: UnsafeMutablePointer<FILE>?, _ o: inout fc_jpeg_encode_options) -> fc_status {
+    static func start(_ e: OpaquePointer, _ file: UnsafeMutablePointer<FILE>?, _ o: inout fc_jpeg_encode_options,
+                      standardTables: Bool = false) -> fc_status {
+        if standardTables { return fc_jpeg_encoder_start(e, file, &o) }
         let tables = JPEGTables.tables(quality: Int(o.quality))
         let huffman = JPEGTables.huffman(quality: Int(o.quality))
         return tables.luma.withUnsafeBufferPointer { luma in

@@ -262,7 +262,7 @@ extension GainMapImage {
         let renderer = Renderer(threads: 1)
         let buffer = OutputBuffer(name: "its gain map")
         _ = try renderer.render(Chain(), image: moved, outputs: [RenderOutput(step: 0, .file(.memory(buffer), EncodeOptions(
-            format: .jpeg, quality: quality ?? Self.quality, chroma: .yuv444)))])
+            format: .jpeg, quality: quality ?? Self.quality, chroma: .yuv444, settings: ["tables": "standard"])))])
         var written = buffer.bytes
         if let iso = JPEGSegments(jpeg, from: 0).payload(app: 0xe2, prefix: GainMap.isoPrefix) {
             written = GainMap.withISOSegment(iso.bytes, in: written)

@@ -53,7 +53,7 @@ final class GainMapInProgress: @unchecked Sendable, Hashable {
                                     pixels: Array(pixels))
         let buffer = OutputBuffer(name: "its gain map")
         _ = try Renderer(threads: 1).render(Chain(), image: image, outputs: [RenderOutput(step: 0, .file(.memory(buffer), EncodeOptions(
-            format: .jpeg, quality: quality)))])
+            format: .jpeg, quality: quality, settings: ["tables": "standard"])))])
         let jpeg = GainMap.withISOSegment(metadata.isoPayload, in: buffer.bytes)
         var map = metadata
         map.byteCount = jpeg.count
