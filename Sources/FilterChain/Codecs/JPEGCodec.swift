@@ -14,6 +14,7 @@ enum JPEGCodec {
                          help: "quality, 1 to 100"),
             EncodeOption("progressive", .boolean, default: false, help: "write progressive JPEG (with Huffman tables optimised for the image)"),
             EncodeOption("tables", .choice(["filterchain", "standard"]), default: "filterchain",
+                         defaultNote: "a JPEG input's own kind: standard when its tables are exactly the standard's",
                          help: "quantisation tables: filterchain's (smaller at the same quality), or the JPEG standard's example tables as libjpeg scales them (what most tools write; finer at the lowest frequencies, which smooth images such as HDR gain maps need)"),
             EncodeOption("effort", .integer(0...2), default: 0,
                          help: "0, one streaming pass with Huffman tables trained for filterchain's quantisation; 1, tables optimised for the image (a second pass, every block kept in memory: about 8% smaller, 2.8 times the encoding time); 2, progressive with optimised tables (about 11% smaller, 5.7 times)"),
@@ -32,6 +33,7 @@ enum JPEGCodec {
             switch name {
             case "quality": source.sourceJPEG?.quality.map(EncodeOptionValue.integer)
             case "chroma": source.sourceJPEG?.chroma.map { .choice($0.rawValue) }
+            case "tables": source.sourceJPEG.flatMap { $0.standardTables ? .choice("standard") : nil }
             default: nil
             }
         },

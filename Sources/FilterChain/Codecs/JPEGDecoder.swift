@@ -143,7 +143,9 @@ final class JPEGDecoder: StoredDecoder {
             default: chroma = nil
             }
         }
-        metadata.sourceJPEG = JPEGEncoding(quality: JPEGEncoding.estimateQuality(tables), chroma: chroma)
+        let quality = JPEGEncoding.estimateQuality(tables)
+        metadata.sourceJPEG = JPEGEncoding(quality: quality, chroma: chroma,
+                                           standardTables: quality.map { JPEGEncoding.areStandard(tables, quality: $0) } ?? false)
         return hasMPF
     }
 

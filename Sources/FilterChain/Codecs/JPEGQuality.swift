@@ -5,10 +5,24 @@ public struct JPEGEncoding: Sendable, Hashable {
     public var quality: Int?
     /// nil for grey images and layouts the encoder does not write.
     public var chroma: ChromaSubsampling?
+    /// Whether its tables are exactly the standard's as libjpeg scales them at `quality` (most
+    /// tools write these): a re-encode then keeps them (`--tables standard`), so an image
+    /// written again at its own quality is quantised on the same grid and loses next to nothing.
+    public var standardTables: Bool
 
-    public init(quality: Int?, chroma: ChromaSubsampling?) {
+    public init(quality: Int?, chroma: ChromaSubsampling?, standardTables: Bool = false) {
         self.quality = quality
         self.chroma = chroma
+        self.standardTables = standardTables
+    }
+
+    /// Whether `tables` (natural order; the first luma, the second chroma) are the standard's
+    /// at `quality`.
+    static func areStandard(_ tables: [[UInt16]?], quality: Int) -> Bool {
+        guard let luma = tables.first ?? nil else { return false }
+        let standard = JPEGTables.standard(quality: quality)
+        let chroma = tables.count > 1 ? tables[1] : nil
+        return luma == standard.luma && (chroma == nil || chroma == standard.chroma)
     }
 
     /// ImageMagick's estimate (coders/jpeg.c, JPEGSetImageQuality): the sum of every

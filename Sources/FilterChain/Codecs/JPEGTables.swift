@@ -45,6 +45,20 @@ public enum JPEGTables {
         return 100
     }
 
+    /// The standard's example tables (JPEG Annex K.1) as libjpeg's jpeg_set_quality scales
+    /// them at `quality` (1...100, each entry 1...255): what `--tables standard` writes.
+    public static func standard(quality: Int) -> (luma: [UInt16], chroma: [UInt16]) {
+        let luma = [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+                    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+                    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
+        let chroma = [17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
+                      47, 66, 99, 99, 99, 99, 99, 99] + [Int](repeating: 99, count: 32)
+        let q = max(1, min(100, quality))
+        let scale = q < 50 ? 5000 / q : 200 - 2 * q
+        func scaled(_ t: [Int]) -> [UInt16] { t.map { UInt16(max(1, min(255, ($0 * scale + 50) / 100))) } }
+        return (scaled(luma), scaled(chroma))
+    }
+
     /// The luma and chroma tables for `quality` (1...100), natural order, each entry 1...255.
     public static func tables(quality: Int) -> (luma: [UInt16], chroma: [UInt16]) {
         let q = effectiveQuality(quality)

@@ -166,4 +166,27 @@ import Testing
         #expect(decoded.allSatisfy { $0 == decoded[0] })
         #expect(sizes[1] <= sizes[0])
     }
+
+    /// A JPEG with the standard's tables (libjpeg's jpeg_set_quality, `--tables standard`),
+    /// written again with its own quality and chroma (the defaults), keeps those tables: the
+    /// second generation is quantised on the first's grid and stays within a level or two.
+    @Test func aReencodeKeepsTheStandardTablesItFinds() throws {
+        let source = try Pixels.read(TestData.samples.appendingPathComponent("coffee.png").path).0
+        for quality in [50, 75, 92] {
+            var options = EncodeOptions(quality: quality)
+            options.settings["tables"] = "standard"
+            let first = try Self.encode(source, options)
+            let tables = Self.tablesOf(first)
+            #expect(tables[0] == JPEGTables.standard(quality: quality).luma && tables[1] == JPEGTables.standard(quality: quality).chroma)
+            let path = TestData.temporaryFolder().appendingPathComponent("first.jpg").path
+            try Data(first).write(to: URL(fileURLWithPath: path))
+            let image = try RasterImage(decoding: first)
+            #expect(image.metadata.sourceJPEG == JPEGEncoding(quality: quality, chroma: .yuv420, standardTables: true))
+            let second = [UInt8](try image.encoded(as: .jpeg, options: EncodeOptions()))
+            #expect(Self.tablesOf(second)[0] == tables[0] && Self.tablesOf(second)[1] == tables[1])
+            let a = try RasterImage(decoding: first).pixels, b = try RasterImage(decoding: second).pixels
+            let mean = zip(a, b).map { abs(Double($0) - Double($1)) }.reduce(0, +) / Double(a.count)
+            #expect(mean < 0.5, "quality \(quality): the second generation is \(mean) levels off the first on average")
+        }
+    }
 }
