@@ -987,6 +987,8 @@ fc_status fc_jpeg_encoder_start(fc_jpeg_encoder *e, FILE *file,
     }
     if (o->progressive) jpeg_simple_progression(&e->cinfo);
     if (o->optimize) e->cinfo.optimize_coding = TRUE;
+    if (o->restart_interval > 0 && o->restart_interval <= 65535)
+        e->cinfo.restart_interval = (unsigned int)o->restart_interval;
     if (o->huffman && !o->optimize && !o->progressive && !inks) {
         const uint8_t *p = o->huffman;
         JHUFF_TBL **slots[4] = {&e->cinfo.dc_huff_tbl_ptrs[0], &e->cinfo.dc_huff_tbl_ptrs[1],

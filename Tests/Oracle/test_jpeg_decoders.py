@@ -2,7 +2,9 @@
 optimised and progressive modes) decode to the same pixels in three decoders: Pillow's
 libjpeg-turbo, libvips (pyvips-binary, its own libjpeg-turbo) and filterchain's decoder (the
 system libjpeg-turbo), for RGB at each chroma subsampling and grey, odd sizes, across the
-quality bands. djpeg (the system's libjpeg-turbo tool) reads the same files without a warning.
+quality bands; also with restart markers, asked with `--encode restartInterval=N`, in baseline
+and progressive files. djpeg (the system's libjpeg-turbo tool) reads the same files without a
+warning.
 
 Run from the package root after `swift build`: python3 -m pytest Tests/Oracle -q
 (FILTERCHAIN_BIN: the folder of the built programs, default .build/debug).
@@ -64,6 +66,14 @@ def test_three_decoders_agree(work, mode, source, chroma, quality):
     vips = pyvips.Image.new_from_file(out, access="sequential").numpy()
     if vips.ndim == 3 and vips.shape[2] == 1:
         vips = vips[..., 0]
+    assert_decoders_agree(work, out, source)
+
+
+def assert_decoders_agree(work, out, source):
+    pillow = np.asarray(Image.open(out))
+    vips = pyvips.Image.new_from_file(out, access="sequential").numpy()
+    if vips.ndim == 3 and vips.shape[2] == 1:
+        vips = vips[..., 0]
     ours = decoded_by_filterchain(work, out)
     assert pillow.shape == vips.shape == ours.shape == ((203, 301, 3) if source == "rgb" else (203, 301))
     assert np.array_equal(pillow, vips), "Pillow and libvips differ"
@@ -71,3 +81,34 @@ def test_three_decoders_agree(work, mode, source, chroma, quality):
     if shutil.which("djpeg"):
         r = subprocess.run(["djpeg", "-outfile", os.devnull, out], capture_output=True, text=True)
         assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def segments(data):
+    """The markers before the first scan, with their payloads (a walk of the file)."""
+    i, found = 2, []
+    while i + 4 <= len(data) and data[i] == 0xFF and data[i + 1] != 0xDA:
+        length = data[i + 2] << 8 | data[i + 3]
+        found.append((data[i + 1], data[i + 4:i + 2 + length]))
+        i += 2 + length
+    return found
+
+
+@pytest.mark.parametrize("progressive", [False, True], ids=["baseline", "progressive"])
+@pytest.mark.parametrize("interval", [1, 5])
+@pytest.mark.parametrize("source,chroma", [("rgb", "4:2:0"), ("rgb", "4:2:2"), ("rgb", "4:4:4"), ("grey", None)])
+def test_restart_markers_when_asked(work, progressive, interval, source, chroma):
+    src = os.path.join(work, source + ".png")
+    out = os.path.join(work, "rst-%s-%s-%d-%d.jpg" % (source, (chroma or "").replace(":", ""), interval, progressive))
+    run("apply", os.path.join(work, "empty.json"), src, out, "--quality", "85", "--encode", "restartInterval=%d" % interval,
+        *(["--chroma", chroma] if chroma else []), *(["--progressive"] if progressive else []))
+    data = open(out, "rb").read()
+    dri = [payload for marker, payload in segments(data) if marker == 0xDD]
+    assert dri == [bytes([interval >> 8, interval & 255])]
+    assert any(data[i] == 0xFF and 0xD0 <= data[i + 1] <= 0xD7 for i in range(len(data) - 1)), "no RSTn marker"
+    assert_decoders_agree(work, out, source)
+    # The markers change no coefficient: the same file without them decodes to the same pixels.
+    plain = out.replace(".jpg", "-plain.jpg")
+    run("apply", os.path.join(work, "empty.json"), src, plain, "--quality", "85",
+        *(["--chroma", chroma] if chroma else []), *(["--progressive"] if progressive else []))
+    assert not any(marker == 0xDD for marker, _ in segments(open(plain, "rb").read()))
+    assert np.array_equal(np.asarray(Image.open(out)), np.asarray(Image.open(plain)))

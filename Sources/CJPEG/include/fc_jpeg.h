@@ -151,6 +151,8 @@ typedef struct {
                              // are; channels 2 and 4 (grey+alpha, RGBA; inks too) are coded as
                              // given, with no colour transform or inversion, every component
                              // with table 0, as libtiff's codec stores them
+    int restart_interval;    // a restart marker (RSTn) every this many MCUs, 0...65535 (0:
+                             // none); baseline and progressive scans alike
 } fc_jpeg_encode_options;
 
 typedef struct fc_jpeg_encoder fc_jpeg_encoder;

@@ -14,10 +14,12 @@ enum JPEGCodec {
                          help: "quality, 1 to 100"),
             EncodeOption("progressive", .boolean, default: false, help: "write progressive JPEG (with Huffman tables optimised for the image)"),
             EncodeOption("tables", .choice(["filterchain", "standard"]), default: "filterchain",
-                         defaultNote: "a JPEG input's own kind: standard when its tables are exactly the standard's",
+                         defaultNote: "a JPEG input's own kind: standard when its tables are exactly the standard's and the output keeps its 8x8 blocks (its size, nothing turned, flipped or cropped)",
                          help: "quantisation tables: filterchain's (smaller at the same quality), or the JPEG standard's example tables as libjpeg scales them (what most tools write; finer at the lowest frequencies, which smooth images such as HDR gain maps need)"),
             EncodeOption("effort", .integer(0...2), default: 0,
                          help: "0, one streaming pass with Huffman tables trained for filterchain's quantisation; 1, tables optimised for the image (a second pass, every block kept in memory: about 8% smaller, 2.8 times the encoding time); 2, progressive with optimised tables (about 11% smaller, 5.7 times)"),
+            EncodeOption("restartInterval", .integer(0...65535), default: 0,
+                         help: "a restart marker every this many MCUs (16x16 pixels at 4:2:0, 8x8 at 4:4:4 and grey), so that a decoder can resynchronise after damage or decode parts apart; 0, none (a few bytes smaller)"),
             EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
                          default: .choice(EncodeOptions.defaultChroma.rawValue),
                          defaultNote: "a JPEG input's own", help: "chroma subsampling"),
@@ -43,6 +45,7 @@ enum JPEGCodec {
                             quality: settings.integer("quality"),
                             progressive: settings.boolean("progressive"), effort: settings.integer("effort"),
                             standardTables: settings.choice("tables") == "standard",
+                            restartInterval: settings.integer("restartInterval"),
                             chroma: ChromaSubsampling(rawValue: settings.choice("chroma"))!)
         })
 }

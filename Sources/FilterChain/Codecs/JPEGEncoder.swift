@@ -26,8 +26,9 @@ final class JPEGEncoder: RowEncoder {
     /// bytes per 8x8 block of each component).
     /// `standardTables`: the standard's example tables as libjpeg scales them, with its
     /// Huffman tables (the `tables` option; HDR gain maps).
+    /// `restartInterval`: a restart marker every this many MCUs (0: none).
     init(_ output: OutputFile, header: EncodeHeader, metadata: ImageMetadata, quality: Int, progressive: Bool,
-         effort: Int = 0, standardTables: Bool = false, chroma: ChromaSubsampling) throws {
+         effort: Int = 0, standardTables: Bool = false, restartInterval: Int = 0, chroma: ChromaSubsampling) throws {
         guard let e = fc_jpeg_encoder_new() else { throw CodecError(output.name, .outOfMemory) }
         self.e = e
         self.output = output
@@ -61,6 +62,7 @@ final class JPEGEncoder: RowEncoder {
                     o.progressive = progressive || effort >= 2 ? 1 : 0
                     o.optimize = effort >= 1 ? 1 : 0
                     o.subsample = Self.subsample(chroma)
+                    o.restart_interval = Int32(max(0, min(65535, restartInterval)))
                     o.icc = icc.isEmpty ? nil : iccBuffer.baseAddress
                     o.icc_length = icc.count
                     o.exif = exif.isEmpty ? nil : exifBuffer.baseAddress

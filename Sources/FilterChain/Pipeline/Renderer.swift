@@ -626,6 +626,9 @@ public final class Renderer: Sendable {
                 gainMap.note = "--gain-map create: its light does not pass SDR white (its clli says so), so there is no gain to map: written without one"
             }
         }
+        if out.metadata.sourceJPEG?.standardTables == true, !Self.keepsSourceBlocks(i, size: size, job: job, outputs: outputs) {
+            out.metadata.sourceJPEG?.standardTables = false
+        }
         let notes = [out.note, gainMap.note].compactMap { $0 }
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
                             stripHeight: plan.stages[plan.tapStages[i]].stripHeight,
@@ -652,6 +655,19 @@ public final class Renderer: Sendable {
             return (MemorySink(rows: rows, greyIfNeutral: job.policies[i].greyIfNeutral && greyAllowed,
                                metadata: out.metadata), notes, nil)
         }
+    }
+
+    /// Whether output `i`'s pixels lie on the source's own 8x8 blocks: the source's size, not
+    /// turned by its EXIF orientation, and no geometry step before the output. Only then does
+    /// a JPEG source's default of its own (standard) quantisation tables hold (a re-encode
+    /// quantises again on the same grid and loses next to nothing); a thumbnail, a crop or a
+    /// turned image gets filterchain's tables, smaller at the same quality.
+    private static func keepsSourceBlocks(_ i: Int, size: ImageSize, job: Job, outputs: [RenderOutput]) -> Bool {
+        guard size == job.sourceSize, job.info.appliedOrientation == nil else { return false }
+        if case .follows(let steps) = job.chain.gainMapPath(upTo: outputs[i].step, source: job.sourceSize) {
+            return !steps.contains { if case .geometry = $0 { true } else { false } }
+        }
+        return true
     }
 
     /// What becomes of the source's HDR gain map at output `i`: written where the output's

@@ -189,4 +189,86 @@ import Testing
             #expect(mean < 0.5, "quality \(quality): the second generation is \(mean) levels off the first on average")
         }
     }
+
+    /// The standard's tables are kept only where the output's 8x8 blocks are the source's:
+    /// through no step, or a colour step, a re-encode keeps them; a resize (a thumbnail), a
+    /// flip (the same size, other blocks) and a crop get filterchain's at the same quality,
+    /// smaller and as good.
+    @Test func onlyAnOutputOnTheSourcesBlocksKeepsItsStandardTables() throws {
+        let pixels = try Pixels.read(TestData.samples.appendingPathComponent("coffee.png").path).0
+        var options = EncodeOptions(quality: 80)
+        options.settings["tables"] = "standard"
+        let source = try RasterImage(decoding: try Self.encode(pixels, options))
+        #expect(source.metadata.sourceJPEG?.standardTables == true)
+        let standard = JPEGTables.standard(quality: 80), ours = JPEGTables.tables(quality: 80)
+        var crop = Crop()
+        crop.unit = .fraction
+        crop.width = 0.5
+        crop.height = 1
+        let cases: [(String, Chain, [UInt16])] = [
+            ("no step", Chain(), standard.luma), ("a colour step", Chain([Invert()]), standard.luma),
+            ("a resize", Chain([Resize(scale: 0.5)]), ours.luma), ("a flip", Chain([Flip()]), ours.luma),
+            ("a crop", Chain([crop]), ours.luma),
+        ]
+        let renderer = Renderer()
+        for (name, chain, luma) in cases {
+            let image = try renderer.images(chain, of: source).final
+            let written = [UInt8](try image.encoded(as: .jpeg))
+            #expect(Self.tablesOf(written)[0] == luma, "\(name)")
+            #expect(try RasterImage(decoding: written).metadata.sourceJPEG?.quality == 80, "\(name)")
+        }
+    }
+
+    /// `restartInterval` writes a DRI segment with the interval and a restart marker after every
+    /// that many MCUs, in baseline and progressive scans; the coefficients are the same, so the
+    /// pixels decode exactly as without markers.
+    @Test(arguments: [false, true])
+    func restartMarkersAreWrittenWhenAsked(progressive: Bool) throws {
+        var samples: [Int] = []
+        for y in 0..<75 { for x in 0..<101 { samples += [(x * 5) % 256, (y * 3) % 256, (x * y) % 256] } }
+        let pixels = Pixels(width: 101, height: 75, format: PixelFormat(.rgb, .eight), samples: samples)
+        /// The DRI interval (nil: none) and the RSTn markers in order, by a walk of the file.
+        func restarts(_ data: [UInt8]) -> (interval: Int?, markers: [UInt8]) {
+            var interval: Int?
+            var markers: [UInt8] = []
+            var i = 2
+            while i + 4 <= data.count, data[i] == 0xFF, data[i + 1] != 0xDA {
+                if data[i + 1] == 0xDD { interval = Int(data[i + 4]) << 8 | Int(data[i + 5]) }
+                i += 2 + (Int(data[i + 2]) << 8 | Int(data[i + 3]))
+            }
+            while i + 1 < data.count {
+                if data[i] == 0xFF, (0xD0...0xD7).contains(data[i + 1]) { markers.append(data[i + 1]) }
+                i += 1
+            }
+            return (interval, markers)
+        }
+        var decoded: [Pixels] = []
+        for (interval, chroma) in [(0, "4:2:0"), (3, "4:2:0"), (1, "4:4:4"), (7, "4:2:2")] {
+            var options = EncodeOptions(quality: 85)
+            options.settings["chroma"] = .choice(chroma)
+            options.settings["progressive"] = .boolean(progressive)
+            if interval > 0 { options.settings["restartInterval"] = .integer(interval) }
+            let data = try Self.encode(pixels, options)
+            let found = restarts(data)
+            if interval == 0 {
+                #expect(found.interval == nil && found.markers.isEmpty)
+            } else {
+                #expect(found.interval == interval)
+                // A sequential (interleaved) scan has ceil(w / mcu) x ceil(h / mcu) MCUs; its
+                // markers count 0xD0, 0xD1, ... 0xD7 and round again.
+                let mcu = chroma == "4:2:0" ? (16, 16) : chroma == "4:2:2" ? (16, 8) : (8, 8)
+                let mcus = ((101 + mcu.0 - 1) / mcu.0) * ((75 + mcu.1 - 1) / mcu.1)
+                if progressive {
+                    #expect(found.markers.count > (mcus - 1) / interval)
+                } else {
+                    #expect(found.markers.count == (mcus - 1) / interval)
+                    #expect(found.markers.enumerated().allSatisfy { $0.element == 0xD0 + UInt8($0.offset % 8) })
+                }
+            }
+            let path = TestData.temporaryFolder().appendingPathComponent("r.jpg").path
+            try Data(data).write(to: URL(fileURLWithPath: path))
+            if chroma == "4:2:0" { decoded.append(try Pixels.read(path).0) }
+        }
+        #expect(decoded.count == 2 && decoded[0] == decoded[1])
+    }
 }
