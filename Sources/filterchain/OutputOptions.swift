@@ -30,6 +30,9 @@ struct CodecOptions: ParsableArguments {
     @Option(help: CodecOptions.help("tables"))
     var tables: String?
 
+    @Option(name: .customLong("restart-interval"), help: CodecOptions.help("restartInterval"))
+    var restartInterval: Int?
+
     @Option(name: .customLong("alpha-quality"), help: CodecOptions.help("alphaQuality"))
     var alphaQuality: Int?
 
@@ -119,6 +122,7 @@ struct CodecOptions: ParsableArguments {
         if lossless { s["lossless"] = .boolean(true) }
         if let effort { s["effort"] = .integer(effort) }
         if let tables { s["tables"] = .choice(tables) }
+        if let restartInterval { s["restartInterval"] = .integer(restartInterval) }
         if let alphaQuality { s["alphaQuality"] = .integer(alphaQuality) }
         if let tiffCompression { s["tiffCompression"] = .choice(tiffCompression) }
         if let gainMap { s["gainMap"] = .choice(gainMap) }

@@ -2,7 +2,7 @@
 optimised and progressive modes) decode to the same pixels in three decoders: Pillow's
 libjpeg-turbo, libvips (pyvips-binary, its own libjpeg-turbo) and filterchain's decoder (the
 system libjpeg-turbo), for RGB at each chroma subsampling and grey, odd sizes, across the
-quality bands; also with restart markers, asked with `--encode restartInterval=N`, in baseline
+quality bands; also with restart markers, asked with `--restart-interval N`, in baseline
 and progressive files. djpeg (the system's libjpeg-turbo tool) reads the same files without a
 warning.
 
@@ -99,7 +99,7 @@ def segments(data):
 def test_restart_markers_when_asked(work, progressive, interval, source, chroma):
     src = os.path.join(work, source + ".png")
     out = os.path.join(work, "rst-%s-%s-%d-%d.jpg" % (source, (chroma or "").replace(":", ""), interval, progressive))
-    run("apply", os.path.join(work, "empty.json"), src, out, "--quality", "85", "--encode", "restartInterval=%d" % interval,
+    run("apply", os.path.join(work, "empty.json"), src, out, "--quality", "85", "--restart-interval", str(interval),
         *(["--chroma", chroma] if chroma else []), *(["--progressive"] if progressive else []))
     data = open(out, "rb").read()
     dri = [payload for marker, payload in segments(data) if marker == 0xDD]
