@@ -22,7 +22,7 @@ enum JPEGCodec {
                          help: "a restart marker every this many MCUs (16x16 pixels at 4:2:0, 8x8 at 4:4:4 and grey), so that a decoder can resynchronise after damage or decode parts apart; 0, none (a few bytes smaller)"),
             EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
                          default: .choice(EncodeOptions.defaultChroma.rawValue),
-                         defaultNote: "a JPEG input's own", help: "chroma subsampling"),
+                         defaultNote: "a JPEG input's own where the output keeps its 8x8 blocks (its size, nothing turned, flipped or cropped)", help: "chroma subsampling"),
             EncodeOption("gainMap", .choice(GainMapChoice.allCases.map(\.rawValue)), default: .choice(GainMapChoice.keep.rawValue),
                          help: "an HDR input's gain map: keep it (Ultra HDR JPEG), drop it (SDR only), or create one from a PQ or HLG input (Ultra HDR JPEG: its tone-mapped SDR image and the map that gives its light back)", about: .gainMap),
             EncodeOption("gainMapQuality", .integer(1...100), default: .integer(GainMapImage.quality),

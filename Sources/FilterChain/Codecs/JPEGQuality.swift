@@ -16,6 +16,13 @@ public struct JPEGEncoding: Sendable, Hashable {
         self.standardTables = standardTables
     }
 
+    /// What an output on other 8x8 blocks than the source's (resized, cropped, flipped or
+    /// turned) follows of it: its quality only. Its chroma subsampling and its standard tables
+    /// were chosen for its own blocks (a re-encode of them keeps them and loses next to
+    /// nothing); a new image gets 4:2:0 and filterchain's tables, as from any other source (a
+    /// thumbnail of a 4:4:4 JPEG was 1.5 times vips's at the same quality).
+    public var onOtherBlocks: JPEGEncoding { JPEGEncoding(quality: quality, chroma: nil) }
+
     /// Whether `tables` (natural order; the first luma, the second chroma) are the standard's
     /// at `quality`.
     static func areStandard(_ tables: [[UInt16]?], quality: Int) -> Bool {

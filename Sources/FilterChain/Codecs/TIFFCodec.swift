@@ -22,7 +22,7 @@ enum TIFFCodec {
                          help: "quality of --tiff-compression jpeg, 1 to 100, as for JPEG output"),
             EncodeOption("chroma", .choice(ChromaSubsampling.allCases.map(\.rawValue)),
                          default: .choice(EncodeOptions.defaultChroma.rawValue),
-                         defaultNote: "a JPEG input's own",
+                         defaultNote: "a JPEG input's own where the output keeps its 8x8 blocks",
                          help: "chroma subsampling of --tiff-compression jpeg (RGB is stored as YCbCr), as for JPEG output"),
         ],
         // Classic TIFF (version 42) and BigTIFF (43, 64-bit offsets), little- or big-endian:

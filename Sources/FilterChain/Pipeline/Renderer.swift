@@ -626,8 +626,8 @@ public final class Renderer: Sendable {
                 gainMap.note = "--gain-map create: its light does not pass SDR white (its clli says so), so there is no gain to map: written without one"
             }
         }
-        if out.metadata.sourceJPEG?.standardTables == true, !Self.keepsSourceBlocks(i, size: size, job: job, outputs: outputs) {
-            out.metadata.sourceJPEG?.standardTables = false
+        if out.metadata.sourceJPEG != nil, !Self.keepsSourceBlocks(i, size: size, job: job, outputs: outputs) {
+            out.metadata.sourceJPEG = out.metadata.sourceJPEG?.onOtherBlocks
         }
         let notes = [out.note, gainMap.note].compactMap { $0 }
         var rows = SinkRows(layout: out.layout, width: size.width, height: size.height,
@@ -658,10 +658,11 @@ public final class Renderer: Sendable {
     }
 
     /// Whether output `i`'s pixels lie on the source's own 8x8 blocks: the source's size, not
-    /// turned by its EXIF orientation, and no geometry step before the output. Only then does
-    /// a JPEG source's default of its own (standard) quantisation tables hold (a re-encode
-    /// quantises again on the same grid and loses next to nothing); a thumbnail, a crop or a
-    /// turned image gets filterchain's tables, smaller at the same quality.
+    /// turned by its EXIF orientation, and no geometry step before the output. Only then do a
+    /// JPEG source's chroma subsampling and (standard) quantisation tables stay the defaults
+    /// (a re-encode quantises again on the same grid and loses next to nothing); a thumbnail,
+    /// a crop or a turned image gets 4:2:0 and filterchain's tables, as a new image does, and
+    /// the source's quality (`JPEGEncoding.onOtherBlocks`).
     private static func keepsSourceBlocks(_ i: Int, size: ImageSize, job: Job, outputs: [RenderOutput]) -> Bool {
         guard size == job.sourceSize, job.info.appliedOrientation == nil else { return false }
         if case .follows(let steps) = job.chain.gainMapPath(upTo: outputs[i].step, source: job.sourceSize) {
