@@ -113,9 +113,11 @@ final class JPEGEncoder: RowEncoder {
     /// apart) as one whole JPEG in memory, SOI to EOI, as a JPEG-compressed TIFF's strip holds
     /// it: the encoder and tables of a .jpg output of the same quality and chroma (one pass,
     /// the trained Huffman tables), and no metadata (see fc_jpeg_encode_options.tiff_strip).
-    /// On failure `message` says why.
+    /// `bytes` gets the malloc'd JPEG (the caller frees it) and `length` its size; on failure
+    /// `message` says why.
     static func tiffStrip(_ rows: UnsafeRawPointer, stride: Int, width: Int, height: Int, channels: Int, inks: Bool,
-                          quality: Int, chroma: ChromaSubsampling, into bytes: inout [UInt8], message: inout String) -> fc_status {
+                          quality: Int, chroma: ChromaSubsampling, into bytes: inout UnsafeMutablePointer<UInt8>?,
+                          length bytesLength: inout Int, message: inout String) -> fc_status {
         guard let e = fc_jpeg_encoder_new() else { return FC_NO_MEMORY }
         defer { fc_jpeg_encoder_free(e) }
         var memory: UnsafeMutablePointer<CChar>?
@@ -134,13 +136,14 @@ final class JPEGEncoder: RowEncoder {
         if status == FC_OK { status = fc_jpeg_encoder_finish(e) }
         // Closing the stream makes `memory` and `length` final (the stream flushes into them).
         let closed = fclose(file) == 0
-        defer { free(memory) }
         if status == FC_OK && !closed { status = FC_NO_MEMORY }
         if status != FC_OK {
+            free(memory)
             message = reportString(fc_jpeg_encoder_report(e).pointee.message)
             return status
         }
-        bytes = memory.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        bytes = UnsafeMutableRawPointer(memory)?.assumingMemoryBound(to: UInt8.self)
+        bytesLength = length
         return FC_OK
     }
 

@@ -181,7 +181,7 @@ final class TIFFEncoder: RowEncoder {
             guard first.status == FC_OK else {
                 throw CodecError.writing(output, first.status, message: first.message, format: .tiff, errno: 0)
             }
-            try check(first.bytes.withUnsafeBufferPointer { fc_tiff_encoder_write_strip(e, UInt32(first.index), $0.baseAddress, $0.count) })
+            try check(fc_tiff_encoder_write_strip(e, UInt32(first.index), first.bytes, first.length))
         }
     }
 
@@ -209,7 +209,9 @@ final class TIFFStrip: EncoderJob, @unchecked Sendable {
     let jpeg: JPEG?
     let name: String
     var filled = 0
-    private(set) var bytes: [UInt8] = []
+    /// The compressed strip, as the compressor made it (malloc'd; freed with the strip).
+    private(set) var bytes: UnsafeMutablePointer<UInt8>?
+    private(set) var length = 0
     private(set) var status = FC_FAILED
     private(set) var message = ""
     private let completed = Atomic<Bool>(false)
@@ -226,6 +228,7 @@ final class TIFFStrip: EncoderJob, @unchecked Sendable {
 
     deinit {
         if !handedBack { buffer.deallocate() }
+        free(bytes)   // malloc'd by either compressor (fc_tiff_free is free)
     }
 
     var isComplete: Bool { completed.load(ordering: .acquiring) }
@@ -236,16 +239,12 @@ final class TIFFStrip: EncoderJob, @unchecked Sendable {
             let channels = Int(layout.channels)
             status = JPEGEncoder.tiffStrip(buffer, stride: Int(layout.width) * channels, width: Int(layout.width), height: rows,
                                            channels: channels, inks: jpeg.inks, quality: jpeg.quality, chroma: jpeg.chroma,
-                                           into: &bytes, message: &message)
+                                           into: &bytes, length: &length, message: &message)
         } else {
-            var stored: UnsafeMutablePointer<UInt8>?
-            var length = 0
             var report = fc_tiff_report()
             status = withUnsafePointer(to: layout) { l in
-                name.withCString { fc_tiff_compress_strip($0, l, buffer.assumingMemoryBound(to: UInt8.self), UInt32(rows), &stored, &length, &report) }
+                name.withCString { fc_tiff_compress_strip($0, l, buffer.assumingMemoryBound(to: UInt8.self), UInt32(rows), &bytes, &length, &report) }
             }
-            if let stored { bytes = [UInt8](UnsafeBufferPointer(start: stored, count: length)) }
-            fc_tiff_free(stored)
             message = reportString(report.message)
         }
         completed.store(true, ordering: .releasing)
